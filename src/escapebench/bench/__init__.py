@@ -1,0 +1,1 @@
+"""escapebench.bench"""

@@ -1,0 +1,66 @@
+"""The single command-line entry point: ``escapebench <verb>``.
+
+Each verb lives in the module of the area it belongs to and exposes two functions,
+``add_arguments(parser)`` and ``main(args) -> int``. Modules are imported only when their
+verb runs, so ``escapebench check`` does not pay for the HTTP client or matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# verb -> (module, one-line help)
+VERBS: dict[str, tuple[str, str]] = {
+    "run": ("escapebench.bench.command_run", "benchmark an agent on a set of games"),
+    "games": ("escapebench.games.command_games", "list built-in and discovered games"),
+    "check": ("escapebench.games.command_check", "validate game files and their solutions"),
+    "replay": ("escapebench.games.command_replay", "replay a JSON Lines trace of actions"),
+    "play": ("escapebench.agents.command_play", "play a game yourself in the terminal"),
+    "merge": ("escapebench.bench.command_merge", "combine result folders of sharded runs"),
+    "report": ("escapebench.report.command_report", "write a static HTML report of runs"),
+    "serve": ("escapebench.report.command_serve", "serve reports and the browser play page"),
+    "compare": ("escapebench.report.command_compare", "BaseAgent vs EscapeAgent table (Table 5)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the parser with every verb's sub-parser."""
+    from escapebench import __version__
+
+    parser = argparse.ArgumentParser(prog="escapebench", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"escapebench {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    for verb, (module_name, help_text) in VERBS.items():
+        p = sub.add_parser(verb, help=help_text, description=help_text)
+        p.set_defaults(_module=module_name)
+        # Sub-parsers need their options before parsing, so the verb's module is imported
+        # only for the verb actually named on the command line.
+        if len(sys.argv) > 1 and sys.argv[1] == verb:
+            importlib.import_module(module_name).add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``escapebench`` with ``argv`` (default: the process arguments)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        argv = ["run"]  # the offline default: explorer on every built-in game
+    saved = sys.argv
+    sys.argv = [saved[0], *argv]
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    finally:
+        sys.argv = saved
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.main(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
