@@ -25,19 +25,19 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the parser with every verb's sub-parser."""
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """Build the parser; only ``verb``'s module is imported to add its options."""
     from escapebench import __version__
 
     parser = argparse.ArgumentParser(prog="escapebench", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"escapebench {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
-    for verb, (module_name, help_text) in VERBS.items():
-        p = sub.add_parser(verb, help=help_text, description=help_text)
+    for name, (module_name, help_text) in VERBS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module_name)
         # Sub-parsers need their options before parsing, so the verb's module is imported
         # only for the verb actually named on the command line.
-        if len(sys.argv) > 1 and sys.argv[1] == verb:
+        if name == verb:
             importlib.import_module(module_name).add_arguments(p)
     return parser
 
@@ -47,13 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         argv = ["run"]  # the offline default: explorer on every built-in game
-    saved = sys.argv
-    sys.argv = [saved[0], *argv]
-    try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-    finally:
-        sys.argv = saved
+    parser = build_parser(argv[0] if argv[0] in VERBS else None)
+    args = parser.parse_args(argv)
+    if args.verb is None:
+        parser.print_help()
+        return 2
     module = importlib.import_module(args._module)
     try:
         return int(module.main(args) or 0)

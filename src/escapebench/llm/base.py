@@ -1,0 +1,60 @@
+"""The one protocol every language-model backend implements.
+
+Agents talk to a :class:`ChatModel`; the harness never knows whether the answer came from a
+hosted API, a local GGUF file, the response cache or a scripted fake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+Message = dict[str, str]
+"""A chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+
+@dataclass(frozen=True)
+class SamplingSettings:
+    """Everything about sampling that changes the answer (and so is part of the cache key)."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 1024
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One answer of a model, with its accounting."""
+
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    model: str = ""
+    cached: bool = False
+    retries: int = 0
+    latency_s: float = 0.0
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class ModelUnavailableError(RuntimeError):
+    """The model server could not be reached or kept failing after all retries.
+
+    The harness stops the run with a clear message when it sees this; finished steps stay on
+    disk and the same command resumes later.
+    """
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat model. ``name`` identifies it in results and in the cache key."""
+
+    name: str
+
+    async def complete(
+        self, messages: Sequence[Message], settings: SamplingSettings
+    ) -> Completion:
+        """Return the model's answer to ``messages``."""
+        ...
