@@ -58,3 +58,13 @@ class ChatModel(Protocol):
     ) -> Completion:
         """Return the model's answer to ``messages``."""
         ...
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (characters / 4, rounded up) for backends that report no usage."""
+    return (len(text) + 3) // 4
+
+
+def estimate_prompt_tokens(messages: Sequence[Message]) -> int:
+    """Rough token count of a whole prompt, including a few tokens of per-message framing."""
+    return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in messages)

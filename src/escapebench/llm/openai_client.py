@@ -1,0 +1,457 @@
+"""Chat models behind an OpenAI-compatible HTTP API.
+
+One class covers hosted APIs (OpenAI and compatible services) and local servers (vLLM,
+SGLang, Ollama, llama.cpp server): they all speak ``POST {base_url}/chat/completions``.
+
+Retries are ours, not the SDK's: the SDK's retry loop knows nothing about replicas and treats
+a 200 answer with a broken body as success. Every failed attempt moves on to the next replica;
+when every replica has failed once, we back off exponentially (with jitter), and never sooner
+than a replica's ``Retry-After``. After the last attempt the caller gets a
+:class:`ModelUnavailableError` whose message names the URLs, the attempts and the last error.
+
+The API key is only ever handed to the SDK; error messages and log lines go through
+:func:`redact` so that neither the key nor fragments of it (some servers echo a masked key
+back) end up in logs or result files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import itertools
+import json
+import logging
+import math
+import os
+import random
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+
+from escapebench.llm.base import (
+    Completion,
+    Message,
+    ModelUnavailableError,
+    SamplingSettings,
+    estimate_prompt_tokens,
+    estimate_tokens,
+)
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+PLACEHOLDER_API_KEY = "EMPTY"
+"""Sent when no key is configured: local servers ignore it, the SDK insists on some value."""
+
+MAX_RETRY_AFTER_S = 300.0
+"""A larger ``Retry-After`` is clipped: a run should not silently sleep for hours."""
+
+# HTTP statuses that say "try again later" rather than "your request is wrong".
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+# Things that look like API keys in server messages ("sk-...", "Bearer ...").
+_KEY_PATTERNS = (
+    re.compile(r"sk-[A-Za-z0-9_\-\*\.]{6,}"),
+    re.compile(r"(?i)bearer\s+[A-Za-z0-9_\-\.\*]+"),
+)
+
+
+def redact(text: str, secrets: Sequence[str] = ()) -> str:
+    """Remove ``secrets`` and anything shaped like an API key from ``text``."""
+    for secret in secrets:
+        # Very short "keys" like the placeholder would shred ordinary words; skip them.
+        if secret and len(secret) >= 8:
+            text = text.replace(secret, "***")
+    for pattern in _KEY_PATTERNS:
+        text = pattern.sub("***", text)
+    return text
+
+
+def safe_url(url: str) -> str:
+    """``url`` without user info and query string, which may carry credentials."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid url>"
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date)."""
+    if not headers:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            seconds = float(value) / 1000.0
+        except ValueError:
+            seconds = math.nan
+        if math.isfinite(seconds) and seconds >= 0:
+            return seconds
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    if not math.isfinite(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+class _RetryableError(Exception):
+    """One failed attempt that is worth repeating, possibly on another replica."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class _FatalError(Exception):
+    """A failure that retrying cannot fix (bad key, unknown model, invalid request)."""
+
+
+@dataclass
+class _LoopState:
+    """HTTP clients and the in-flight limit, which belong to one event loop."""
+
+    loop: asyncio.AbstractEventLoop
+    clients: list[openai.AsyncOpenAI]
+    semaphore: asyncio.Semaphore
+
+
+class OpenAIChatModel:
+    """A model served over the OpenAI chat-completions API, on one or more replicas.
+
+    Args:
+        model: model name sent in each request and used as :attr:`name`.
+        base_urls: one URL or several replicas of the same model (``.../v1``). Calls are
+            spread round-robin; a failed attempt is retried on the next replica.
+        api_key: the key itself (prefer ``api_key_env``).
+        api_key_env: environment variable holding the key; default ``OPENAI_API_KEY``. If
+            that default variable is unset, the placeholder ``"EMPTY"`` is sent (fine for
+            local servers); an explicitly named variable that is unset is an error.
+        timeout: seconds one attempt may take, connection included.
+        max_retries: attempts after the first one before giving up.
+        backoff_base: first backoff delay in seconds; doubles per round of failures.
+        backoff_cap: longest backoff delay in seconds.
+        max_in_flight: most requests waiting on the server at once (over all replicas).
+        max_tokens_param: request field for the output limit; newer OpenAI models want
+            ``"max_completion_tokens"``.
+        extra_body: extra JSON fields merged into every request (server-specific options).
+        rng: random source of the backoff jitter (seed it for reproducible tests).
+    """
+
+    backend = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_urls: str | Sequence[str] | None = None,
+        *,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 6,
+        backoff_base: float = 1.0,
+        backoff_cap: float = 60.0,
+        max_in_flight: int = 16,
+        max_tokens_param: str = "max_tokens",
+        extra_body: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        if not model:
+            raise ValueError("model name must not be empty")
+        if isinstance(base_urls, str):
+            base_urls = [base_urls]
+        urls = [u.rstrip("/") for u in (base_urls or [DEFAULT_BASE_URL]) if u.strip()]
+        if not urls:
+            raise ValueError("at least one base URL is needed")
+        if timeout <= 0 or max_retries < 0 or max_in_flight < 1:
+            raise ValueError("timeout must be > 0, max_retries >= 0 and max_in_flight >= 1")
+        self.name = model
+        self.base_urls: list[str] = urls
+        self.api_key_env = api_key_env or DEFAULT_API_KEY_ENV
+        self._api_key = api_key if api_key is not None else self._key_from_env(api_key_env)
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.backoff_base = float(backoff_base)
+        self.backoff_cap = float(backoff_cap)
+        self.max_in_flight = int(max_in_flight)
+        self.max_tokens_param = max_tokens_param
+        self.extra_body = dict(extra_body or {})
+        self._rng = rng or random.Random()
+        self._round_robin = itertools.count()
+        # Per replica: monotonic time before which it asked us (Retry-After) not to call.
+        self._cooldown_until = [0.0] * len(urls)
+        self._state: _LoopState | None = None
+
+    @staticmethod
+    def _key_from_env(env_name: str | None) -> str:
+        key = os.environ.get(env_name or DEFAULT_API_KEY_ENV, "")
+        if key:
+            return key
+        if env_name and env_name != DEFAULT_API_KEY_ENV:
+            raise ValueError(f"environment variable {env_name} (API key) is not set")
+        return PLACEHOLDER_API_KEY
+
+    @property
+    def has_api_key(self) -> bool:
+        """Whether a real key (not the placeholder) is configured."""
+        return self._api_key != PLACEHOLDER_API_KEY
+
+    def __repr__(self) -> str:  # the default repr would be fine, but never risk the key
+        return f"OpenAIChatModel({self.name!r}, base_urls={self.safe_base_urls!r})"
+
+    @property
+    def safe_base_urls(self) -> list[str]:
+        """The base URLs with any credentials stripped, for logs and metadata."""
+        return [safe_url(u) for u in self.base_urls]
+
+    def describe(self) -> dict[str, object]:
+        """Settings of this backend for result metadata (no key, only its variable name)."""
+        return {
+            "backend": self.backend,
+            "model": self.name,
+            "base_urls": self.safe_base_urls,
+            "api_key_env": self.api_key_env,
+            "api_key_set": self.has_api_key,
+            "timeout_s": self.timeout,
+            "max_retries": self.max_retries,
+            "backoff_base_s": self.backoff_base,
+            "backoff_cap_s": self.backoff_cap,
+            "max_in_flight": self.max_in_flight,
+            "max_tokens_param": self.max_tokens_param,
+            "extra_body": dict(self.extra_body),
+        }
+
+    # -- event-loop bound state ----------------------------------------------------------
+
+    def _loop_state(self) -> _LoopState:
+        # httpx connection pools and asyncio semaphores belong to the loop that first used
+        # them; a harness that calls asyncio.run() once per game needs fresh ones each time.
+        loop = asyncio.get_running_loop()
+        state = self._state
+        if state is None or state.loop is not loop or loop.is_closed():
+            clients = [
+                openai.AsyncOpenAI(
+                    api_key=self._api_key,
+                    base_url=url,
+                    timeout=self.timeout,
+                    max_retries=0,  # our own retry loop, see the module docstring
+                )
+                for url in self.base_urls
+            ]
+            state = _LoopState(loop, clients, asyncio.Semaphore(self.max_in_flight))
+            self._state = state
+        return state
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (optional; they are also dropped with the loop)."""
+        state, self._state = self._state, None
+        if state is not None and state.loop is asyncio.get_running_loop():
+            for client in state.clients:
+                await client.close()
+
+    # -- the call ------------------------------------------------------------------------
+
+    def _payload(self, messages: Sequence[Message], settings: SamplingSettings) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.name,
+            "messages": [dict(m) for m in messages],
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+        }
+        if settings.max_tokens:
+            payload[self.max_tokens_param] = settings.max_tokens
+        if settings.seed is not None:
+            payload["seed"] = settings.seed
+        if settings.stop:
+            payload["stop"] = list(settings.stop)
+        return payload
+
+    def _backoff(self, round_number: int) -> float:
+        """Exponential backoff with "equal jitter": half fixed, half random."""
+        delay = min(self.backoff_cap, self.backoff_base * (2.0**round_number))
+        return delay / 2 + self._rng.uniform(0, delay / 2)
+
+    def _first_replica(self) -> int:
+        """Next replica in round-robin order, skipping ones still cooling down if possible."""
+        n = len(self.base_urls)
+        start = next(self._round_robin) % n
+        now = time.monotonic()
+        for offset in range(n):
+            index = (start + offset) % n
+            if self._cooldown_until[index] <= now:
+                return index
+        return start
+
+    async def complete(
+        self, messages: Sequence[Message], settings: SamplingSettings
+    ) -> Completion:
+        """Ask the model; retry over replicas; raise :class:`ModelUnavailableError` at last."""
+        state = self._loop_state()
+        payload = self._payload(messages, settings)
+        n = len(self.base_urls)
+        attempts = self.max_retries + 1
+        first = self._first_replica()
+        started = time.monotonic()
+        last_error = "no attempt made"
+        last_url = self.base_urls[first]
+        failures_this_round = 0
+        backoff_round = 0
+        for attempt in range(attempts):
+            index = (first + attempt) % n
+            url = self.base_urls[index]
+            wait = self._cooldown_until[index] - time.monotonic()
+            if failures_this_round >= n:
+                # Every replica failed once: back off before going round again.
+                wait = max(wait, self._backoff(backoff_round))
+                backoff_round += 1
+                failures_this_round = 0
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                async with state.semaphore:
+                    text, meta = await self._attempt(state.clients[index], url, payload)
+            except _RetryableError as exc:
+                last_error, last_url = exc.reason, url
+                failures_this_round += 1
+                if exc.retry_after is not None:
+                    self._cooldown_until[index] = time.monotonic() + min(
+                        exc.retry_after, MAX_RETRY_AFTER_S
+                    )
+                if attempt + 1 < attempts:
+                    log.warning(
+                        "model %s at %s: %s (attempt %d of %d, retrying)",
+                        self.name, safe_url(url), exc.reason, attempt + 1, attempts,
+                    )
+                continue
+            except _FatalError as exc:
+                raise ModelUnavailableError(
+                    f"model {self.name!r} at {safe_url(url)} refused the request: {exc} "
+                    "(not retried: this needs a fix of the configuration or the request)"
+                ) from None
+            usage = meta.get("usage")
+            estimated = not isinstance(usage, dict) or "prompt_tokens" not in usage
+            if estimated:
+                tokens_in = estimate_prompt_tokens(messages)
+                tokens_out = estimate_tokens(text)
+            else:
+                assert isinstance(usage, dict)
+                tokens_in = _as_int(usage.get("prompt_tokens"))
+                tokens_out = _as_int(usage.get("completion_tokens"))
+            extra: dict[str, object] = {
+                "base_url": safe_url(url),
+                "finish_reason": meta.get("finish_reason"),
+                "tokens_estimated": estimated,
+            }
+            if meta.get("model"):
+                extra["served_model"] = meta["model"]
+            return Completion(
+                text=text,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                model=self.name,
+                cached=False,
+                retries=attempt,
+                latency_s=time.monotonic() - started,
+                extra=extra,
+            )
+        urls = ", ".join(self.safe_base_urls)
+        raise ModelUnavailableError(
+            f"model {self.name!r} unavailable at {urls}: {attempts} attempts failed over "
+            f"{time.monotonic() - started:.1f}s; last error (from {safe_url(last_url)}): "
+            f"{last_error}"
+        )
+
+    async def _attempt(
+        self, client: openai.AsyncOpenAI, url: str, payload: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """One HTTP request; returns the text and metadata or raises a classified error."""
+        secrets = (self._api_key,)
+        try:
+            # wait_for is a hard deadline over the whole exchange; the SDK's timeout is per
+            # read, so a server that trickles bytes could otherwise hold us forever.
+            raw = await asyncio.wait_for(
+                client.chat.completions.with_raw_response.create(
+                    **payload, extra_body=self.extra_body or None
+                ),
+                timeout=self.timeout,
+            )
+            body = raw.text
+        except (asyncio.TimeoutError, openai.APITimeoutError):
+            raise _RetryableError(f"timed out after {self.timeout:g}s") from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            detail = redact(f"{type(cause).__name__}: {cause}", secrets)
+            raise _RetryableError(f"connection error ({detail})") from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            message = redact(_status_message(exc), secrets)
+            if status in _RETRYABLE_STATUS or status >= 500:
+                retry_after = parse_retry_after(exc.response.headers)
+                raise _RetryableError(f"HTTP {status}: {message}", retry_after) from None
+            raise _FatalError(f"HTTP {status}: {message}") from None
+        except openai.APIResponseValidationError as exc:
+            raise _RetryableError(
+                f"malformed response ({redact(str(exc), secrets)[:200]})"
+            ) from None
+        except openai.APIError as exc:
+            raise _RetryableError(f"API error ({redact(str(exc), secrets)[:200]})") from None
+        return _parse_chat_body(body)
+
+
+def _status_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return error["message"][:300]
+    return str(exc.message)[:300]
+
+
+def _as_int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
+def _parse_chat_body(body: str) -> tuple[str, dict[str, Any]]:
+    """Extract the answer from a chat-completion JSON body, or raise ``_RetryableError``."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise _RetryableError(f"malformed response: invalid JSON ({body[:80]!r})") from None
+    if not isinstance(data, dict):
+        raise _RetryableError("malformed response: JSON body is not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            raise _RetryableError(f"server error in a 200 answer: {str(error['message'])[:200]}")
+        raise _RetryableError("malformed response: no choices")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        raise _RetryableError("malformed response: the message has no content")
+    meta: dict[str, Any] = {
+        "usage": data.get("usage"),
+        "finish_reason": choice.get("finish_reason"),
+        "model": data.get("model"),
+    }
+    return content, meta
