@@ -392,9 +392,11 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if fault == "missing_content":
                 message = {"role": "assistant"}
-            choices = [] if fault == "empty_choices" else [
-                {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
-            ]
+            choices = (
+                []
+                if fault == "empty_choices"
+                else [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}]
+            )
             payload: dict[str, Any] = {
                 "id": f"chatcmpl-fake-{n}",
                 "object": "chat.completion",

@@ -1,1 +1,23 @@
-"""escapebench.llm"""
+"""escapebench.llm: the language-model layer.
+
+* :mod:`.base`: the :class:`ChatModel` protocol, :class:`SamplingSettings`,
+  :class:`Completion`, :class:`ModelUnavailableError`;
+* :mod:`.openai_client`: OpenAI-compatible servers (hosted, vLLM, SGLang, Ollama, llama.cpp);
+* :mod:`.local`: GGUF files run in-process by llama-cpp-python (optional extra ``local``);
+* :mod:`.scripted`: a deterministic fake for tests and demos;
+* :mod:`.cache`: the SQLite response cache and its :class:`CachedChatModel` wrapper;
+* :mod:`.factory`: :func:`make_model` from a ``--model`` spec.
+
+Only the protocol is imported here; the backends are imported where used, so that commands
+that never talk to a model do not pay for the HTTP client.
+"""
+
+from escapebench.llm.base import (
+    ChatModel,
+    Completion,
+    Message,
+    ModelUnavailableError,
+    SamplingSettings,
+)
+
+__all__ = ["ChatModel", "Completion", "Message", "ModelUnavailableError", "SamplingSettings"]

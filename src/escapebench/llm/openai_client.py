@@ -141,7 +141,8 @@ class OpenAIChatModel:
     Args:
         model: model name sent in each request and used as :attr:`name`.
         base_urls: one URL or several replicas of the same model (``.../v1``). Calls are
-            spread round-robin; a failed attempt is retried on the next replica.
+            spread round-robin; a failed attempt is retried on the next replica. Default:
+            ``$OPENAI_BASE_URL``, else the OpenAI API.
         api_key: the key itself (prefer ``api_key_env``).
         api_key_env: environment variable holding the key; default ``OPENAI_API_KEY``. If
             that default variable is unset, the placeholder ``"EMPTY"`` is sent (fine for
@@ -179,7 +180,10 @@ class OpenAIChatModel:
             raise ValueError("model name must not be empty")
         if isinstance(base_urls, str):
             base_urls = [base_urls]
-        urls = [u.rstrip("/") for u in (base_urls or [DEFAULT_BASE_URL]) if u.strip()]
+        if not base_urls:
+            # Same fallback as the SDK: an OPENAI_BASE_URL from the environment, else OpenAI.
+            base_urls = [os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL]
+        urls = [u.strip().rstrip("/") for u in base_urls if u.strip()]
         if not urls:
             raise ValueError("at least one base URL is needed")
         if timeout <= 0 or max_retries < 0 or max_in_flight < 1:
@@ -301,9 +305,7 @@ class OpenAIChatModel:
                 return index
         return start
 
-    async def complete(
-        self, messages: Sequence[Message], settings: SamplingSettings
-    ) -> Completion:
+    async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
         """Ask the model; retry over replicas; raise :class:`ModelUnavailableError` at last."""
         state = self._loop_state()
         payload = self._payload(messages, settings)
@@ -339,7 +341,11 @@ class OpenAIChatModel:
                 if attempt + 1 < attempts:
                     log.warning(
                         "model %s at %s: %s (attempt %d of %d, retrying)",
-                        self.name, safe_url(url), exc.reason, attempt + 1, attempts,
+                        self.name,
+                        safe_url(url),
+                        exc.reason,
+                        attempt + 1,
+                        attempts,
                     )
                 continue
             except _FatalError as exc:

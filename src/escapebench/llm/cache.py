@@ -1,0 +1,277 @@
+"""A persistent response cache, so that re-running a finished command costs no model calls.
+
+Answers are stored in one SQLite file under a SHA-256 of everything that decides the answer:
+the model name, the messages and the sampling settings. The server URL is deliberately not
+part of the key: replicas of one model share their entries, and moving a server does not
+throw the cache away.
+
+SQLite in WAL mode lets several processes (sharded runs) read and write the same file; a
+busy timeout makes writers queue instead of failing. Within a process, one connection is
+shared by all asyncio tasks behind a lock, and concurrent identical requests are collapsed
+into a single model call ("single flight"), so even parallel games never pay twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
+
+CACHE_KEY_VERSION = 1
+"""Bumped whenever the key derivation changes, so old entries are simply not found."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key        TEXT PRIMARY KEY,
+    model      TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    tokens_in  INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    latency_s  REAL NOT NULL,
+    extra      TEXT NOT NULL,
+    created_at REAL NOT NULL
+)
+"""
+
+
+def cache_key(model: str, messages: Sequence[Message], settings: SamplingSettings) -> str:
+    """SHA-256 (hex) of a canonical JSON of model name, messages and sampling settings."""
+    document = {
+        "v": CACHE_KEY_VERSION,
+        "model": model,
+        "messages": [dict(m) for m in messages],
+        "settings": asdict(settings),
+    }
+    # sort_keys + fixed separators make the text independent of dict order and whitespace;
+    # ensure_ascii=False keeps non-ASCII text as itself rather than as escapes.
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Completions stored in a SQLite file, keyed by :func:`cache_key`.
+
+    Safe for many asyncio tasks and threads of one process (one connection behind a lock)
+    and for several processes on the same file (WAL journal, busy timeout). A forked child
+    opens its own connection on first use.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0) -> None:
+        self.path = Path(path)
+        self.busy_timeout_s = busy_timeout_s
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+        self.hits = 0
+        self.misses = 0
+        self._connect()  # fail early on a bad path, not in the middle of a run
+
+    def _connect(self) -> sqlite3.Connection:
+        # A connection must not cross a fork; reopen in the child.
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self.path,
+            timeout=self.busy_timeout_s,
+            check_same_thread=False,  # guarded by self._lock
+            isolation_level=None,  # autocommit; each statement is its own transaction
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL is durable against process crashes in WAL mode; only an OS crash may lose
+        # the last answers, which would simply be asked again.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(_SCHEMA)
+        self._conn = conn
+        self._pid = os.getpid()
+        return conn
+
+    def get(self, key: str) -> Completion | None:
+        """The stored completion for ``key`` (marked ``cached=True``), or None."""
+        started = time.monotonic()
+        with self._lock:
+            row = (
+                self._connect()
+                .execute(
+                    "SELECT model, text, tokens_in, tokens_out, extra FROM responses WHERE key = ?",
+                    (key,),
+                )
+                .fetchone()
+            )
+        if row is None:
+            return None
+        model, text, tokens_in, tokens_out, extra = row
+        return Completion(
+            text=text,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            model=model,
+            cached=True,
+            retries=0,
+            latency_s=time.monotonic() - started,
+            extra=json.loads(extra),
+        )
+
+    def put(self, key: str, completion: Completion) -> bool:
+        """Store ``completion`` under ``key``; False if an entry was already there.
+
+        The first answer stored wins, so two processes racing on the same request still
+        leave one answer that every later replay returns.
+        """
+        extra = json.dumps(completion.extra, sort_keys=True, default=str)
+        with self._lock:
+            cursor = self._connect().execute(
+                "INSERT OR IGNORE INTO responses"
+                " (key, model, text, tokens_in, tokens_out, latency_s, extra, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    completion.model,
+                    completion.text,
+                    completion.tokens_in,
+                    completion.tokens_out,
+                    completion.latency_s,
+                    extra,
+                    time.time(),
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def __len__(self) -> int:
+        with self._lock:
+            (count,) = self._connect().execute("SELECT COUNT(*) FROM responses").fetchone()
+        return int(count)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        with self._lock:
+            row = self._connect().execute("SELECT 1 FROM responses WHERE key = ?", (key,))
+            return row.fetchone() is not None
+
+    def close(self) -> None:
+        """Close the connection (a later use reopens it)."""
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> ResponseCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResponseCache({str(self.path)!r})"
+
+
+class CachedChatModel:
+    """Wraps any :class:`ChatModel` with a :class:`ResponseCache`.
+
+    A hit returns the stored completion with ``cached=True`` and the original token counts;
+    a miss calls the inner model, stores its answer and returns it. ``name`` is the inner
+    model's name, so wrapping changes neither results nor cache keys.
+    """
+
+    def __init__(self, inner: ChatModel, cache: ResponseCache) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.name = inner.name
+        self.calls = 0
+        """Calls that reached the inner model."""
+        self._in_flight: dict[str, asyncio.Future[Completion]] = {}
+
+    def describe(self) -> dict[str, object]:
+        """Backend settings for result metadata: the inner model's, plus the cache file."""
+        describe = getattr(self.inner, "describe", None)
+        record: dict[str, object] = dict(describe()) if callable(describe) else {}
+        record.setdefault("model", self.name)
+        record["cache_path"] = str(self.cache.path)
+        return record
+
+    async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
+        """Answer from the cache, or ask the inner model once and remember the answer."""
+        key = cache_key(self.name, messages, settings)
+        while True:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.cache.hits += 1
+                return hit
+            pending = self._in_flight.get(key)
+            if pending is None or pending.done() or not _same_loop(pending):
+                break
+            # The same request is already being asked by another task: share its answer.
+            try:
+                completion = await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if pending.cancelled():
+                    continue  # the asking task was cancelled, not us: ask again ourselves
+                raise
+            self.cache.hits += 1
+            return _replayed(completion)
+        self.cache.misses += 1
+        future: asyncio.Future[Completion] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            completion = await self.inner.complete(messages, settings)
+            self.calls += 1
+            if not self.cache.put(key, completion):
+                # Another process stored an answer first; use it so every replay agrees.
+                stored = self.cache.get(key)
+                if stored is not None:
+                    completion = _with_fields(stored, completion)
+            future.set_result(completion)
+            return completion
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: no "never retrieved" warning without waiters
+            raise
+        finally:
+            if not future.done():  # cancelled (or interrupted): waiters ask for themselves
+                future.cancel()
+            if self._in_flight.get(key) is future:
+                del self._in_flight[key]
+
+
+def _same_loop(future: asyncio.Future[Any]) -> bool:
+    return future.get_loop() is asyncio.get_running_loop()
+
+
+def _replayed(completion: Completion) -> Completion:
+    """The answer another task fetched, as seen by a task that did not pay for it."""
+    return Completion(
+        text=completion.text,
+        tokens_in=completion.tokens_in,
+        tokens_out=completion.tokens_out,
+        model=completion.model,
+        cached=True,
+        retries=0,
+        latency_s=completion.latency_s,
+        extra=dict(completion.extra),
+    )
+
+
+def _with_fields(stored: Completion, fresh: Completion) -> Completion:
+    """The stored answer, with the accounting of the call that was actually made."""
+    return Completion(
+        text=stored.text,
+        tokens_in=stored.tokens_in,
+        tokens_out=stored.tokens_out,
+        model=stored.model,
+        cached=False,
+        retries=fresh.retries,
+        latency_s=fresh.latency_s,
+        extra=stored.extra,
+    )
