@@ -272,6 +272,8 @@ class _Server(ThreadingHTTPServer):
     # Handler threads may be asleep in a "slow" fault; never make stop() wait for them.
     daemon_threads = True
     block_on_close = False
+    # The default listen backlog of 5 resets connections when many games start at once.
+    request_queue_size = 256
 
 
 def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:

@@ -1,1 +1,21 @@
-"""escapebench.engine"""
+"""The pure rules of EscapeBench: definitions, play state, step, observations, parsing.
+
+No I/O, no printing, no module-level mutable state: load definitions with
+``escapebench.games.loading`` and play them with :class:`EscapeGame`.
+"""
+
+from escapebench.engine.actions import Action, Call, extract_call, parse_call
+from escapebench.engine.env import EscapeGame, Event, StepResult
+from escapebench.engine.model import GameDefinition, ReferenceStep
+
+__all__ = [
+    "Action",
+    "Call",
+    "EscapeGame",
+    "Event",
+    "GameDefinition",
+    "ReferenceStep",
+    "StepResult",
+    "extract_call",
+    "parse_call",
+]

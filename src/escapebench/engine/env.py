@@ -1,0 +1,632 @@
+"""The rules of play: a small mutable state over an immutable :class:`GameDefinition`.
+
+``EscapeGame`` never reads files, prints or keeps global state; many games can run in one
+process. ``reset()`` only refills a few flat lists from the definition.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from escapebench.engine import feedback as fb
+from escapebench.engine.actions import (
+    ARITY,
+    Action,
+    Call,
+    clean_input_text,
+    normalize_name,
+    parse_call,
+    split_candidates,
+)
+from escapebench.engine.model import GameDefinition, Transition
+from escapebench.engine.observation import render
+
+EventKind = Literal[
+    "moved",
+    "teleported",
+    "tool_collected",
+    "tool_crafted",
+    "tool_used",
+    "key_step",
+    "item_changed",
+    "scene_revealed",
+    "game_end",
+]
+
+# Where a tool is.
+_IN_SCENE, _IN_BAG, _GONE = 0, 1, 2
+
+SNAPSHOT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened during a step, for metrics and logs."""
+
+    kind: EventKind
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """What one action did.
+
+    ``success`` is the engine's verdict on a well-formed action; ``error`` means the action could
+    not be carried out at all (malformed, or naming something not on screen) and changed nothing.
+    """
+
+    action: str
+    success: bool
+    error: bool
+    feedback: str
+    events: tuple[Event, ...] = ()
+    key_steps_gained: int = 0
+    tools_gained: int = 0
+    game_end: bool = False
+
+    @property
+    def progressed(self) -> bool:
+        """A new key step or a newly collected tool: the paper's notion of progress."""
+        return self.key_steps_gained > 0 or self.tools_gained > 0
+
+
+class EscapeGame:
+    """One play-through of a setting. Create many from one definition; they share nothing."""
+
+    __slots__ = (
+        "defn",
+        "scene",
+        "scene_visible",
+        "item_visible",
+        "item_interact",
+        "item_state",
+        "item_present",
+        "tool_visible",
+        "tool_where",
+        "tool_state",
+        "bag",
+        "satisfied",
+        "counted",
+        "used",
+        "key_steps",
+        "tools_collected",
+        "ended",
+        "_scene_of_tool_names",
+    )
+
+    def __init__(self, defn: GameDefinition) -> None:
+        self.defn = defn
+        self.reset()
+
+    # ------------------------------------------------------------------ state
+    def reset(self) -> None:
+        """Start over from the definition's initial state."""
+        d = self.defn
+        self.scene = 0
+        self.scene_visible = [s.visible for s in d.scenes]
+        self.item_visible = [it.visible for it in d.items]
+        self.item_interact = [it.interactable for it in d.items]
+        self.item_state = [0] * len(d.items)
+        self.item_present = [True] * len(d.items)
+        self.tool_visible = [t.visible for t in d.tools]
+        self.tool_where = [_IN_SCENE] * len(d.tools)
+        self.tool_state = [0] * len(d.tools)
+        self.bag: list[int] = []
+        # (kind, owner, state, transition) -> satisfied wait indices; kind 0 = item, 1 = tool
+        self.satisfied: dict[tuple[int, int, int, int], set[int]] = {}
+        # waits that already counted as a key step: (kind, owner, state, transition, wait)
+        self.counted: set[tuple[int, int, int, int, int]] = set()
+        # (tool, tool state) -> targets of its apply_to already used; the tool leaves the bag
+        # once every target of its current state has been used.
+        self.used: dict[tuple[int, int], set[str]] = {}
+        self.key_steps = 0
+        self.tools_collected = 0
+        self.ended = False
+
+    @property
+    def progress(self) -> float:
+        """(key steps + tools collected) / (total key steps + total tools), in [0, 1]."""
+        total = self.defn.total_key_steps + self.defn.total_tools
+        return (self.key_steps + self.tools_collected) / total if total else 1.0
+
+    @property
+    def scene_name(self) -> str:
+        return self.defn.scenes[self.scene].name
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole play state as plain JSON-able data."""
+        return {
+            "version": SNAPSHOT_VERSION,
+            "setting": self.defn.setting,
+            "scene": self.scene,
+            "scene_visible": list(self.scene_visible),
+            "item_visible": list(self.item_visible),
+            "item_interact": list(self.item_interact),
+            "item_state": list(self.item_state),
+            "item_present": list(self.item_present),
+            "tool_visible": list(self.tool_visible),
+            "tool_where": list(self.tool_where),
+            "tool_state": list(self.tool_state),
+            "bag": list(self.bag),
+            "satisfied": [[*k, sorted(v)] for k, v in self.satisfied.items()],
+            "counted": sorted(list(k) for k in self.counted),
+            "used": [[t, st, sorted(v)] for (t, st), v in self.used.items()],
+            "key_steps": self.key_steps,
+            "tools_collected": self.tools_collected,
+            "ended": self.ended,
+        }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Load a state made by :meth:`snapshot` of the same setting."""
+        d = self.defn
+        if snap.get("version") != SNAPSHOT_VERSION:
+            raise ValueError(f"unsupported snapshot version {snap.get('version')!r}")
+        if snap.get("setting") != d.setting:
+            raise ValueError(f"snapshot is of {snap.get('setting')!r}, not {d.setting!r}")
+        sizes = {
+            "scene_visible": len(d.scenes),
+            "item_visible": len(d.items),
+            "item_interact": len(d.items),
+            "item_state": len(d.items),
+            "item_present": len(d.items),
+            "tool_visible": len(d.tools),
+            "tool_where": len(d.tools),
+            "tool_state": len(d.tools),
+        }
+        for key, n in sizes.items():
+            if len(snap[key]) != n:
+                raise ValueError(f"snapshot field {key} has {len(snap[key])} entries, not {n}")
+        self.scene = int(snap["scene"])
+        self.scene_visible = [bool(x) for x in snap["scene_visible"]]
+        self.item_visible = [bool(x) for x in snap["item_visible"]]
+        self.item_interact = [bool(x) for x in snap["item_interact"]]
+        self.item_state = [int(x) for x in snap["item_state"]]
+        self.item_present = [bool(x) for x in snap["item_present"]]
+        self.tool_visible = [bool(x) for x in snap["tool_visible"]]
+        self.tool_where = [int(x) for x in snap["tool_where"]]
+        self.tool_state = [int(x) for x in snap["tool_state"]]
+        self.bag = [int(x) for x in snap["bag"]]
+        self.satisfied = {
+            (int(a), int(b), int(c), int(e)): set(w) for a, b, c, e, w in snap["satisfied"]
+        }
+        self.counted = {tuple(int(x) for x in k) for k in snap["counted"]}  # type: ignore[misc]
+        self.used = {(int(t), int(st)): set(v) for t, st, v in snap["used"]}
+        self.key_steps = int(snap["key_steps"])
+        self.tools_collected = int(snap["tools_collected"])
+        self.ended = bool(snap["ended"])
+
+    def state_dict(self) -> dict[str, Any]:
+        """The observable state in the conformance schema of the original engine's traces."""
+        d = self.defn
+        items = {}
+        for i, it in enumerate(d.items):
+            if self.item_present[i]:
+                key = f"{d.scenes[it.scene].name}/{it.name}"
+                items[key] = [self.item_visible[i], self.item_interact[i], self.item_state[i]]
+        scene_tools = {
+            f"{d.scenes[t.scene].name}/{t.name}": self.tool_visible[i]
+            for i, t in enumerate(d.tools)
+            if self.tool_where[i] == _IN_SCENE
+        }
+        return {
+            "scene": self.scene_name,
+            "scenes": {s.name: self.scene_visible[i] for i, s in enumerate(d.scenes)},
+            "items": items,
+            "scene_tools": scene_tools,
+            "bag": {d.tools[t].name: self.tool_state[t] for t in self.bag},
+            "key_steps": self.key_steps,
+            "tools_collected": self.tools_collected,
+        }
+
+    def observation(self) -> str:
+        """The observation text of the current state (appendix C.1 layout)."""
+        return render(self)
+
+    # ------------------------------------------------------------- what is on screen
+    def visible_items(self) -> list[int]:
+        """Items of the current scene the player can see, in file order."""
+        iv, ip = self.item_visible, self.item_present
+        return [i for i in self.defn.scenes[self.scene].items if iv[i] and ip[i]]
+
+    def visible_scene_tools(self) -> list[int]:
+        """Tools lying visible in the current scene, not yet collected."""
+        tv, tw = self.tool_visible, self.tool_where
+        return [t for t in self.defn.scenes[self.scene].tools if tv[t] and tw[t] == _IN_SCENE]
+
+    def open_links(self) -> list[tuple[str, int]]:
+        """(label, scene index) of the exits of the current scene whose target is visible."""
+        d = self.defn
+        out = []
+        for link in d.scenes[self.scene].links:
+            target = d.scene_index.get(link.target)
+            if target is not None and self.scene_visible[target]:
+                out.append((link.label, target))
+        return out
+
+    def _find_item(self, name: str) -> int | None:
+        key = normalize_name(name)
+        d = self.defn
+        for i in self.visible_items():
+            if normalize_name(d.items[i].name) == key:
+                return i
+        return None
+
+    def _find_scene_tool(self, name: str) -> int | None:
+        key = normalize_name(name)
+        for t in self.visible_scene_tools():
+            if normalize_name(self.defn.tools[t].name) == key:
+                return t
+        return None
+
+    def _find_bag_tool(self, name: str) -> int | None:
+        key = normalize_name(name)
+        for t in self.bag:
+            if normalize_name(self.defn.tools[t].name) == key:
+                return t
+        return None
+
+    def _find_link(self, name: str) -> int | None:
+        key = normalize_name(name)
+        links = self.open_links()
+        for label, target in links:
+            if normalize_name(label) == key:
+                return target
+        for _label, target in links:
+            if normalize_name(self.defn.scenes[target].name) == key:
+                return target
+        return None
+
+    # ------------------------------------------------------------------- actions
+    def resolve(self, action: str | Call | Action) -> Action | str:
+        """Match an action's names against what is on screen.
+
+        Returns the resolved :class:`Action`, or an error message saying what is wrong and
+        which names are valid.
+        """
+        if isinstance(action, Action):
+            return action
+        call = action if isinstance(action, Call) else parse_call(action)
+        if call is None:
+            return fb.not_an_action(str(action))
+        verb, text = call.verb, call.arg_text
+        d = self.defn
+        if ARITY[verb] == 1:
+            if verb == "move":
+                target = self._find_link(text)
+                if target is None:
+                    return fb.unknown_scene(text, [label for label, _ in self.open_links()])
+                return Action("move", (d.scenes[target].name,))
+            i = self._find_item(text)
+            if i is not None:
+                return Action("click", (d.items[i].name,))
+            t = self._find_scene_tool(text)
+            if t is not None:
+                return Action("click", (d.tools[t].name,))
+            if "," in text and self._split(text, self._find_item, self._find_item):
+                return fb.wrong_arity(verb)
+            return fb.unknown_item(text, self._clickable_names())
+        # Two arguments: try every comma, so names with commas still resolve.
+        if verb == "apply":
+            pair = self._split(text, self._find_bag_tool, self._find_item)
+            if pair is None:
+                return self._explain_pair(verb, text, self._find_bag_tool, self._find_item)
+            return Action("apply", (d.tools[pair[0]].name, d.items[pair[1]].name))
+        if verb == "craft":
+            pair = self._split(text, self._find_bag_tool, self._find_bag_tool)
+            if pair is None:
+                return self._explain_pair(verb, text, self._find_bag_tool, self._find_bag_tool)
+            return Action("craft", (d.tools[pair[0]].name, d.tools[pair[1]].name))
+        # input: the text may hold commas too; the item is what follows the last usable comma.
+        for left, right in split_candidates(text):
+            i = self._find_item(right)
+            if i is not None:
+                return Action("input", (clean_input_text(left), d.items[i].name))
+        if not split_candidates(text):
+            return fb.wrong_arity(verb)
+        return fb.unknown_item(text.rsplit(",", 1)[-1], self._item_names())
+
+    def _split(self, text: str, find_left: Any, find_right: Any) -> tuple[int, int] | None:
+        for left, right in split_candidates(text):
+            a = find_left(left)
+            if a is not None:
+                b = find_right(right)
+                if b is not None:
+                    return a, b
+        return None
+
+    def _explain_pair(self, verb: str, text: str, find_left: Any, find_right: Any) -> str:
+        cuts = split_candidates(text)
+        if not cuts:
+            return fb.wrong_arity(verb)
+        left, right = cuts[-1] if len(cuts) > 1 else cuts[0]
+        if find_left(left) is None:
+            return fb.unknown_tool(left, self._bag_names())
+        if verb == "craft":
+            return fb.unknown_tool(right, self._bag_names())
+        return fb.unknown_item(right, self._item_names())
+
+    def _item_names(self) -> list[str]:
+        return [self.defn.items[i].name for i in self.visible_items()]
+
+    def _clickable_names(self) -> list[str]:
+        d = self.defn
+        return self._item_names() + [d.tools[t].name for t in self.visible_scene_tools()]
+
+    def _bag_names(self) -> list[str]:
+        return [self.defn.tools[t].name for t in self.bag]
+
+    def step(self, action: str | Call | Action) -> StepResult:
+        """Carry out one action and report what happened."""
+        if self.ended:
+            return StepResult(str(action), False, True, fb.GAME_OVER)
+        resolved = self.resolve(action)
+        if isinstance(resolved, str):
+            return StepResult(str(action), False, True, resolved)
+        kind = resolved.kind
+        if kind == "move":
+            return self._move(resolved)
+        if kind == "click":
+            return self._click(resolved)
+        if kind == "apply":
+            return self._apply(resolved)
+        if kind == "input":
+            return self._input(resolved)
+        return self._craft(resolved)
+
+    def teleport(self, scene: str) -> None:
+        """Put the player in ``scene`` (the hint system's move); reveals the scene if hidden."""
+        idx = self.defn.scene_index.get(scene)
+        if idx is None:
+            raise KeyError(f"no scene named {scene!r} in {self.defn.setting}")
+        self.scene = idx
+
+    def _move(self, action: Action) -> StepResult:
+        self.scene = self.defn.scene_index[action.args[0]]
+        return StepResult(
+            str(action), True, False, fb.moved(action.args[0]), (Event("moved", action.args[0]),)
+        )
+
+    def _click(self, action: Action) -> StepResult:
+        name = action.args[0]
+        i = self._find_item(name)
+        if i is None:  # a tool lying in the scene: pick it up
+            t = self._find_scene_tool(name)
+            assert t is not None
+            self.tool_where[t] = _IN_BAG
+            self.bag.append(t)
+            self.tools_collected += 1
+            return StepResult(
+                str(action), True, False, fb.collected(name), (Event("tool_collected", name),),
+                tools_gained=1,
+            )
+        return self._offer(action, i, "click", "")
+
+    def _apply(self, action: Action) -> StepResult:
+        tool_name, item_name = action.args
+        t = self._find_bag_tool(tool_name)
+        i = self._find_item(item_name)
+        assert t is not None and i is not None
+        return self._offer(action, i, "apply", tool_name, tool=t)
+
+    def _input(self, action: Action) -> StepResult:
+        text, item_name = action.args
+        i = self._find_item(item_name)
+        assert i is not None
+        return self._offer(action, i, "input", text)
+
+    def _offer(self, action: Action, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
+        """Give a click / tool / text to item ``i``; fire the transition it completes."""
+        d = self.defn
+        item = d.items[i]
+        if not self.item_interact[i]:
+            # The original engine refuses these outright; nothing changes.
+            return StepResult(str(action), False, True, fb.not_interactable(item.name))
+        if tool >= 0 and item.name not in d.tools[tool].states[self.tool_state[tool]].apply_to:
+            return self._fail(action, i)
+        s = self.item_state[i]
+        match = self._match_wait(i, s, item.states[s].transitions, kind, arg)
+        if match is None:
+            return self._fail(action, i)
+        ti, wi = match
+        key = (0, i, s, ti)
+        done = self.satisfied.setdefault(key, set())
+        done.add(wi)
+        events: list[Event] = []
+        gained = 0
+        if (0, i, s, ti, wi) not in self.counted:
+            self.counted.add((0, i, s, ti, wi))
+            self.key_steps += 1
+            gained = 1
+            events.append(Event("key_step", item.name))
+        if tool >= 0:
+            self._mark_used(tool, item.name)
+        transition = item.states[s].transitions[ti]
+        if len(done) < len(transition.waits):
+            if tool >= 0:
+                self._release_if_spent(tool, events)
+            return StepResult(
+                str(action), True, False, fb.partial(item.name), tuple(events), gained
+            )
+        tools_before = self.tools_collected
+        self._fire(i, transition, events)
+        # Checked after the triggers: a trigger may move the tool to a state with new uses.
+        if tool >= 0:
+            self._release_if_spent(tool, events)
+        ended = transition.ends_game
+        if ended:
+            self.ended = True
+            events.append(Event("game_end"))
+        text = transition.reward if transition.reward else fb.changed(item.name)
+        return StepResult(
+            str(action), True, False, text, tuple(events), gained,
+            self.tools_collected - tools_before, ended,
+        )
+
+    @staticmethod
+    def _wait_matches(kind: str, arg: str, wait_kind: str, wait_arg: str) -> bool:
+        if kind != wait_kind:
+            return False
+        if kind == "click":
+            return True
+        if kind == "apply":
+            return wait_arg == arg
+        # Inputs compare without case or surrounding space: the original's case-sensitive
+        # comparison is a documented bug, and models cannot see the expected case.
+        return normalize_name(wait_arg) == normalize_name(arg)
+
+    def _match_wait(
+        self, i: int, s: int, transitions: Iterable[Transition], kind: str, arg: str
+    ) -> tuple[int, int] | None:
+        """First transition wait matching the offer, preferring one not yet satisfied."""
+        fallback = None
+        for ti, tr in enumerate(transitions):
+            done = self.satisfied.get((0, i, s, ti), ())
+            for wi, w in enumerate(tr.waits):
+                if self._wait_matches(kind, arg, w.kind, w.arg):
+                    if wi not in done:
+                        return ti, wi
+                    if fallback is None:
+                        fallback = (ti, wi)
+        return fallback
+
+    def _fail(self, action: Action, i: int) -> StepResult:
+        d = self.defn
+        state = d.items[i].states[self.item_state[i]]
+        return StepResult(str(action), False, False, fb.failed(action.kind, state.neg_reward))
+
+    def _mark_used(self, t: int, target: str) -> None:
+        """Tool ``t`` has been used on ``target`` in its current state."""
+        self.used.setdefault((t, self.tool_state[t]), set()).add(target)
+
+    def _release_if_spent(self, t: int, events: list[Event]) -> None:
+        """A tool leaves the bag once its current state has nothing left to be used on."""
+        s = self.tool_state[t]
+        if self.tool_where[t] != _IN_BAG:
+            return
+        if self.used.get((t, s), set()).issuperset(self.defn.tools[t].states[s].apply_to):
+            self.tool_where[t] = _GONE
+            self.bag.remove(t)
+            events.append(Event("tool_used", self.defn.tools[t].name))
+
+    def _craft(self, action: Action) -> StepResult:
+        d = self.defn
+        a = self._find_bag_tool(action.args[0])
+        b = self._find_bag_tool(action.args[1])
+        assert a is not None and b is not None
+        if a == b:
+            return StepResult(str(action), False, False, fb.craft_same())
+        for src, dst in ((a, b), (b, a)):
+            src_state = d.tools[src].states[self.tool_state[src]]
+            dst_state = d.tools[dst].states[self.tool_state[dst]]
+            src_name, dst_name = d.tools[src].name, d.tools[dst].name
+            if dst_name in src_state.apply_to and src_name in dst_state.wait_for:
+                s = self.tool_state[dst]
+                wi = dst_state.wait_for.index(src_name)
+                key = (1, dst, s, 0)
+                done = self.satisfied.setdefault(key, set())
+                done.add(wi)
+                events = [Event("tool_crafted", dst_name)]
+                self._mark_used(src, dst_name)
+                self._release_if_spent(src, events)
+                gained = 0
+                if (1, dst, s, 0, wi) not in self.counted:
+                    self.counted.add((1, dst, s, 0, wi))
+                    self.key_steps += 1
+                    gained = 1
+                    events.insert(0, Event("key_step", dst_name))
+                if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
+                    self.tool_state[dst] = s + 1
+                return StepResult(
+                    str(action), True, False, fb.crafted(src_name, dst_name), tuple(events),
+                    gained,
+                )
+        return StepResult(str(action), False, False, fb.craft_failed())
+
+    # ------------------------------------------------------------------ triggers
+    def _fire(self, i: int, transition: Transition, events: list[Event]) -> None:
+        d = self.defn
+        for trig in transition.triggers:
+            kind, tk, value = trig.kind, trig.target_kind, trig.value
+            if kind == "become_tool":
+                t = self._tool_for(str(value), d.items[i].scene)
+                self.item_present[i] = False
+                if t is not None and self.tool_where[t] == _IN_SCENE:
+                    self.tool_where[t] = _IN_BAG
+                    self.bag.append(t)
+                    self.tools_collected += 1
+                    events.append(Event("tool_collected", d.tools[t].name))
+                continue
+            if tk == "scene":
+                sc = d.scene_index[trig.target]
+                if kind == "change_visible":
+                    if value and not self.scene_visible[sc]:
+                        events.append(Event("scene_revealed", trig.target))
+                    self.scene_visible[sc] = bool(value)
+                continue
+            if tk == "tool":
+                t = self._tool_for(trig.target, d.items[i].scene)
+                if t is None:
+                    continue
+                if kind == "change_visible":
+                    self.tool_visible[t] = bool(value)
+                elif kind == "change_state":
+                    self.tool_state[t] = int(value)
+                continue
+            target = i if tk == "self" else self._item_for(trig.target, d.items[i].scene)
+            if target is None:
+                continue
+            if kind == "change_visible":
+                self.item_visible[target] = bool(value)
+            elif kind == "change_interact":
+                self.item_interact[target] = bool(value)
+            elif kind == "change_state":
+                self.item_state[target] = int(value)
+            events.append(Event("item_changed", d.items[target].name))
+
+    def _item_for(self, name: str, near_scene: int) -> int | None:
+        """The item a trigger names: one in the same scene first, else the first in the file."""
+        d = self.defn
+        for j in d.scenes[near_scene].items:
+            if d.items[j].name == name:
+                return j
+        return d.item_index.get(name)
+
+    def _tool_for(self, name: str, near_scene: int) -> int | None:
+        d = self.defn
+        for j in d.scenes[near_scene].tools:
+            if d.tools[j].name == name:
+                return j
+        return d.tool_index.get(name)
+
+    # ------------------------------------------------------------------ paths
+    def path_to(self, scene: str, *, only_visible: bool = True) -> list[str] | None:
+        """Shortest list of scene names from the first scene to ``scene`` (breadth first)."""
+        d = self.defn
+        goal = d.scene_index.get(scene)
+        if goal is None:
+            return None
+        prev: dict[int, int] = {0: -1}
+        queue = deque([0])
+        while queue:
+            cur = queue.popleft()
+            if cur == goal:
+                break
+            for link in d.scenes[cur].links:
+                nxt = d.scene_index.get(link.target)
+                if nxt is None or nxt in prev:
+                    continue
+                if only_visible and not self.scene_visible[nxt]:
+                    continue
+                prev[nxt] = cur
+                queue.append(nxt)
+        if goal not in prev:
+            return None
+        out = []
+        node = goal
+        while node != -1:
+            out.append(d.scenes[node].name)
+            node = prev[node]
+        return out[::-1]

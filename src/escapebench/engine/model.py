@@ -1,0 +1,160 @@
+"""Typed, immutable game definitions.
+
+A :class:`GameDefinition` is built once by a loader (``escapebench.games.loading``) and then
+shared, read-only, by any number of :class:`~escapebench.engine.env.EscapeGame` instances.
+Everything is indexed by small integers so that the play state can be a handful of flat lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+WaitKind = Literal["click", "apply", "input"]
+TriggerKind = Literal["change_visible", "change_interact", "change_state", "become_tool"]
+TargetKind = Literal["self", "scene", "item", "tool"]
+Difficulty = Literal["easy", "normal", "hard"]
+
+DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "normal", "hard")
+GAME_END_MARK = "GAME END"
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """One thing a transition waits for: a click, a tool applied, or a string input."""
+
+    kind: WaitKind
+    arg: str = ""  # tool name for "apply", the expected text for "input"
+
+    def __str__(self) -> str:
+        return "click" if self.kind == "click" else f"{self.kind}, {self.arg}"
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """An effect fired by a transition.
+
+    ``target_kind == "self"`` means the item that owns the transition; ``value`` is a bool for
+    visibility and interactability, an int for a state, and the tool name for ``become_tool``.
+    """
+
+    kind: TriggerKind
+    target_kind: TargetKind
+    target: str
+    value: bool | int | str
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """Fires its triggers once every wait has happened in the owning item's current state."""
+
+    waits: tuple[Wait, ...]
+    triggers: tuple[Trigger, ...]
+    reward: str | None = None
+
+    @property
+    def ends_game(self) -> bool:
+        return self.reward is not None and GAME_END_MARK in self.reward
+
+
+@dataclass(frozen=True, slots=True)
+class ItemState:
+    desc: str
+    neg_reward: str | None = None
+    transitions: tuple[Transition, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    name: str
+    scene: int  # index of the scene that holds it
+    position: str
+    visible: bool
+    interactable: bool
+    states: tuple[ItemState, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolState:
+    desc: str
+    apply_to: tuple[str, ...] = ()
+    wait_for: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    scene: int
+    position: str
+    visible: bool
+    states: tuple[ToolState, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SceneLink:
+    """A way out of a scene: the label the player sees and the scene it leads to."""
+
+    label: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    name: str
+    desc: str
+    visible: bool
+    links: tuple[SceneLink, ...]
+    items: tuple[int, ...]  # item indices, in file order
+    tools: tuple[int, ...]  # tool indices, in file order
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceStep:
+    """One action of the reference chain and where it is taken."""
+
+    path: tuple[str, ...]  # scene names from the first scene; the last is where to act
+    action: str
+
+    @property
+    def scene(self) -> str:
+        return self.path[-1]
+
+
+@dataclass(frozen=True)
+class GameDefinition:
+    """One playable setting (a game in one difficulty), immutable after loading."""
+
+    setting: str  # e.g. "game2-1-hard" or "lab-easy"
+    game: str  # the game shared by the three versions, e.g. "game2-1" or "lab"
+    difficulty: Difficulty
+    title: str
+    scenes: tuple[Scene, ...]
+    items: tuple[Item, ...]
+    tools: tuple[Tool, ...]
+    reference: tuple[ReferenceStep, ...] = ()
+    source: str = ""  # where it was loaded from, for messages
+    notes: str = ""
+    scene_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    tool_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    item_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Name lookups. For items the first one in file order wins when a name repeats (the
+        # checker reports duplicates); triggers name items without a scene.
+        self.scene_index.update({s.name: i for i, s in reversed(list(enumerate(self.scenes)))})
+        self.tool_index.update({t.name: i for i, t in reversed(list(enumerate(self.tools)))})
+        self.item_index.update({t.name: i for i, t in reversed(list(enumerate(self.items)))})
+
+    @property
+    def start_scene(self) -> str:
+        return self.scenes[0].name
+
+    @property
+    def total_key_steps(self) -> int:
+        """Every wait of every item transition plus every craft a tool waits for."""
+        n = sum(len(tr.waits) for it in self.items for st in it.states for tr in st.transitions)
+        return n + sum(len(st.wait_for) for t in self.tools for st in t.states)
+
+    @property
+    def total_tools(self) -> int:
+        return len(self.tools)

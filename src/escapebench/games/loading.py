@@ -1,0 +1,561 @@
+"""Loading games: the original EscapeBench layout and our own single-file format.
+
+Original layout: a folder of ``gameX-Y.yaml``, ``gameX-Y-easy.yaml``, ``gameX-Y-hard.yaml``
+(a YAML list of scenes) with the reference chain in ``reference/key_log_X-Y.txt``.
+
+Our format: one YAML mapping (``escapebench: 1``) with metadata, the scenes in the same schema
+and the reference embedded; any text may be a mapping ``{easy, normal, hard}``, and such a file
+yields the three settings ``<id>-easy``, ``<id>`` and ``<id>-hard``.
+
+Every problem is reported as a :class:`GameFileError` naming the file, the line and what is
+wrong. YAML is always read with a safe loader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from escapebench.engine.model import (
+    DIFFICULTIES,
+    Difficulty,
+    GameDefinition,
+    Item,
+    ItemState,
+    ReferenceStep,
+    Scene,
+    SceneLink,
+    Tool,
+    ToolState,
+    Transition,
+    Trigger,
+    Wait,
+)
+
+try:  # libyaml's C loader is many times faster; fall back to pure Python where absent
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+FORMAT_KEY = "escapebench"
+FORMAT_VERSION = 1
+ORIGINAL_NAME = re.compile(r"^game(\d+)-(\d+)(?:-(easy|hard))?$")
+BUILTIN_DIR = Path(__file__).parent / "builtin"
+
+Path_ = tuple[str | int, ...]  # a place inside the YAML document, e.g. (0, "items", 2)
+
+
+class GameFileError(ValueError):
+    """A game file that cannot be used, with where and why."""
+
+    def __init__(self, source: str, message: str, line: int | None = None, col: int | None = None):
+        self.source = source
+        self.line = line
+        self.col = col
+        self.problem = message
+        where = source if line is None else f"{source}:{line}" + (f":{col}" if col else "")
+        super().__init__(f"{where}: {message}")
+
+
+class _Invalid(Exception):
+    """Raised inside the builder with the document path; turned into a GameFileError."""
+
+    def __init__(self, path: Path_, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def _describe(path: Path_) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "top level"
+
+
+def _line_of(text: str, path: Path_) -> tuple[int | None, int | None]:
+    """Line and column (1-based) of the node at ``path``, found by composing the YAML again.
+
+    Only done when reporting an error, so loading stays on the fast C path.
+    """
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None, None
+    best = node
+    for key in path:
+        if node is None:
+            break
+        nxt = None
+        if isinstance(node, yaml.SequenceNode) and isinstance(key, int):
+            if 0 <= key < len(node.value):
+                nxt = node.value[key]
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if k.value == key:
+                    nxt = v
+                    break
+        if nxt is None:
+            break
+        node = best = nxt
+    if best is None:
+        return None, None
+    return best.start_mark.line + 1, best.start_mark.column + 1
+
+
+# ------------------------------------------------------------------ raw YAML
+def read_yaml(path: Path) -> tuple[Any, str]:
+    """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise GameFileError(str(path), f"not UTF-8 text: {exc.reason}") from exc
+    try:
+        return yaml.load(text, Loader=_SafeLoader), text
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        col = mark.column + 1 if mark else None
+        raise GameFileError(str(path), f"invalid YAML: {exc.problem or exc}", line, col) from exc
+    except yaml.YAMLError as exc:
+        raise GameFileError(str(path), f"invalid YAML: {exc}") from exc
+
+
+# ------------------------------------------------------------------ builder
+def _as_bool(value: Any, path: Path_) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise _Invalid(path, f"expected true or false, got {value!r}")
+
+
+def _as_name(value: Any, path: Path_) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+        raise _Invalid(path, f"expected a name, got {value!r}")
+    text = str(value).strip()
+    if not text:
+        raise _Invalid(path, "name is empty")
+    return text
+
+
+def _as_list(value: Any, path: Path_) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Invalid(path, f"expected a list, got {type(value).__name__}")
+    return value
+
+
+def _as_map(value: Any, path: Path_) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Invalid(path, f"expected a mapping, got {type(value).__name__}")
+    return value
+
+
+class _TextPicker:
+    """Chooses the text of one difficulty where a text is a ``{easy, normal, hard}`` mapping."""
+
+    def __init__(self, difficulty: Difficulty | None):
+        self.difficulty = difficulty
+
+    def __call__(self, value: Any, path: Path_, *, required: bool) -> str | None:
+        if isinstance(value, dict):
+            bad = [k for k in value if k not in DIFFICULTIES]
+            if bad:
+                raise _Invalid(path, f"unknown difficulty {bad[0]!r} (use easy, normal, hard)")
+            key = self.difficulty or "normal"
+            value = value[key] if key in value else value.get("normal")
+        if value is None:
+            if required:
+                raise _Invalid(path, "text is missing")
+            return None
+        if isinstance(value, (list, dict, bool)):
+            raise _Invalid(path, f"expected text, got {type(value).__name__}")
+        return str(value)
+
+
+_BOOL_WORDS = {"true": True, "false": False}
+_TRIGGER_KINDS = ("change_visible", "change_interact", "change_state", "become_tool")
+
+
+def parse_wait(raw: Any, path: Path_) -> Wait:
+    """``click`` | ``apply, <tool>`` | ``input, <text>``."""
+    if not isinstance(raw, str):
+        raise _Invalid(path, f"expected 'click', 'apply, <tool>' or 'input, <text>', got {raw!r}")
+    kind, _, arg = raw.partition(",")
+    kind = kind.strip().lower()
+    arg = arg.strip()
+    if kind == "click" and not arg:
+        return Wait("click")
+    if kind in ("apply", "input") and arg:
+        return Wait(kind, arg)  # type: ignore[arg-type]
+    raise _Invalid(path, f"unknown wait {raw!r}: use 'click', 'apply, <tool>' or 'input, <text>'")
+
+
+def parse_trigger(raw: Any, path: Path_) -> Trigger:
+    """Parse one trigger line; names may contain commas, the value is always the last part."""
+    if not isinstance(raw, str):
+        raise _Invalid(path, f"expected a trigger like 'change_state, 1', got {raw!r}")
+    parts = [p.strip() for p in raw.split(",")]
+    kind = parts[0].lower()
+    if kind not in _TRIGGER_KINDS:
+        raise _Invalid(path, f"unknown trigger {parts[0]!r} (known: {', '.join(_TRIGGER_KINDS)})")
+    if kind == "become_tool":
+        name = ",".join(raw.split(",")[1:]).strip()
+        if not name:
+            raise _Invalid(path, "become_tool needs a tool name: 'become_tool, <tool>'")
+        return Trigger("become_tool", "tool", name, name)
+    if len(parts) == 2:
+        target_kind, target, value_text = "self", "", parts[1]
+    elif len(parts) >= 4 and parts[1].lower() in ("scene", "item", "tool"):
+        target_kind = parts[1].lower()
+        target = ",".join(raw.split(",")[2:-1]).strip()
+        value_text = parts[-1]
+    else:
+        raise _Invalid(
+            path, f"cannot read trigger {raw!r}: expected '{kind}, <value>' or "
+            f"'{kind}, scene|item|tool, <name>, <value>'"
+        )
+    if kind == "change_state":
+        if not re.fullmatch(r"\d+", value_text):
+            raise _Invalid(path, f"change_state needs a state number, got {value_text!r}")
+        value: bool | int = int(value_text)
+        if target_kind == "scene":
+            raise _Invalid(path, "scenes have no states: use change_visible for a scene")
+    else:
+        if value_text.lower() not in _BOOL_WORDS:
+            raise _Invalid(path, f"{kind} needs True or False, got {value_text!r}")
+        value = _BOOL_WORDS[value_text.lower()]
+        if kind == "change_interact" and target_kind in ("scene", "tool"):
+            raise _Invalid(path, f"change_interact applies to items, not to a {target_kind}")
+    return Trigger(kind, target_kind, target, value)  # type: ignore[arg-type]
+
+
+def build_definition(
+    scenes_raw: Any,
+    *,
+    source: str,
+    setting: str,
+    game: str,
+    difficulty: Difficulty,
+    title: str = "",
+    notes: str = "",
+    reference: Sequence[ReferenceStep] = (),
+    text_variant: Difficulty | None = None,
+    base_path: Path_ = (),
+) -> GameDefinition:
+    """Turn the YAML list of scenes into a :class:`GameDefinition` (raises ``_Invalid``)."""
+    pick = _TextPicker(text_variant)
+    scenes: list[Scene] = []
+    items: list[Item] = []
+    tools: list[Tool] = []
+    raw_list = _as_list(scenes_raw, base_path)
+    if not raw_list:
+        raise _Invalid(base_path, "a game needs at least one scene")
+    for si, sraw in enumerate(raw_list):
+        sp = (*base_path, si)
+        s = _as_map(sraw, sp)
+        name = _as_name(s.get("name"), (*sp, "name"))
+        desc = pick(s.get("desc", ""), (*sp, "desc"), required=False) or ""
+        visible = _as_bool(s.get("visible", True), (*sp, "visible"))
+        links = []
+        rel = s.get("scene_relations") or {}
+        for label, target in _as_map(rel, (*sp, "scene_relations")).items():
+            links.append(
+                SceneLink(
+                    _as_name(label, (*sp, "scene_relations")),
+                    _as_name(target, (*sp, "scene_relations", label)),
+                )
+            )
+        item_ids = []
+        for ii, iraw in enumerate(_as_list(s.get("items"), (*sp, "items"))):
+            ip = (*sp, "items", ii)
+            entry = _as_map(iraw, ip)
+            body = _as_map(entry.get("item"), (*ip, "item"))
+            bp = (*ip, "item")
+            states = []
+            for sti, straw in enumerate(_as_list(body.get("states"), (*bp, "states"))):
+                stp = (*bp, "states", sti)
+                st = _as_map(straw, stp)
+                trans = []
+                for ti, traw in enumerate(_as_list(st.get("transitions"), (*stp, "transitions"))):
+                    tp = (*stp, "transitions", ti)
+                    tr = _as_map(traw, tp)
+                    waits = tuple(
+                        parse_wait(w, (*tp, "wait_for", wi))
+                        for wi, w in enumerate(_as_list(tr.get("wait_for"), (*tp, "wait_for")))
+                    )
+                    if not waits:
+                        raise _Invalid((*tp, "wait_for"), "a transition must wait for something")
+                    trig = tuple(
+                        parse_trigger(g, (*tp, "trigger", gi))
+                        for gi, g in enumerate(_as_list(tr.get("trigger"), (*tp, "trigger")))
+                    )
+                    reward = pick(tr.get("reward"), (*tp, "reward"), required=False)
+                    trans.append(Transition(waits, trig, reward))
+                states.append(
+                    ItemState(
+                        pick(st.get("desc", ""), (*stp, "desc"), required=False) or "",
+                        pick(st.get("neg_reward"), (*stp, "neg_reward"), required=False),
+                        tuple(trans),
+                    )
+                )
+            if not states:
+                raise _Invalid((*bp, "states"), "an item needs at least one state")
+            item_ids.append(len(items))
+            items.append(
+                Item(
+                    _as_name(body.get("name"), (*bp, "name")),
+                    si,
+                    str(entry.get("position") or "").strip(),
+                    _as_bool(body.get("visible", True), (*bp, "visible")),
+                    _as_bool(body.get("interactable", True), (*bp, "interactable")),
+                    tuple(states),
+                )
+            )
+        tool_ids = []
+        for ti, traw in enumerate(_as_list(s.get("tools"), (*sp, "tools"))):
+            tp = (*sp, "tools", ti)
+            entry = _as_map(traw, tp)
+            body = _as_map(entry.get("tool"), (*tp, "tool"))
+            bp = (*tp, "tool")
+            tstates = []
+            for sti, straw in enumerate(_as_list(body.get("states"), (*bp, "states"))):
+                stp = (*bp, "states", sti)
+                st = _as_map(straw, stp)
+                tstates.append(
+                    ToolState(
+                        pick(st.get("desc", ""), (*stp, "desc"), required=False) or "",
+                        tuple(
+                            _as_name(x, (*stp, "apply_to", k))
+                            for k, x in enumerate(_as_list(st.get("apply_to"), (*stp, "apply_to")))
+                        ),
+                        tuple(
+                            _as_name(x, (*stp, "wait_for", k))
+                            for k, x in enumerate(_as_list(st.get("wait_for"), (*stp, "wait_for")))
+                        ),
+                    )
+                )
+            if not tstates:
+                raise _Invalid((*bp, "states"), "a tool needs at least one state")
+            tool_ids.append(len(tools))
+            tools.append(
+                Tool(
+                    _as_name(body.get("name"), (*bp, "name")),
+                    si,
+                    str(entry.get("position") or "").strip(),
+                    _as_bool(body.get("visible", True), (*bp, "visible")),
+                    tuple(tstates),
+                )
+            )
+        scenes.append(Scene(name, desc, visible, tuple(links), tuple(item_ids), tuple(tool_ids)))
+    return GameDefinition(
+        setting=setting,
+        game=game,
+        difficulty=difficulty,
+        title=title or game,
+        scenes=tuple(scenes),
+        items=tuple(items),
+        tools=tuple(tools),
+        reference=tuple(reference),
+        source=source,
+        notes=notes,
+    )
+
+
+# ------------------------------------------------------------------ reference chains
+def parse_reference_log(text: str, source: str) -> list[ReferenceStep]:
+    """Read a ``key_log`` file: a stream of JSON objects with ``position`` and
+    ``action_answer`` (pretty-printed, not one per line)."""
+    decoder = json.JSONDecoder()
+    out: list[ReferenceStep] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        try:
+            obj, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            line = text.count("\n", 0, exc.pos) + 1
+            raise GameFileError(source, f"invalid JSON in reference log: {exc.msg}", line) from exc
+        line = text.count("\n", 0, i) + 1
+        out.append(_reference_step(obj, source, line, "action_answer"))
+    return out
+
+
+def _reference_step(obj: Any, source: str, line: int | None, action_key: str) -> ReferenceStep:
+    if not isinstance(obj, dict) or not isinstance(obj.get(action_key), str):
+        raise GameFileError(
+            source, f"reference step needs 'position' and '{action_key}' text, got {obj!r}", line
+        )
+    path = tuple(p.strip() for p in str(obj.get("position") or "").split("->") if p.strip())
+    if not path:
+        raise GameFileError(source, "reference step has an empty 'position'", line)
+    return ReferenceStep(path, obj[action_key].strip())
+
+
+# ------------------------------------------------------------------ files
+def _raise_at(exc: _Invalid, source: str, text: str) -> GameFileError:
+    line, col = _line_of(text, exc.path)
+    return GameFileError(source, f"{exc.message} (at {_describe(exc.path)})", line, col)
+
+
+def load_original(path: Path, reference_dir: Path | None = None) -> GameDefinition:
+    """Load one setting of the original layout, e.g. ``data/game2-1-hard.yaml``."""
+    stem = path.name.rsplit(".", 1)[0]
+    m = ORIGINAL_NAME.match(stem)
+    game = f"game{m.group(1)}-{m.group(2)}" if m else stem
+    difficulty: Difficulty = (m.group(3) if m and m.group(3) else "normal")  # type: ignore[assignment]
+    data, text = read_yaml(path)
+    reference: list[ReferenceStep] = []
+    if m:
+        folder = reference_dir or path.parent / "reference"
+        log = folder / f"key_log_{m.group(1)}-{m.group(2)}.txt"
+        if log.exists():
+            reference = parse_reference_log(log.read_text(encoding="utf-8"), str(log))
+    try:
+        return build_definition(
+            data, source=str(path), setting=stem, game=game, difficulty=difficulty,
+            reference=reference,
+        )
+    except _Invalid as exc:
+        raise _raise_at(exc, str(path), text) from None
+
+
+def load_own(path: Path) -> list[GameDefinition]:
+    """Load a file in our format: three settings, or one if it names its ``difficulty``."""
+    data, text = read_yaml(path)
+    return _own_from_data(data, text, str(path))
+
+
+def _own_from_data(data: Any, text: str, source: str) -> list[GameDefinition]:
+    try:
+        doc = _as_map(data, ())
+        version = doc.get(FORMAT_KEY)
+        if version != FORMAT_VERSION:
+            raise _Invalid((FORMAT_KEY,), f"expected '{FORMAT_KEY}: {FORMAT_VERSION}'")
+        game = _as_name(doc.get("id"), ("id",))
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", game):
+            raise _Invalid(("id",), f"id {game!r} must be letters, digits, '-', '_' or '.'")
+        title = str(doc.get("title") or game)
+        notes = str(doc.get("notes") or "")
+        reference = []
+        for k, raw in enumerate(_as_list(doc.get("reference"), ("reference",))):
+            if not isinstance(raw, dict) or not isinstance(raw.get("action"), str):
+                raise _Invalid(("reference", k), "needs 'position' and 'action' text")
+            reference.append(_reference_step(raw, source, None, "action"))
+        fixed = doc.get("difficulty")
+        if fixed is not None and fixed not in DIFFICULTIES:
+            raise _Invalid(("difficulty",), f"difficulty must be one of {', '.join(DIFFICULTIES)}")
+        versions: tuple[Difficulty, ...] = (fixed,) if fixed else DIFFICULTIES
+        out = []
+        for diff in versions:
+            setting = game if (fixed or diff == "normal") else f"{game}-{diff}"
+            out.append(
+                build_definition(
+                    doc.get("scenes"), source=source, setting=setting, game=game,
+                    difficulty=diff, title=title, notes=notes, reference=reference,
+                    text_variant=diff, base_path=("scenes",),
+                )
+            )
+        return out
+    except _Invalid as exc:
+        raise _raise_at(exc, source, text) from None
+
+
+def load_file(path: str | Path) -> list[GameDefinition]:
+    """Load every setting a file holds, whichever the format."""
+    p = Path(path)
+    if p.suffix.lower() not in (".yaml", ".yml"):
+        raise GameFileError(str(p), "game files are YAML (.yaml or .yml)")
+    head = p.read_text(encoding="utf-8", errors="replace").lstrip()[:4096]
+    if re.search(rf"^{FORMAT_KEY}\s*:", head, re.MULTILINE):
+        return load_own(p)
+    return [load_original(p)]
+
+
+@dataclass(frozen=True)
+class GameSource:
+    """A game file found on disk, with the content hash recorded next to results."""
+
+    path: Path
+    sha256: str
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def builtin_files() -> list[Path]:
+    """The game files shipped with the package, tutorial first."""
+    files = sorted(BUILTIN_DIR.glob("*.yaml"))
+    return sorted(files, key=lambda p: (p.stem != "tutorial", p.stem))
+
+
+def _game_files(spec: str) -> list[Path]:
+    p = Path(spec)
+    if p.is_dir():
+        return sorted(x for x in p.iterdir() if x.suffix.lower() in (".yaml", ".yml"))
+    if p.is_file():
+        return [p]
+    if any(c in spec for c in "*?["):
+        base = Path(spec).anchor or "."
+        pattern = spec[len(base):] if Path(spec).is_absolute() else spec
+        return sorted(x for x in Path(base).glob(pattern) if x.is_file())
+    return []
+
+
+def load_games(
+    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None
+) -> list[GameDefinition]:
+    """Resolve game specs to settings.
+
+    A spec is a built-in game or setting name (``lab``, ``lab-hard``), ``builtin`` for all
+    built-in games, a file, a folder in the original layout, or a glob. ``difficulties``
+    filters the result. Raises :class:`GameFileError` for a spec that names nothing.
+    """
+    specs = list(specs or ["builtin"])
+    wanted = set(difficulties or DIFFICULTIES)
+    out: list[GameDefinition] = []
+    seen: set[tuple[str, str]] = set()
+    for spec in specs:
+        found = _resolve_spec(spec)
+        for d in found:
+            key = (d.source, d.setting)
+            if d.difficulty in wanted and key not in seen:
+                seen.add(key)
+                out.append(d)
+    return out
+
+
+def _resolve_spec(spec: str) -> list[GameDefinition]:
+    if spec == "builtin":
+        return [d for f in builtin_files() for d in load_file(f)]
+    files = _game_files(spec)
+    if files:
+        return [d for f in files for d in load_file(f)]
+    # a built-in game or setting by name
+    for f in builtin_files():
+        if spec == f.stem or spec.startswith(f.stem + "-"):
+            settings = load_file(f)
+            if spec == f.stem and len(settings) > 1:
+                return settings
+            match = [d for d in settings if d.setting == spec]
+            if match:
+                return match
+    names = ", ".join(f.stem for f in builtin_files())
+    raise GameFileError(
+        spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
+    )

@@ -1,0 +1,45 @@
+"""Our engine must reach the original engine's state after every step of its traces."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from escapebench.engine import EscapeGame
+from escapebench.games.loading import load_file
+from tests.conftest import UPSTREAM
+
+TRACES = sorted((UPSTREAM / "conformance").glob("*/*.json")) if UPSTREAM.is_dir() else []
+
+
+def _trace_id(path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+@pytest.mark.skipif(not TRACES, reason="original traces not present (../shared/upstream)")
+@pytest.mark.parametrize("trace_path", TRACES, ids=_trace_id)
+def test_trace_matches_original_engine(trace_path) -> None:
+    trace = json.loads(trace_path.read_text())
+    setting = trace["setting"]
+    (defn,) = load_file(UPSTREAM / "data" / f"{setting}.yaml")
+    if "total_key_steps" in trace:
+        assert defn.total_key_steps == trace["total_key_steps"]
+        assert defn.total_tools == trace["total_tools"]
+        assert defn.start_scene == trace["initial_scene"]
+    game = EscapeGame(defn)
+    for step in trace["steps"]:
+        if step["teleport_to"]:
+            game.teleport(step["teleport_to"])
+        result = game.step(step["action"])
+        where = f"{setting} step {step['index']} {step['action']!r}"
+        assert game.state_dict() == step["state"], where
+        assert (result.success, result.error, result.game_end) == (
+            step["success"],
+            step["error"],
+            step["game_end"],
+        ), where
+        if step["error"]:
+            assert result.feedback, where  # a rejected action always says why
+    if trace_path.parent.name == "golden":
+        assert game.ended and game.progress == 1.0

@@ -1,0 +1,252 @@
+"""OpenAIChatModel against a real HTTP server with injected faults."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+
+import pytest
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+from escapebench.llm.base import (
+    Completion,
+    ModelUnavailableError,
+    SamplingSettings,
+    estimate_prompt_tokens,
+)
+from escapebench.llm.openai_client import OpenAIChatModel, parse_retry_after, redact, safe_url
+
+MESSAGES = [
+    {"role": "system", "content": "You are in a locked room."},
+    {"role": "user", "content": "What do you do?"},
+]
+SETTINGS = SamplingSettings()
+FAKE_KEY = "sk-test-DO-NOT-LEAK-0123456789abcdef"
+
+
+def fast_model(urls: list[str], **kwargs: object) -> OpenAIChatModel:
+    """A client with millisecond backoff, so retry tests take no time."""
+    options: dict[str, object] = {
+        "timeout": 2.0,
+        "max_retries": 4,
+        "backoff_base": 0.01,
+        "backoff_cap": 0.05,
+        "rng": random.Random(0),
+    }
+    options.update(kwargs)
+    return OpenAIChatModel("fake-model", urls, **options)  # type: ignore[arg-type]
+
+
+async def test_plain_answer_records_usage_and_sends_settings() -> None:
+    with FakeOpenAIServer(answer="pick up key") as server:
+        model = fast_model([server.base_url])
+        settings = SamplingSettings(temperature=0.0, max_tokens=64, seed=3, stop=("\n\n",))
+        completion = await model.complete(MESSAGES, settings)
+        assert completion.text == "pick up key"
+        assert completion.model == "fake-model"
+        assert completion.retries == 0
+        assert not completion.cached
+        assert completion.tokens_in > 0 and completion.tokens_out > 0
+        assert completion.extra["tokens_estimated"] is False
+        assert completion.latency_s > 0
+        sent = server.requests[0]
+        assert sent["model"] == "fake-model"
+        assert sent["messages"] == MESSAGES
+        assert sent["temperature"] == 0.0
+        assert sent["max_tokens"] == 64
+        assert sent["seed"] == 3
+        assert sent["stop"] == ["\n\n"]
+
+
+async def test_tokens_estimated_without_usage() -> None:
+    with FakeOpenAIServer(answer="x" * 40, include_usage=False) as server:
+        completion = await fast_model([server.base_url]).complete(MESSAGES, SETTINGS)
+        assert completion.extra["tokens_estimated"] is True
+        assert completion.tokens_in == estimate_prompt_tokens(MESSAGES)
+        assert completion.tokens_out == 10
+
+
+@pytest.mark.parametrize(
+    "fault",
+    ["429", "500", "503", "slow", "malformed", "empty_choices", "missing_content", "disconnect"],
+)
+async def test_recovers_from_each_fault_kind(fault: str) -> None:
+    with FakeOpenAIServer(
+        answer="ok", faults=[fault, fault], retry_after_s=0.05, slow_s=3.0
+    ) as server:
+        model = fast_model([server.base_url], timeout=0.5)
+        completion = await model.complete(MESSAGES, SETTINGS)
+        assert completion.text == "ok"
+        assert completion.retries == 2
+        assert server.request_count == 3
+        assert server.faults_injected == [fault, fault]
+
+
+async def test_random_faults_all_recovered() -> None:
+    kinds = ["429", "500", "503", "malformed", "empty_choices", "missing_content"]
+    with FakeOpenAIServer(fault_rate=0.3, fault_kinds=kinds, seed=1, retry_after_s=0.01) as server:
+        model = fast_model([server.base_url], max_retries=10)
+        results = await asyncio.gather(
+            *(model.complete([{"role": "user", "content": f"q{i}"}], SETTINGS) for i in range(20))
+        )
+        assert all(r.text.startswith("fake answer") for r in results)
+        assert server.faults_injected
+        assert sum(r.retries for r in results) == len(server.faults_injected)
+
+
+@pytest.mark.parametrize("status", ["429", "503"])
+async def test_retry_after_is_honoured(status: str) -> None:
+    with FakeOpenAIServer(faults=[status], retry_after_s=1) as server:
+        model = fast_model([server.base_url])
+        completion = await model.complete(MESSAGES, SETTINGS)
+        assert completion.retries == 1
+        waited = server.request_times[1] - server.request_times[0]
+        # The backoff alone would be ~10 ms; the server asked for a whole second.
+        assert 0.95 <= waited < 3.0
+
+
+async def test_server_that_stays_down(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    caplog.set_level(logging.DEBUG)  # everything, the SDK's and httpx's debug logs too
+    server = FakeOpenAIServer().start()
+    server.stop()
+    model = fast_model([server.base_url], max_retries=3)
+    assert model.has_api_key
+    with pytest.raises(ModelUnavailableError) as info:
+        await model.complete(MESSAGES, SETTINGS)
+    message = str(info.value)
+    assert server.base_url in message
+    assert "4 attempts" in message
+    assert "connect" in message.lower()
+    assert FAKE_KEY not in message
+    assert FAKE_KEY not in caplog.text
+    assert FAKE_KEY not in repr(model)
+    assert "retrying" in caplog.text  # the retries are visible in the log
+
+
+async def test_errors_from_server_are_reported_without_key(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    caplog.set_level(logging.DEBUG)
+    with FakeOpenAIServer(faults=["500"] * 10) as server:
+        model = fast_model([server.base_url], max_retries=2)
+        with pytest.raises(ModelUnavailableError) as info:
+            await model.complete(MESSAGES, SETTINGS)
+        assert "HTTP 500" in str(info.value)
+        assert "3 attempts" in str(info.value)
+        assert server.request_count == 3
+    assert FAKE_KEY not in str(info.value)
+    assert FAKE_KEY not in caplog.text
+
+
+async def test_bad_key_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    with FakeOpenAIServer(require_api_key="the-right-key-123") as server:
+        model = fast_model([server.base_url], max_retries=5)
+        with pytest.raises(ModelUnavailableError) as info:
+            await model.complete(MESSAGES, SETTINGS)
+        assert "HTTP 401" in str(info.value)
+        assert server.request_count == 0  # rejected before counting as a chat request
+        assert FAKE_KEY not in str(info.value)
+
+
+async def test_named_key_env_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVER_KEY", "the-right-key-123")
+    with FakeOpenAIServer(require_api_key="the-right-key-123", answer="in") as server:
+        model = fast_model([server.base_url], api_key_env="MY_SERVER_KEY")
+        assert (await model.complete(MESSAGES, SETTINGS)).text == "in"
+    monkeypatch.delenv("MY_SERVER_KEY")
+    with pytest.raises(ValueError, match="MY_SERVER_KEY"):
+        fast_model(["http://127.0.0.1:1/v1"], api_key_env="MY_SERVER_KEY")
+
+
+async def test_no_key_uses_placeholder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAIServer(require_api_key="EMPTY", answer="local ok") as server:
+        model = fast_model([server.base_url])
+        assert not model.has_api_key
+        assert (await model.complete(MESSAGES, SETTINGS)).text == "local ok"
+
+
+async def test_round_robin_over_two_servers() -> None:
+    with FakeOpenAIServer(answer="a") as first, FakeOpenAIServer(answer="b") as second:
+        model = fast_model([first.base_url, second.base_url])
+        texts = [(await model.complete(MESSAGES, SETTINGS)).text for _ in range(6)]
+        assert first.request_count == 3
+        assert second.request_count == 3
+        assert texts == ["a", "b"] * 3
+
+
+async def test_failover_to_live_replica() -> None:
+    with FakeOpenAIServer(answer="alive") as alive:
+        dead = FakeOpenAIServer().start()
+        dead.stop()
+        model = fast_model([dead.base_url, alive.base_url], backoff_base=5.0)
+        started = time.monotonic()
+        results = [await model.complete(MESSAGES, SETTINGS) for _ in range(4)]
+        assert [r.text for r in results] == ["alive"] * 4
+        assert alive.request_count == 4
+        assert sorted(r.retries for r in results) == [0, 0, 1, 1]
+        # Moving to an untried replica does not wait for the (here 5 s) backoff.
+        assert time.monotonic() - started < 2.0
+
+
+async def test_server_comes_back() -> None:
+    server = FakeOpenAIServer(answer="back").start()
+    server.stop()
+    model = fast_model([server.base_url], max_retries=8, backoff_base=0.1, backoff_cap=0.2)
+
+    async def revive() -> None:
+        await asyncio.sleep(0.3)
+        server.start()
+
+    try:
+        completion, _ = await asyncio.gather(model.complete(MESSAGES, SETTINGS), revive())
+        assert completion.text == "back"
+        assert completion.retries >= 1
+    finally:
+        server.stop()
+
+
+async def test_in_flight_limit() -> None:
+    with FakeOpenAIServer(latency_s=0.1) as server:
+        model = fast_model([server.base_url], max_in_flight=2)
+        await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(6)))
+        assert server.request_count == 6
+        assert server.max_in_flight == 2
+
+
+def test_works_across_event_loops() -> None:
+    with FakeOpenAIServer(answer="again") as server:
+        model = fast_model([server.base_url])
+        for _ in range(2):
+            completion: Completion = asyncio.run(model.complete(MESSAGES, SETTINGS))
+            assert completion.text == "again"
+
+
+def test_describe_has_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    model = OpenAIChatModel("m", ["http://user:pw@example.com:8000/v1?token=abc"])
+    record = model.describe()
+    assert FAKE_KEY not in repr(record)
+    assert record["base_urls"] == ["http://example.com:8000/v1"]
+    assert record["api_key_env"] == "OPENAI_API_KEY"
+
+
+def test_helpers() -> None:
+    assert parse_retry_after({"retry-after": "2"}) == 2.0
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after({}) is None
+    when = parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})
+    assert when == 0.0  # a date in the past means "now"
+    assert redact(f"Incorrect API key provided: {FAKE_KEY}.", [FAKE_KEY]) == (
+        "Incorrect API key provided: ***."
+    )
+    assert "sk-" not in redact("key sk-proj-****************abcd is wrong")
+    assert safe_url("https://u:p@host/v1?key=1") == "https://host/v1"
