@@ -1,0 +1,107 @@
+"""The contract between agents and the harness.
+
+Every step the harness (``escapebench.bench``) builds a :class:`TurnContext`, awaits
+:meth:`Agent.decide`, plays the decided action in the engine, and reports the outcome with
+:meth:`Agent.observe`. The hint system lives in the harness: the agent only sees the hint in
+its context. Agents keep all their memory in plain data so that a run killed mid-episode
+resumes exactly (:meth:`Agent.snapshot` / :meth:`Agent.restore`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from escapebench.engine.env import EscapeGame, StepResult
+
+AgentMode = Literal["free explore", "try action", "help"]
+
+
+@dataclass(frozen=True)
+class Hint:
+    """Help from the hint system: the next reference action and where to take it."""
+
+    action: str  # e.g. "apply(hairpin, drawer)"
+    scene: str  # where it must be taken; the harness has already put the agent there
+    index: int  # position of the action in the reference chain
+    steps_in_help: int = 0  # steps taken since this hint started
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """What an agent may look at before deciding. Treat ``game`` as read-only."""
+
+    game: EscapeGame
+    step: int  # 0-based index of the step about to be taken
+    position: str  # "first scene -> ... -> current scene", the path from the start
+    hint: Hint | None = None
+
+
+@dataclass(frozen=True)
+class ModelCallRecord:
+    """Accounting for one model call made while deciding."""
+
+    kind: str  # "action", "reflection", "foresight_tool", "foresight_task", ...
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached: bool = False
+    retries: int = 0
+    latency_s: float = 0.0
+
+
+@dataclass
+class Decision:
+    """An agent's choice for one step.
+
+    ``action`` is what is sent to the engine: either a canonical action string or the model's
+    raw answer (the harness extracts the last well-formed call with the forgiving parser).
+    """
+
+    action: str
+    reasoning: str = ""
+    raw_answer: str = ""
+    mode: AgentMode = "free explore"
+    calls: list[ModelCallRecord] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)  # task list, proposals, prompt...
+
+
+class Agent(ABC):
+    """Base class of every agent (model-driven, scripted, random, explorer, human)."""
+
+    #: short name used in results ("base", "escape", "random", "explorer", "human")
+    name: str = "agent"
+
+    def settings(self) -> dict[str, Any]:
+        """Everything about this agent a result depends on (written next to the result)."""
+        return {"agent": self.name}
+
+    def reset(self, game: EscapeGame) -> None:  # noqa: B027 - optional hook
+        """Called once before the first step of an episode."""
+
+    @abstractmethod
+    async def decide(self, ctx: TurnContext) -> Decision:
+        """Choose the next action."""
+
+    def observe(  # noqa: B027 - optional hook
+        self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
+    ) -> dict[str, Any]:
+        """Learn from the outcome of the decided action.
+
+        May call no model (kept synchronous); what it returns is merged into the step's log
+        record (for example the task list after the step).
+        """
+        return {}
+
+    async def after_step(
+        self, ctx: TurnContext, decision: Decision, result: StepResult
+    ) -> list[ModelCallRecord]:
+        """Model-using follow-ups of a step (reflection, foresight); returns their calls."""
+        return []
+
+    def snapshot(self) -> dict[str, Any]:
+        """The agent's whole memory as JSON-able data."""
+        return {}
+
+    def restore(self, data: dict[str, Any]) -> None:  # noqa: B027 - optional hook
+        """Load memory produced by :meth:`snapshot`."""
