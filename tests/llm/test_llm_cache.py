@@ -1,0 +1,181 @@
+"""ResponseCache and CachedChatModel: zero model calls on re-runs, exact replays."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+from escapebench.llm.base import Completion, ModelUnavailableError, SamplingSettings
+from escapebench.llm.cache import CachedChatModel, ResponseCache, cache_key
+from escapebench.llm.openai_client import OpenAIChatModel
+from escapebench.llm.scripted import ScriptedChatModel
+
+MESSAGES = [{"role": "user", "content": "Where is the key?"}]
+SETTINGS = SamplingSettings()
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def served(url: str) -> OpenAIChatModel:
+    return OpenAIChatModel("fake-model", [url], timeout=2, max_retries=1, backoff_base=0.01)
+
+
+async def test_rerun_costs_zero_requests_and_replays_exactly(tmp_path: Path) -> None:
+    db = tmp_path / "cache.sqlite"
+    with FakeOpenAIServer(latency_s=0.05) as server:
+        first = CachedChatModel(served(server.base_url), ResponseCache(db))
+        original = await first.complete(MESSAGES, SETTINGS)
+        assert not original.cached
+        assert server.request_count == 1
+
+        # A new process would build everything again from the same file.
+        again = CachedChatModel(served(server.base_url), ResponseCache(db))
+        replay = await again.complete(MESSAGES, SETTINGS)
+        assert server.request_count == 1
+        assert again.calls == 0
+        assert replay.cached
+        assert replay.text == original.text
+        assert replay.tokens_in == original.tokens_in
+        assert replay.tokens_out == original.tokens_out
+        assert replay.model == original.model
+        assert replay.extra == original.extra
+
+
+async def test_key_ignores_base_url(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeOpenAIServer(answer="from A") as a, FakeOpenAIServer(answer="from B") as b:
+        via_a = CachedChatModel(served(a.base_url), cache)
+        via_b = CachedChatModel(served(b.base_url), cache)
+        assert (await via_a.complete(MESSAGES, SETTINGS)).text == "from A"
+        assert (await via_b.complete(MESSAGES, SETTINGS)).text == "from A"
+        assert b.request_count == 0
+
+
+def test_key_depends_on_everything_that_changes_the_answer() -> None:
+    base = cache_key("m", MESSAGES, SETTINGS)
+    assert base == cache_key("m", [dict(reversed(list(MESSAGES[0].items())))], SETTINGS)
+    assert len(base) == 64
+    others = [
+        cache_key("m2", MESSAGES, SETTINGS),
+        cache_key("m", [{"role": "user", "content": "Where is the door?"}], SETTINGS),
+        cache_key("m", [{"role": "system", "content": "Where is the key?"}], SETTINGS),
+        cache_key("m", MESSAGES + [{"role": "assistant", "content": "x"}], SETTINGS),
+        cache_key("m", MESSAGES, SamplingSettings(temperature=0.7)),
+        cache_key("m", MESSAGES, SamplingSettings(top_p=0.9)),
+        cache_key("m", MESSAGES, SamplingSettings(max_tokens=10)),
+        cache_key("m", MESSAGES, SamplingSettings(seed=1)),
+        cache_key("m", MESSAGES, SamplingSettings(stop=("\n",))),
+    ]
+    assert len({base, *others}) == len(others) + 1
+
+
+async def test_changed_settings_miss(tmp_path: Path) -> None:
+    inner = ScriptedChatModel(["cold", "warm"])
+    model = CachedChatModel(inner, ResponseCache(tmp_path / "c.sqlite"))
+    assert (await model.complete(MESSAGES, SETTINGS)).text == "cold"
+    assert (await model.complete(MESSAGES, SamplingSettings(temperature=1.0))).text == "warm"
+    assert (await model.complete(MESSAGES, SETTINGS)).text == "cold"
+    assert inner.calls == 2
+    assert model.cache.hits == 1
+    assert model.cache.misses == 2
+
+
+async def test_concurrent_identical_requests_call_once(tmp_path: Path) -> None:
+    inner = ScriptedChatModel(lambda messages: "same", latency_s=0.05)
+    model = CachedChatModel(inner, ResponseCache(tmp_path / "c.sqlite"))
+    results = await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(8)))
+    assert inner.calls == 1
+    assert {r.text for r in results} == {"same"}
+    assert sum(not r.cached for r in results) == 1
+
+
+async def test_failures_are_not_cached(tmp_path: Path) -> None:
+    class Flaky:
+        name = "flaky"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def complete(self, messages: object, settings: SamplingSettings) -> Completion:
+            self.calls += 1
+            if self.calls == 1:
+                raise ModelUnavailableError("down")
+            return Completion(text="up", model=self.name)
+
+    inner = Flaky()
+    model = CachedChatModel(inner, ResponseCache(tmp_path / "c.sqlite"))
+    with pytest.raises(ModelUnavailableError):
+        await model.complete(MESSAGES, SETTINGS)
+    assert len(model.cache) == 0
+    assert (await model.complete(MESSAGES, SETTINGS)).text == "up"
+    assert (await model.complete(MESSAGES, SETTINGS)).cached
+
+
+def test_wal_mode_and_first_writer_wins(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    key = cache_key("m", MESSAGES, SETTINGS)
+    assert key not in cache
+    assert cache.put(key, Completion(text="first", tokens_in=3, tokens_out=4, model="m"))
+    assert not cache.put(key, Completion(text="second", model="m"))
+    hit = cache.get(key)
+    assert hit is not None and hit.text == "first" and hit.cached
+    assert (hit.tokens_in, hit.tokens_out) == (3, 4)
+    cache.close()
+    with sqlite3.connect(tmp_path / "c.sqlite") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+WRITER = textwrap.dedent(
+    """
+    import asyncio, sys
+    sys.path.insert(0, {src!r})
+    from escapebench.llm.base import SamplingSettings
+    from escapebench.llm.cache import CachedChatModel, ResponseCache
+    from escapebench.llm.scripted import ScriptedChatModel
+
+    async def main(tag: str) -> None:
+        inner = ScriptedChatModel(lambda messages: tag + ":" + messages[-1]["content"])
+        model = CachedChatModel(inner, ResponseCache(sys.argv[1]))
+        for i in range(40):
+            messages = [{{"role": "user", "content": "shared" if i % 4 == 0 else tag + str(i)}}]
+            await model.complete(messages, SamplingSettings())
+        print(inner.calls)
+
+    asyncio.run(main(sys.argv[2]))
+    """
+)
+
+
+def test_cache_file_shared_by_processes(tmp_path: Path) -> None:
+    db = tmp_path / "shared.sqlite"
+    script = WRITER.format(src=SRC)
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(db), tag], stdout=subprocess.PIPE, text=True
+        )
+        for tag in ("p1", "p2")
+    ]
+    outputs = [w.communicate(timeout=60)[0] for w in writers]
+    assert [w.returncode for w in writers] == [0, 0], outputs
+    cache = ResponseCache(db)
+    # 30 own entries per process, plus one entry for the "shared" prompt.
+    assert len(cache) == 61
+    shared = cache.get(cache_key("scripted", [{"role": "user", "content": "shared"}], SETTINGS))
+    assert shared is not None and shared.text in ("p1:shared", "p2:shared")
+
+    # A third process re-running the same work makes no model calls at all.
+    rerun = subprocess.run(
+        [sys.executable, "-c", script, str(db), "p1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(rerun.stdout) == 0
