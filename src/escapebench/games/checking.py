@@ -1,0 +1,999 @@
+"""Checks of game files: static ones over a :class:`GameDefinition`, dynamic ones by playing it.
+
+Static checks find names that point nowhere (triggers, waits, ``apply_to``/``wait_for``, scene
+links, reference actions), tools and items whose ``apply_to`` and ``wait_for`` do not pair up,
+states that do not exist, duplicate names, things nothing can ever reveal, and games without a
+``GAME END``. Dynamic checks replay the reference chain as the hint system does (teleporting to
+each step's scene) to ``GAME END`` with full progress, count the oracle steps (reference actions
+plus the shortest walks between them), and search the game's states for any way to ``GAME END``.
+
+Every problem is a :class:`CheckIssue` naming the file, the YAML line where it can be found, the
+setting and the place (scene / item / state / transition). :func:`check_paths` is what
+``escapebench check`` runs; :meth:`SettingReport.to_json` is its ``--json`` schema.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from escapebench.engine.actions import Action, normalize_name, parse_call, split_candidates
+from escapebench.engine.env import EscapeGame
+from escapebench.engine.model import GAME_END_MARK, GameDefinition, Item, Tool
+from escapebench.games.loading import ORIGINAL_NAME, GameFileError, load_file
+
+try:  # composing with libyaml is much faster; only done when an issue needs its line
+    from yaml import CSafeLoader as _ComposeLoader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _ComposeLoader  # type: ignore[assignment]
+
+Severity = Literal["error", "warning"]
+YamlPath = tuple[str | int, ...]
+
+# States the solver may visit before it gives up (a warning, not an error).
+SOLVER_STATE_LIMIT = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class CheckIssue:
+    """One problem found in a game: where it is and what is wrong."""
+
+    severity: Severity
+    check: str  # short id of the check, e.g. "unknown-name", "pairing", "reference"
+    message: str
+    source: str  # the file the problem is in
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.source if self.line is None else f"{self.source}:{self.line}"
+        return f"{where}: {self.severity}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "severity": self.severity,
+            "check": self.check,
+            "message": self.message,
+            "source": self.source,
+            "line": self.line,
+        }
+
+
+@dataclass
+class SettingReport:
+    """Counts and issues of one setting (or of one file that could not be loaded)."""
+
+    setting: str
+    game: str
+    difficulty: str
+    title: str
+    source: str
+    scenes: int = 0
+    hidden_scenes: int = 0
+    items: int = 0
+    tools: int = 0
+    key_steps: int = 0  # total key steps of the setting
+    total_tools: int = 0
+    reference_length: int = 0
+    oracle_steps: int | None = None  # None when the reference does not replay
+    crafts: int = 0  # verbs of the reference actions
+    inputs: int = 0
+    applies: int = 0
+    clicks: int = 0
+    moves: int = 0
+    solver: str = "not run"  # "reached", "unreachable", "gave up", "not run"
+    loaded: bool = True
+    issues: list[CheckIssue] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[CheckIssue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+    @property
+    def warnings(self) -> list[CheckIssue]:
+        return [i for i in self.issues if i.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``check --json`` record of this setting."""
+        return {
+            "setting": self.setting,
+            "game": self.game,
+            "difficulty": self.difficulty,
+            "title": self.title,
+            "source": self.source,
+            "ok": self.ok,
+            "loaded": self.loaded,
+            "scenes": self.scenes,
+            "hidden_scenes": self.hidden_scenes,
+            "items": self.items,
+            "tools": self.tools,
+            "key_steps": self.key_steps,
+            "total_tools": self.total_tools,
+            "reference_length": self.reference_length,
+            "oracle_steps": self.oracle_steps,
+            "crafts": self.crafts,
+            "inputs": self.inputs,
+            "applies": self.applies,
+            "clicks": self.clicks,
+            "moves": self.moves,
+            "solver": self.solver,
+            "errors": [i.to_json() for i in self.errors],
+            "warnings": [i.to_json() for i in self.warnings],
+        }
+
+
+# ------------------------------------------------------------------ where things are
+class _Locator:
+    """Finds the YAML line of a place in a game file; the file is composed once, on demand."""
+
+    def __init__(self, source: str, text: str | None):
+        self.source = source
+        self._text = text
+        self._root: yaml.Node | None = None
+        self._composed = False
+        self._ref_lines: list[int] | None = None
+
+    def _compose(self) -> yaml.Node | None:
+        if not self._composed:
+            self._composed = True
+            if self._text is not None:
+                try:
+                    self._root = yaml.compose(self._text, Loader=_ComposeLoader)
+                except yaml.YAMLError:
+                    self._root = None
+        return self._root
+
+    @property
+    def scenes_base(self) -> YamlPath:
+        """Our format nests the scenes under ``scenes:``; the original is a bare list."""
+        return ("scenes",) if isinstance(self._compose(), yaml.MappingNode) else ()
+
+    def line(self, path: YamlPath) -> int | None:
+        node = self._compose()
+        if node is None:
+            return None
+        for key in path:
+            nxt = None
+            if isinstance(node, yaml.SequenceNode) and isinstance(key, int):
+                if 0 <= key < len(node.value):
+                    nxt = node.value[key]
+            elif isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    if k.value == key:
+                        # A mapping entry is reported at its key: that is where the reader looks.
+                        nxt = v
+                        break
+            if nxt is None:
+                break
+            node = nxt
+        return node.start_mark.line + 1
+
+
+def _reference_log_of(defn: GameDefinition) -> Path | None:
+    """The ``key_log`` file an original-layout setting took its reference from."""
+    m = ORIGINAL_NAME.match(Path(defn.source).stem)
+    if not m:
+        return None
+    log = Path(defn.source).parent / "reference" / f"key_log_{m.group(1)}-{m.group(2)}.txt"
+    return log if log.exists() else None
+
+
+def _object_lines(text: str) -> list[int]:
+    """Start line of each JSON object of a ``key_log`` stream."""
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            break
+        lines.append(text.count("\n", 0, i) + 1)
+        try:
+            _, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            break
+    return lines
+
+
+# ------------------------------------------------------------------ the static checks
+def _suggest(name: str, candidates: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class _StaticChecker:
+    """Walks a definition once and records every static problem with its YAML place."""
+
+    def __init__(self, defn: GameDefinition, locator: _Locator):
+        self.d = defn
+        self.loc = locator
+        self.issues: list[CheckIssue] = []
+        self.base = locator.scenes_base
+        self.item_names = {it.name for it in defn.items}
+        self.tool_names = {t.name for t in defn.tools}
+        self.scene_names = {s.name for s in defn.scenes}
+
+    # -- places
+    def item_path(self, i: int) -> YamlPath:
+        it = self.d.items[i]
+        k = self.d.scenes[it.scene].items.index(i)
+        return (*self.base, it.scene, "items", k, "item")
+
+    def tool_path(self, t: int) -> YamlPath:
+        tool = self.d.tools[t]
+        k = self.d.scenes[tool.scene].tools.index(t)
+        return (*self.base, tool.scene, "tools", k, "tool")
+
+    def item_place(self, i: int, state: int | None = None, transition: int | None = None) -> str:
+        it = self.d.items[i]
+        out = f"scene {self.d.scenes[it.scene].name!r}, item {it.name!r}"
+        if state is not None:
+            out += f", state {state}"
+        if transition is not None:
+            out += f", transition {transition}"
+        return out
+
+    def tool_place(self, t: int, state: int | None = None) -> str:
+        tool = self.d.tools[t]
+        out = f"scene {self.d.scenes[tool.scene].name!r}, tool {tool.name!r}"
+        return out if state is None else f"{out}, state {state}"
+
+    def add(self, severity: Severity, check: str, message: str, path: YamlPath | None) -> None:
+        line = self.loc.line(path) if path is not None else None
+        self.issues.append(
+            CheckIssue(severity, check, f"[{self.d.setting}] {message}", self.loc.source, line)
+        )
+
+    # -- the checks
+    def run(self) -> list[CheckIssue]:
+        self.check_duplicates()
+        self.check_links()
+        self.check_items()
+        self.check_tools()
+        self.check_reveals()
+        self.check_game_end()
+        return self.issues
+
+    def check_duplicates(self) -> None:
+        d = self.d
+        seen: dict[str, int] = {}
+        for si, s in enumerate(d.scenes):
+            if s.name in seen:
+                self.add(
+                    "error", "duplicate-name",
+                    f"scene {s.name!r} is defined twice (first as scene {seen[s.name] + 1})",
+                    (*self.base, si, "name"),
+                )
+            seen.setdefault(s.name, si)
+        first_tool: dict[str, int] = {}
+        for t, tool in enumerate(d.tools):
+            if tool.name in first_tool:
+                other = d.scenes[d.tools[first_tool[tool.name]].scene].name
+                self.add(
+                    "error", "duplicate-name",
+                    f"{self.tool_place(t)}: a tool named {tool.name!r} already exists in scene "
+                    f"{other!r}; the bag and 'apply, <tool>' waits tell tools apart by name",
+                    (*self.tool_path(t), "name"),
+                )
+            first_tool.setdefault(tool.name, t)
+        for s in d.scenes:
+            names: dict[str, int] = {}
+            for i in s.items:
+                key = normalize_name(d.items[i].name)
+                if key in names:
+                    self.add(
+                        "error", "duplicate-name",
+                        f"{self.item_place(i)}: the scene already has an item of this name; "
+                        "players cannot tell them apart",
+                        (*self.item_path(i), "name"),
+                    )
+                names.setdefault(key, i)
+            for t in s.tools:
+                key = normalize_name(d.tools[t].name)
+                if key in names:
+                    self.add(
+                        "error", "duplicate-name",
+                        f"{self.tool_place(t)}: the scene also has an item of this name; "
+                        "click() cannot tell them apart",
+                        (*self.tool_path(t), "name"),
+                    )
+
+    def check_links(self) -> None:
+        for si, s in enumerate(self.d.scenes):
+            for link in s.links:
+                if link.target not in self.scene_names:
+                    self.add(
+                        "error", "unknown-name",
+                        f"scene {s.name!r}: link {link.label!r} leads to unknown scene "
+                        f"{link.target!r}{_suggest(link.target, self.scene_names)}",
+                        (*self.base, si, "scene_relations", link.label),
+                    )
+
+    def check_items(self) -> None:
+        d = self.d
+        for i, it in enumerate(d.items):
+            ipath = self.item_path(i)
+            for s, st in enumerate(it.states):
+                for ti, tr in enumerate(st.transitions):
+                    tpath = (*ipath, "states", s, "transitions", ti)
+                    place = self.item_place(i, s, ti)
+                    for wi, w in enumerate(tr.waits):
+                        if w.kind != "apply":
+                            continue
+                        wpath = (*tpath, "wait_for", wi)
+                        if w.arg not in self.tool_names:
+                            self.add(
+                                "error", "unknown-name",
+                                f"{place}: waits for 'apply, {w.arg}' but there is no tool "
+                                f"{w.arg!r}{_suggest(w.arg, self.tool_names)}",
+                                wpath,
+                            )
+                        elif not any(
+                            it.name in ts.apply_to for t in d.tools if t.name == w.arg
+                            for ts in t.states
+                        ):
+                            self.add(
+                                "error", "pairing",
+                                f"{place}: waits for 'apply, {w.arg}' but no state of tool "
+                                f"{w.arg!r} lists {it.name!r} in apply_to, so the apply "
+                                "can never succeed",
+                                wpath,
+                            )
+                    for gi, g in enumerate(tr.triggers):
+                        self.check_trigger(i, g, place, (*tpath, "trigger", gi))
+
+    def check_trigger(self, i: int, g: Any, place: str, path: YamlPath) -> None:
+        d = self.d
+        it = d.items[i]
+        if g.kind == "become_tool":
+            here = [d.tools[t].name for t in d.scenes[it.scene].tools]
+            if g.target not in here:
+                elsewhere = " (it is in another scene)" if g.target in self.tool_names else ""
+                self.add(
+                    "error", "unknown-name",
+                    f"{place}: 'become_tool, {g.target}' names no tool of scene "
+                    f"{d.scenes[it.scene].name!r}{elsewhere}{_suggest(g.target, here)}",
+                    path,
+                )
+            return
+        tk = g.target_kind
+        if tk == "scene":
+            if g.target not in self.scene_names:
+                self.add(
+                    "error", "unknown-name",
+                    f"{place}: trigger names unknown scene {g.target!r}"
+                    f"{_suggest(g.target, self.scene_names)}",
+                    path,
+                )
+            return
+        if tk == "tool":
+            if g.target not in self.tool_names:
+                self.add(
+                    "error", "unknown-name",
+                    f"{place}: trigger names unknown tool {g.target!r}"
+                    f"{_suggest(g.target, self.tool_names)}",
+                    path,
+                )
+            elif g.kind == "change_state":
+                n = len(d.tools[d.tool_index[g.target]].states)
+                if not 0 <= int(g.value) < n:
+                    self.add(
+                        "error", "bad-state",
+                        f"{place}: 'change_state' sets tool {g.target!r} to state {g.value}, "
+                        f"but it has {n} state(s) (0 to {n - 1})",
+                        path,
+                    )
+            return
+        if tk == "item" and g.target not in self.item_names:
+            self.add(
+                "error", "unknown-name",
+                f"{place}: trigger names unknown item {g.target!r}"
+                f"{_suggest(g.target, self.item_names)}",
+                path,
+            )
+            return
+        if g.kind == "change_state":
+            target = it if tk == "self" else self._item_near(g.target, it.scene)
+            n = len(target.states)
+            if not 0 <= int(g.value) < n:
+                who = "this item" if tk == "self" else f"item {target.name!r}"
+                self.add(
+                    "error", "bad-state",
+                    f"{place}: 'change_state' sets {who} to state {g.value}, but it has "
+                    f"{n} state(s) (0 to {n - 1})",
+                    path,
+                )
+
+    def _item_near(self, name: str, scene: int) -> Item:
+        """The item a trigger means: as the engine resolves it (same scene first)."""
+        d = self.d
+        for j in d.scenes[scene].items:
+            if d.items[j].name == name:
+                return d.items[j]
+        return d.items[d.item_index[name]]
+
+    def check_tools(self) -> None:
+        d = self.d
+        waited_by_item: dict[str, set[str]] = {}  # tool -> items waiting for 'apply, tool'
+        for it in d.items:
+            for st in it.states:
+                for tr in st.transitions:
+                    for w in tr.waits:
+                        if w.kind == "apply":
+                            waited_by_item.setdefault(w.arg, set()).add(it.name)
+        for t, tool in enumerate(d.tools):
+            tpath = self.tool_path(t)
+            for s, st in enumerate(tool.states):
+                spath = (*tpath, "states", s)
+                place = self.tool_place(t, s)
+                for k, target in enumerate(st.apply_to):
+                    apath = (*spath, "apply_to", k)
+                    if target in self.tool_names:
+                        if not any(
+                            tool.name in os.wait_for for o in d.tools if o.name == target
+                            for os in o.states
+                        ):
+                            self.add(
+                                "error", "pairing",
+                                f"{place}: apply_to lists tool {target!r}, but no state of "
+                                f"{target!r} has {tool.name!r} in wait_for, so this craft "
+                                "can never succeed",
+                                apath,
+                            )
+                    elif target in self.item_names:
+                        if target not in waited_by_item.get(tool.name, set()):
+                            self.add(
+                                "error", "pairing",
+                                f"{place}: apply_to lists item {target!r}, but no state of "
+                                f"{target!r} waits for 'apply, {tool.name}', so the tool can "
+                                "never be used there",
+                                apath,
+                            )
+                    else:
+                        self.add(
+                            "error", "unknown-name",
+                            f"{place}: apply_to names {target!r}, which is neither an item "
+                            f"nor a tool{_suggest(target, self.item_names | self.tool_names)}",
+                            apath,
+                        )
+                for k, src in enumerate(st.wait_for):
+                    wpath = (*spath, "wait_for", k)
+                    if src not in self.tool_names:
+                        self.add(
+                            "error", "unknown-name",
+                            f"{place}: wait_for names unknown tool {src!r}"
+                            f"{_suggest(src, self.tool_names)}",
+                            wpath,
+                        )
+                    elif not any(
+                        tool.name in os.apply_to for o in d.tools if o.name == src
+                        for os in o.states
+                    ):
+                        self.add(
+                            "error", "pairing",
+                            f"{place}: wait_for lists tool {src!r}, but no state of {src!r} "
+                            f"has {tool.name!r} in apply_to, so this craft can never happen",
+                            wpath,
+                        )
+
+    def check_reveals(self) -> None:
+        """Hidden scenes, items and tools need a trigger that makes them visible."""
+        d = self.d
+        shown_scenes: set[str] = set()
+        shown_items: set[str] = set()
+        shown_tools: set[str] = set()
+        for it in d.items:
+            for st in it.states:
+                for tr in st.transitions:
+                    for g in tr.triggers:
+                        if g.kind == "become_tool":
+                            shown_tools.add(g.target)  # goes straight into the bag
+                        elif g.kind == "change_visible" and g.value is True:
+                            {"scene": shown_scenes, "item": shown_items, "tool": shown_tools}.get(
+                                g.target_kind, set()
+                            ).add(g.target)
+        linked = {link.target for s in d.scenes for link in s.links}
+        for si, s in enumerate(d.scenes):
+            path = (*self.base, si, "visible")
+            if si == 0:
+                continue  # the player starts there
+            if not s.visible and s.name not in shown_scenes:
+                self.add(
+                    "error", "never-revealed",
+                    f"scene {s.name!r} is hidden (visible: false) and no trigger ever makes it "
+                    "visible",
+                    path,
+                )
+            if s.name not in linked:
+                self.add(
+                    "error", "unreachable",
+                    f"scene {s.name!r}: no scene links to it, so it can never be entered",
+                    (*self.base, si, "name"),
+                )
+        for i, it in enumerate(d.items):
+            if not it.visible and it.name not in shown_items:
+                self.add(
+                    "error", "never-revealed",
+                    f"{self.item_place(i)}: hidden (visible: false) and no trigger ever makes "
+                    "it visible",
+                    (*self.item_path(i), "visible"),
+                )
+        for t, tool in enumerate(d.tools):
+            if not tool.visible and tool.name not in shown_tools:
+                self.add(
+                    "error", "never-revealed",
+                    f"{self.tool_place(t)}: hidden (visible: false) and no trigger ever makes "
+                    "it visible or turns an item into it",
+                    (*self.tool_path(t), "visible"),
+                )
+
+    def check_game_end(self) -> None:
+        d = self.d
+        if not any(tr.ends_game for it in d.items for st in it.states for tr in st.transitions):
+            self.add(
+                "error", "no-game-end",
+                f"no transition has {GAME_END_MARK!r} in its reward, so the game can never end",
+                None,
+            )
+
+
+# ------------------------------------------------------------------ reference actions
+@dataclass(frozen=True, slots=True)
+class _RefPlace:
+    source: str
+    line: int | None
+    label: str  # "reference step 3"
+
+
+def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace]:
+    n = len(defn.reference)
+    log = _reference_log_of(defn)
+    if log is not None:
+        try:
+            lines: list[int | None] = list(_object_lines(log.read_text(encoding="utf-8")))
+        except OSError:
+            lines = []
+        lines += [None] * (n - len(lines))
+        return [_RefPlace(str(log), lines[k], f"reference step {k + 1}") for k in range(n)]
+    return [
+        _RefPlace(locator.source, locator.line(("reference", k)), f"reference step {k + 1}")
+        for k in range(n)
+    ]
+
+
+def _names_exist(defn: GameDefinition, verb: str, text: str) -> str | None:
+    """Why a reference action's names cannot exist anywhere in the game (None when fine)."""
+    items = {normalize_name(it.name) for it in defn.items}
+    tools = {normalize_name(t.name) for t in defn.tools}
+    scenes = {normalize_name(s.name) for s in defn.scenes}
+    labels = {normalize_name(ln.label) for s in defn.scenes for ln in s.links}
+    if verb == "move":
+        key = normalize_name(text)
+        return None if key in scenes or key in labels else f"no scene {text.strip()!r}"
+    if verb == "click":
+        key = normalize_name(text)
+        return None if key in items or key in tools else f"no item or tool {text.strip()!r}"
+    cuts = split_candidates(text)
+    if not cuts:
+        return f"{verb} needs two arguments"
+    left_ok, right_ok = (tools, items) if verb == "apply" else (tools, tools)
+    for left, right in cuts:
+        if verb == "input":
+            if normalize_name(right) in items:
+                return None
+            continue
+        if normalize_name(left) in left_ok and normalize_name(right) in right_ok:
+            return None
+    left, right = cuts[0]
+    if verb == "input":
+        return f"no item {right.strip()!r}"
+    if normalize_name(left) not in left_ok:
+        return f"no tool {left.strip()!r}"
+    return f"no {'item' if verb == 'apply' else 'tool'} {right.strip()!r}"
+
+
+def _check_reference_names(
+    defn: GameDefinition, places: Sequence[_RefPlace], issues: list[CheckIssue]
+) -> None:
+    scene_names = {s.name for s in defn.scenes}
+    for step, place in zip(defn.reference, places, strict=True):
+        what = f"[{defn.setting}] {place.label} {step.action!r}"
+        for name in step.path:
+            if name not in scene_names:
+                issues.append(CheckIssue(
+                    "error", "reference",
+                    f"{what}: position names unknown scene {name!r}"
+                    f"{_suggest(name, scene_names)}",
+                    place.source, place.line,
+                ))
+        call = parse_call(step.action)
+        if call is None:
+            issues.append(CheckIssue(
+                "error", "reference", f"{what}: not an action of the form verb(arguments)",
+                place.source, place.line,
+            ))
+            continue
+        problem = _names_exist(defn, call.verb, call.arg_text)
+        if problem:
+            issues.append(CheckIssue(
+                "error", "reference", f"{what}: {problem} in this game", place.source, place.line,
+            ))
+
+
+# ------------------------------------------------------------------ replay and oracle
+def walk_length(game: EscapeGame, start: int, goal: int) -> int | None:
+    """Fewest moves from scene ``start`` to ``goal`` over links whose target is visible now."""
+    if start == goal:
+        return 0
+    d = game.defn
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        for link in d.scenes[cur].links:
+            nxt = d.scene_index.get(link.target)
+            if nxt is None or nxt in dist or not game.scene_visible[nxt]:
+                continue
+            dist[nxt] = dist[cur] + 1
+            if nxt == goal:
+                return dist[nxt]
+            queue.append(nxt)
+    return None
+
+
+@dataclass
+class ReplayOutcome:
+    """How the reference chain played: the oracle count and the first problem, if any."""
+
+    oracle_steps: int | None
+    ended: bool
+    progress: float
+    issues: list[CheckIssue]
+
+
+def replay_reference(
+    defn: GameDefinition, places: Sequence[_RefPlace] | None = None
+) -> ReplayOutcome:
+    """Play the reference as the hint system does and count the oracle's steps.
+
+    Before each action the player is teleported to the step's scene; the oracle instead walks
+    there from where the previous action was made (shortest walk over visible links at that
+    moment), so oracle steps = reference actions + those walks, starting in the first scene.
+    """
+    if places is None:
+        places = [_RefPlace(defn.source, None, f"reference step {k + 1}")
+                  for k in range(len(defn.reference))]
+    issues: list[CheckIssue] = []
+    game = EscapeGame(defn)
+    oracle = 0
+    position = 0
+    tag = f"[{defn.setting}]"
+    for k, (step, place) in enumerate(zip(defn.reference, places, strict=True)):
+        what = f"{tag} {place.label} {step.action!r} in scene {step.scene!r}"
+        goal = defn.scene_index.get(step.scene)
+        if goal is None:
+            issues.append(CheckIssue(
+                "error", "reference", f"{what}: the scene does not exist", place.source,
+                place.line,
+            ))
+            return ReplayOutcome(None, False, game.progress, issues)
+        if game.ended:
+            issues.append(CheckIssue(
+                "error", "reference",
+                f"{what}: the game already ended at the step before; "
+                f"{len(defn.reference) - k} reference step(s) are never played",
+                place.source, place.line,
+            ))
+            return ReplayOutcome(None, True, game.progress, issues)
+        walk = walk_length(game, position, goal)
+        if walk is None:
+            # The hint system teleports, so the chain still plays; a player could not walk it.
+            here = defn.scenes[position].name
+            issues.append(CheckIssue(
+                "warning", "walk",
+                f"{what}: cannot walk there from {here!r} over the scenes visible at that "
+                "moment (only the hint teleport gets there); counted as the position's path",
+                place.source, place.line,
+            ))
+            walk = max(len(step.path) - 1, 0)
+        oracle += walk + 1
+        game.teleport(step.scene)
+        result = game.step(step.action)
+        if result.error or not result.success:
+            issues.append(CheckIssue(
+                "error", "reference",
+                f"{what} fails: {result.feedback}", place.source, place.line,
+            ))
+            return ReplayOutcome(None, game.ended, game.progress, issues)
+        position = game.scene
+    if not defn.reference:
+        issues.append(CheckIssue(
+            "error", "reference", f"{tag} the game has no reference solution", defn.source, None,
+        ))
+        return ReplayOutcome(None, False, game.progress, issues)
+    if not game.ended:
+        issues.append(CheckIssue(
+            "error", "reference",
+            f"{tag} the reference chain ends without reaching {GAME_END_MARK!r} "
+            f"(progress {game.progress:.3f}){_missing(game)}",
+            places[-1].source, places[-1].line,
+        ))
+        return ReplayOutcome(None, False, game.progress, issues)
+    if game.progress < 1.0:
+        issues.append(CheckIssue(
+            "error", "reference",
+            f"{tag} the reference reaches {GAME_END_MARK!r} with progress {game.progress:.3f}, "
+            f"not 1.0{_missing(game)}",
+            places[-1].source, places[-1].line,
+        ))
+        return ReplayOutcome(oracle, True, game.progress, issues)
+    return ReplayOutcome(oracle, True, 1.0, issues)
+
+
+def _missing(game: EscapeGame, limit: int = 8) -> str:
+    """Which tools and key steps a play-through left out, for the message."""
+    d = game.defn
+    out: list[str] = []
+    out += [f"tool {t.name!r} never collected" for i, t in enumerate(d.tools)
+            if i not in game.bag and game.tool_where[i] == 0]
+    for i, it in enumerate(d.items):
+        for s, st in enumerate(it.states):
+            for ti, tr in enumerate(st.transitions):
+                for wi, w in enumerate(tr.waits):
+                    if (0, i, s, ti, wi) not in game.counted:
+                        out.append(f"item {it.name!r} state {s} never got '{w}'")
+    for t, tool in enumerate(d.tools):
+        for s, st in enumerate(tool.states):
+            for wi, src in enumerate(st.wait_for):
+                if (1, t, s, 0, wi) not in game.counted:
+                    out.append(f"tool {tool.name!r} state {s} never got {src!r} crafted in")
+    if not out:
+        return ""
+    more = f" and {len(out) - limit} more" if len(out) > limit else ""
+    return ": " + "; ".join(out[:limit]) + more
+
+
+# ------------------------------------------------------------------ solver
+def _state_key(game: EscapeGame) -> tuple[Any, ...]:
+    return (
+        game.scene,
+        tuple(game.scene_visible),
+        tuple(game.item_visible),
+        tuple(game.item_interact),
+        tuple(game.item_state),
+        tuple(game.item_present),
+        tuple(game.tool_visible),
+        tuple(game.tool_where),
+        tuple(game.tool_state),
+        frozenset(game.bag),
+        frozenset((k, frozenset(v)) for k, v in game.satisfied.items() if v),
+        frozenset((k, frozenset(v)) for k, v in game.used.items() if v),
+    )
+
+
+def _reachable_scenes(game: EscapeGame) -> list[int]:
+    d = game.defn
+    seen = {game.scene}
+    order = [game.scene]
+    queue = deque(order)
+    while queue:
+        cur = queue.popleft()
+        for link in d.scenes[cur].links:
+            nxt = d.scene_index.get(link.target)
+            if nxt is not None and nxt not in seen and game.scene_visible[nxt]:
+                seen.add(nxt)
+                order.append(nxt)
+                queue.append(nxt)
+    return order
+
+
+def _candidates(game: EscapeGame) -> Iterator[tuple[int, Action]]:
+    """Every (scene, action) that could change the state: those are the only ones to try.
+
+    A step changes the state only by collecting a tool, matching a wait of an item's current
+    state, or a craft whose ``apply_to``/``wait_for`` pair up, so nothing else is generated.
+    Tool pick-ups come first: they never hurt, which keeps the depth-first search short.
+    """
+    d = game.defn
+    bag_tools: list[Tool] = [d.tools[t] for t in game.bag]
+    scenes = _reachable_scenes(game)
+    saved = game.scene
+    for sc in scenes:
+        game.scene = sc
+        for t in game.visible_scene_tools():
+            yield sc, Action("click", (d.tools[t].name,))
+    for sc in scenes:
+        game.scene = sc
+        for i in game.visible_items():
+            if not game.item_interact[i]:
+                continue
+            it = d.items[i]
+            for tr in it.states[game.item_state[i]].transitions:
+                for w in tr.waits:
+                    if w.kind == "click":
+                        yield sc, Action("click", (it.name,))
+                    elif w.kind == "input":
+                        yield sc, Action("input", (w.arg, it.name))
+                    else:
+                        for t, tool in zip(game.bag, bag_tools, strict=True):
+                            if tool.name == w.arg and it.name in tool.states[
+                                game.tool_state[t]
+                            ].apply_to:
+                                yield sc, Action("apply", (tool.name, it.name))
+    game.scene = saved
+    for a, ta in zip(game.bag, bag_tools, strict=True):
+        for b, tb in zip(game.bag, bag_tools, strict=True):
+            if a != b and tb.name in ta.states[game.tool_state[a]].apply_to and ta.name in (
+                tb.states[game.tool_state[b]].wait_for
+            ):
+                yield saved, Action("craft", (ta.name, tb.name))
+
+
+def solve(defn: GameDefinition, state_limit: int = SOLVER_STATE_LIMIT) -> tuple[str, int]:
+    """Search the game's states for any way to ``GAME END`` (walking, never teleporting).
+
+    Returns ``("reached" | "unreachable" | "gave up", states visited)``. The search is complete
+    (only state-changing actions are skipped), so "unreachable" is a proof, not a guess.
+    """
+    game = EscapeGame(defn)
+    visited = {_state_key(game)}
+    stack: list[tuple[dict[str, Any], Iterator[tuple[int, Action]]]] = []
+    snap = game.snapshot()
+    stack.append((snap, iter(list(_candidates(game)))))
+    while stack:
+        snap, todo = stack[-1]
+        nxt = next(todo, None)
+        if nxt is None:
+            stack.pop()
+            continue
+        game.restore(snap)
+        game.scene, action = nxt
+        result = game.step(action)
+        if result.error or not result.success:
+            continue
+        if result.game_end:
+            return "reached", len(visited)
+        key = _state_key(game)
+        if key in visited:
+            continue
+        visited.add(key)
+        if len(visited) >= state_limit:
+            return "gave up", len(visited)
+        stack.append((game.snapshot(), iter(list(_candidates(game)))))
+    return "unreachable", len(visited)
+
+
+# ------------------------------------------------------------------ putting it together
+def _count_verbs(report: SettingReport, defn: GameDefinition) -> None:
+    for step in defn.reference:
+        call = parse_call(step.action)
+        if call is None:
+            continue
+        attr = {"craft": "crafts", "input": "inputs", "apply": "applies", "click": "clicks",
+                "move": "moves"}[call.verb]
+        setattr(report, attr, getattr(report, attr) + 1)
+
+
+def check_definition(
+    defn: GameDefinition, text: str | None = None, *, run_solver: bool = True
+) -> SettingReport:
+    """All checks of one setting. ``text`` is the file's YAML, used to find lines."""
+    locator = _Locator(defn.source, text)
+    report = SettingReport(
+        setting=defn.setting,
+        game=defn.game,
+        difficulty=defn.difficulty,
+        title=defn.title,
+        source=defn.source,
+        scenes=len(defn.scenes),
+        hidden_scenes=sum(not s.visible for s in defn.scenes),
+        items=len(defn.items),
+        tools=len(defn.tools),
+        key_steps=defn.total_key_steps,
+        total_tools=defn.total_tools,
+        reference_length=len(defn.reference),
+    )
+    _count_verbs(report, defn)
+    report.issues.extend(_StaticChecker(defn, locator).run())
+    places = _reference_places(defn, locator)
+    ref_issues: list[CheckIssue] = []
+    _check_reference_names(defn, places, ref_issues)
+    report.issues.extend(ref_issues)
+    if not ref_issues:  # a chain naming missing things would only fail again, less clearly
+        outcome = replay_reference(defn, places)
+        report.oracle_steps = outcome.oracle_steps
+        report.issues.extend(outcome.issues)
+    if run_solver:
+        verdict, visited = solve(defn)
+        report.solver = verdict
+        if verdict == "unreachable":
+            report.issues.append(CheckIssue(
+                "error", "solver",
+                f"[{defn.setting}] no sequence of actions reaches {GAME_END_MARK!r} "
+                f"(searched all {visited} reachable states)",
+                defn.source, None,
+            ))
+        elif verdict == "gave up":
+            report.issues.append(CheckIssue(
+                "warning", "solver",
+                f"[{defn.setting}] the search for a way to {GAME_END_MARK!r} stopped after "
+                f"{visited} states without finding one",
+                defn.source, None,
+            ))
+    return report
+
+
+def _failed_file(path: Path, exc: GameFileError) -> SettingReport:
+    stem = path.name.rsplit(".", 1)[0]
+    m = ORIGINAL_NAME.match(stem)
+    report = SettingReport(
+        setting=stem,
+        game=f"game{m.group(1)}-{m.group(2)}" if m else stem,
+        difficulty=(m.group(3) or "normal") if m else "",
+        title="",
+        source=exc.source,
+        loaded=False,
+    )
+    report.issues.append(CheckIssue("error", "load", exc.problem, exc.source, exc.line))
+    return report
+
+
+def check_file(path: Path, *, run_solver: bool = True) -> list[SettingReport]:
+    """Load one game file and check every setting it holds; load errors become a report."""
+    try:
+        definitions = load_file(path)
+    except GameFileError as exc:
+        return [_failed_file(path, exc)]
+    except OSError as exc:  # e.g. vanished or unreadable between listing and loading
+        return [_failed_file(path, GameFileError(str(path), f"cannot read file: {exc}"))]
+    try:
+        text: str | None = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    return [check_definition(d, text, run_solver=run_solver) for d in definitions]
+
+
+GAME_FILE = re.compile(r"\.ya?ml$", re.IGNORECASE)
+
+
+def game_files(spec: str) -> list[Path]:
+    """The game files a path names: the file itself, or the YAML files of a folder.
+
+    Raises :class:`GameFileError` for a path that does not exist or holds no game files.
+    """
+    p = Path(spec)
+    if p.is_dir():
+        files = sorted(x for x in p.iterdir() if x.is_file() and GAME_FILE.search(x.name))
+        if not files:
+            raise GameFileError(spec, "folder holds no game files (*.yaml, *.yml)")
+        return files
+    if p.is_file():
+        return [p]
+    raise GameFileError(spec, "no such file or folder")
+
+
+def check_paths(specs: Sequence[str], *, run_solver: bool = True) -> list[SettingReport]:
+    """Check every setting of every file the paths name (a path that names nothing is a
+    failed report, not an exception)."""
+    out: list[SettingReport] = []
+    for spec in specs:
+        try:
+            files = game_files(spec)
+        except GameFileError as exc:
+            out.append(_failed_file(Path(spec), exc))
+            continue
+        for f in files:
+            out.extend(check_file(f, run_solver=run_solver))
+    return out

@@ -1,0 +1,114 @@
+"""``escapebench check [PATH...]``: validate game files and their reference solutions.
+
+With no path, every built-in game is checked. Prints a table and every problem as
+``file:line: error: message``; ``--json`` prints one JSON document instead::
+
+    {"ok": bool, "settings": [ {setting, game, difficulty, title, source, ok, loaded,
+      scenes, hidden_scenes, items, tools, key_steps, total_tools, reference_length,
+      oracle_steps, crafts, inputs, applies, clicks, moves, solver,
+      errors: [{severity, check, message, source, line}], warnings: [...]}, ... ]}
+
+Exit status: 0 when every setting passes, 1 when any has an error, 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from escapebench.games.checking import SettingReport, check_paths
+from escapebench.games.loading import builtin_files
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH",
+        help="game files or folders of them (default: every built-in game)",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON document for machines")
+    parser.add_argument(
+        "--no-solver", action="store_true",
+        help="skip the search for any way to GAME END (the reference replay still runs)",
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="print only problems and the summary line"
+    )
+
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("setting", "setting"),
+    ("scenes", "scenes"),
+    ("hidden", "hidden_scenes"),
+    ("items", "items"),
+    ("tools", "tools"),
+    ("key steps", "key_steps"),
+    ("ref", "reference_length"),
+    ("oracle", "oracle_steps"),
+    ("crafts", "crafts"),
+    ("inputs", "inputs"),
+    ("applies", "applies"),
+    ("clicks", "clicks"),
+    ("solver", "solver"),
+    ("result", ""),
+)
+
+
+def _cell(report: SettingReport, attr: str) -> str:
+    if not attr:
+        if not report.ok:
+            return f"{len(report.errors)} error(s)"
+        return f"ok, {len(report.warnings)} warning(s)" if report.warnings else "ok"
+    if not report.loaded and attr != "setting":
+        return "-"
+    value = getattr(report, attr)
+    return "-" if value is None else str(value)
+
+
+def format_table(reports: Sequence[SettingReport]) -> str:
+    """A plain-text table of the counts, one row per setting."""
+    rows = [[head for head, _ in COLUMNS]]
+    rows += [[_cell(r, attr) for _, attr in COLUMNS] for r in reports]
+    widths = [max(len(row[c]) for row in rows) for c in range(len(COLUMNS))]
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [
+            cell.ljust(w) if c == 0 or c >= len(COLUMNS) - 2 else cell.rjust(w)
+            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    paths = list(args.paths)
+    if not paths:
+        paths = [str(p) for p in builtin_files()]
+        if not paths:
+            print("escapebench check: no built-in games are installed", file=sys.stderr)
+            return 1
+    reports = check_paths(paths, run_solver=not args.no_solver)
+    ok = all(r.ok for r in reports)
+    if args.json:
+        doc = {"ok": ok, "settings": [r.to_json() for r in reports]}
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        return 0 if ok else 1
+    if not args.quiet:
+        print(format_table(reports))
+    issues = [i for r in reports for i in r.issues if i.severity == "error" or not args.quiet]
+    if issues:
+        print()
+        for issue in issues:
+            print(issue)
+    n_err = sum(len(r.errors) for r in reports)
+    n_warn = sum(len(r.warnings) for r in reports)
+    print()
+    verdict = "all passed" if ok else "FAILED"
+    print(
+        f"{len(reports)} setting(s) checked: {verdict} "
+        f"({n_err} error(s), {n_warn} warning(s))"
+    )
+    return 0 if ok else 1
