@@ -1,0 +1,95 @@
+"""``escapebench games [PATH...]``: list the built-in games and those found in PATHs.
+
+One row per setting: setting, difficulty, scenes, key steps, tools, oracle steps and title.
+Files that cannot be loaded are reported on standard error (and the exit status is 1); the
+others are still listed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from escapebench.engine.model import GameDefinition
+from escapebench.games.checking import game_files, replay_reference
+from escapebench.games.loading import GameFileError, builtin_files, load_file
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="more game files or folders to list"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON Lines, one per setting")
+    parser.add_argument(
+        "--no-builtin", action="store_true", help="list only the games found in PATHs"
+    )
+
+
+def describe(defn: GameDefinition, origin: str) -> dict[str, object]:
+    """The listing's facts about one setting (oracle steps: None if the reference fails)."""
+    return {
+        "setting": defn.setting,
+        "game": defn.game,
+        "difficulty": defn.difficulty,
+        "scenes": len(defn.scenes),
+        "key_steps": defn.total_key_steps,
+        "tools": defn.total_tools,
+        "oracle_steps": replay_reference(defn).oracle_steps,
+        "title": defn.title,
+        "origin": origin,
+        "source": defn.source,
+    }
+
+
+HEADERS = ("setting", "difficulty", "scenes", "key steps", "tools", "oracle", "origin", "title")
+KEYS = ("setting", "difficulty", "scenes", "key_steps", "tools", "oracle_steps", "origin", "title")
+NUMERIC = {"scenes", "key_steps", "tools", "oracle_steps"}
+
+
+def format_table(rows: list[dict[str, object]]) -> str:
+    cells = [list(HEADERS)] + [
+        ["-" if r[k] is None else str(r[k]) for k in KEYS] for r in rows
+    ]
+    widths = [max(len(row[c]) for row in cells) for c in range(len(KEYS))]
+    lines = []
+    for n, row in enumerate(cells):
+        parts = [
+            cell.rjust(w) if KEYS[c] in NUMERIC else cell.ljust(w)
+            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(parts).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(args: argparse.Namespace) -> int:
+    sources: list[tuple[Path, str]] = []
+    failed = False
+    if not args.no_builtin:
+        sources += [(p, "built-in") for p in builtin_files()]
+    for spec in args.paths:
+        try:
+            sources += [(p, spec) for p in game_files(spec)]
+        except GameFileError as exc:
+            print(f"escapebench games: {exc}", file=sys.stderr)
+            failed = True
+    rows: list[dict[str, object]] = []
+    for path, origin in sources:
+        try:
+            definitions = load_file(path)
+        except (GameFileError, OSError) as exc:
+            print(f"escapebench games: {exc}", file=sys.stderr)
+            failed = True
+            continue
+        rows += [describe(d, origin) for d in definitions]
+    if args.json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+    elif rows:
+        print(format_table(rows))
+    else:
+        print("no games found", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,148 @@
+"""``escapebench replay GAME --trace FILE [--states]``: play a logged trace again.
+
+``GAME`` is a game file or a built-in game or setting name (``lab-hard``). ``FILE`` is JSON
+Lines, one step per line: ``{"action": "apply(hairpin, drawer)", "teleport_to": null}``; when
+``teleport_to`` names a scene, the player is put there before the action (as the hint system
+does). One JSON line is printed per step::
+
+    {"index", "action", "teleport_to", "success", "error", "game_end", "feedback"[, "state"]}
+
+with ``state`` (``--states``) in the state schema of the original engine's traces. The whole
+trace is read and checked before anything is played, so a malformed line gives a clear error
+naming it and no partial output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from escapebench.engine.env import EscapeGame
+from escapebench.engine.model import DIFFICULTIES, GameDefinition
+from escapebench.games.loading import GameFileError, load_games
+
+
+class TraceError(ValueError):
+    """A trace file that cannot be replayed, with the line at fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStep:
+    action: str
+    teleport_to: str | None
+    line: int
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME", help="a game file or a built-in game name")
+    parser.add_argument(
+        "--trace", required=True, metavar="FILE",
+        help='JSON Lines of {"action": ..., "teleport_to": scene or null} ("-" for stdin)',
+    )
+    parser.add_argument(
+        "--states", action="store_true", help="add the full game state after every step"
+    )
+    parser.add_argument(
+        "--difficulty", choices=DIFFICULTIES,
+        help="which version to play when GAME holds several (default: normal)",
+    )
+
+
+def read_trace(text: str, source: str) -> list[TraceStep]:
+    """Parse a JSON Lines trace; raises :class:`TraceError` naming the first bad line."""
+    steps: list[TraceStep] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise TraceError(f"{source}:{n}: not valid JSON: {exc.msg}") from None
+        if not isinstance(obj, dict):
+            raise TraceError(
+                f'{source}:{n}: expected an object like {{"action": ..., "teleport_to": null}}, '
+                f"got {type(obj).__name__}"
+            )
+        action = obj.get("action")
+        if not isinstance(action, str):
+            raise TraceError(f'{source}:{n}: "action" must be a string, got {action!r}')
+        teleport = obj.get("teleport_to")
+        if teleport is not None and not isinstance(teleport, str):
+            raise TraceError(
+                f'{source}:{n}: "teleport_to" must be a scene name or null, got {teleport!r}'
+            )
+        steps.append(TraceStep(action, teleport or None, n))
+    return steps
+
+
+def pick_setting(game: str, difficulty: str | None) -> GameDefinition:
+    """The one setting ``game`` names; raises :class:`GameFileError` when it names none or
+    several that ``difficulty`` does not tell apart."""
+    settings = load_games([game])
+    if difficulty:
+        settings = [d for d in settings if d.difficulty == difficulty]
+    elif len(settings) > 1:
+        settings = [d for d in settings if d.difficulty == "normal"] or settings
+    if not settings:
+        raise GameFileError(game, f"no {difficulty} version of this game")
+    if len(settings) > 1:
+        names = ", ".join(d.setting for d in settings)
+        raise GameFileError(game, f"names several settings ({names}); name one of them")
+    return settings[0]
+
+
+def replay(defn: GameDefinition, steps: list[TraceStep], *, states: bool) -> list[dict[str, Any]]:
+    """Play ``steps`` from the initial state; one record per step."""
+    game = EscapeGame(defn)
+    out: list[dict[str, Any]] = []
+    for index, step in enumerate(steps):
+        if step.teleport_to is not None:
+            game.teleport(step.teleport_to)
+        result = game.step(step.action)
+        record: dict[str, Any] = {
+            "index": index,
+            "action": step.action,
+            "teleport_to": step.teleport_to,
+            "success": result.success,
+            "error": result.error,
+            "game_end": result.game_end,
+            "feedback": result.feedback,
+        }
+        if states:
+            record["state"] = game.state_dict()
+        out.append(record)
+    return out
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        defn = pick_setting(args.game, args.difficulty)
+    except GameFileError as exc:
+        print(f"escapebench replay: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.trace == "-":
+            text, source = sys.stdin.read(), "<stdin>"
+        else:
+            text, source = Path(args.trace).read_text(encoding="utf-8"), args.trace
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"escapebench replay: cannot read trace {args.trace}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        steps = read_trace(text, source)
+        for step in steps:
+            if step.teleport_to is not None and step.teleport_to not in defn.scene_index:
+                raise TraceError(
+                    f"{source}:{step.line}: teleport_to names unknown scene {step.teleport_to!r} "
+                    f"of {defn.setting}"
+                )
+    except TraceError as exc:
+        print(f"escapebench replay: {exc}", file=sys.stderr)
+        return 2
+    for record in replay(defn, steps, states=args.states):
+        print(json.dumps(record, ensure_ascii=False))
+    return 0
