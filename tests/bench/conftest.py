@@ -1,0 +1,31 @@
+"""Fixtures of the harness tests: a tiny game written for them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from escapebench.engine.model import GameDefinition
+from escapebench.games.loading import load_file
+
+# ``tests.support`` lives at the repository root, which plain ``pytest`` (unlike
+# ``python -m pytest``) does not put on sys.path.
+_ROOT = str(Path(__file__).resolve().parents[2])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+MINI_GAME = Path(__file__).with_name("mini_game.yaml")
+
+
+@pytest.fixture(scope="session")
+def mini_game_file() -> Path:
+    """A six-action test game in our format (settings mini-easy, mini, mini-hard)."""
+    return MINI_GAME
+
+
+@pytest.fixture(scope="session")
+def mini() -> GameDefinition:
+    """The normal version of the test game."""
+    return next(d for d in load_file(MINI_GAME) if d.setting == "mini")
