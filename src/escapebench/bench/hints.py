@@ -117,7 +117,7 @@ def reference_effects(defn: GameDefinition) -> tuple[ReferenceEffect, ...]:
         new_counted = tuple(sorted(game.counted - counted_before))
         collected = tuple(
             t
-            for t, (before, now) in enumerate(zip(where_before, game.tool_where))
+            for t, (before, now) in enumerate(zip(where_before, game.tool_where, strict=True))
             if before == TOOL_IN_SCENE and now != TOOL_IN_SCENE
         )
         verb = ref.action.split("(", 1)[0].strip().lower()
