@@ -171,7 +171,6 @@ class _Locator:
             elif isinstance(node, yaml.MappingNode):
                 for k, v in node.value:
                     if k.value == key:
-                        # A mapping entry is reported at its key: that is where the reader looks.
                         nxt = v
                         break
             if nxt is None:
@@ -189,8 +188,8 @@ def _reference_log_of(defn: GameDefinition) -> Path | None:
     return log if log.exists() else None
 
 
-def _object_lines(text: str) -> list[int]:
-    """Start line of each JSON object of a ``key_log`` stream."""
+def _action_lines(text: str) -> list[int]:
+    """Line of each step's ``action_answer`` in a ``key_log`` stream of JSON objects."""
     decoder = json.JSONDecoder()
     lines: list[int] = []
     i, n = 0, len(text)
@@ -199,11 +198,13 @@ def _object_lines(text: str) -> list[int]:
             i += 1
         if i >= n:
             break
-        lines.append(text.count("\n", 0, i) + 1)
+        start = i
         try:
             _, i = decoder.raw_decode(text, i)
         except json.JSONDecodeError:
             break
+        at = text.find('"action_answer"', start, i)
+        lines.append(text.count("\n", 0, at if at >= 0 else start) + 1)
     return lines
 
 
@@ -220,6 +221,9 @@ class _StaticChecker:
         self.d = defn
         self.loc = locator
         self.issues: list[CheckIssue] = []
+        # Set by problems the engine cannot play through (a trigger naming a missing scene, a
+        # state that does not exist): the dynamic checks are then skipped.
+        self.unplayable = False
         self.base = locator.scenes_base
         self.item_names = {it.name for it in defn.items}
         self.tool_names = {t.name for t in defn.tools}
@@ -371,6 +375,7 @@ class _StaticChecker:
         tk = g.target_kind
         if tk == "scene":
             if g.target not in self.scene_names:
+                self.unplayable = True
                 self.add(
                     "error", "unknown-name",
                     f"{place}: trigger names unknown scene {g.target!r}"
@@ -389,6 +394,7 @@ class _StaticChecker:
             elif g.kind == "change_state":
                 n = len(d.tools[d.tool_index[g.target]].states)
                 if not 0 <= int(g.value) < n:
+                    self.unplayable = True
                     self.add(
                         "error", "bad-state",
                         f"{place}: 'change_state' sets tool {g.target!r} to state {g.value}, "
@@ -408,6 +414,7 @@ class _StaticChecker:
             target = it if tk == "self" else self._item_near(g.target, it.scene)
             n = len(target.states)
             if not 0 <= int(g.value) < n:
+                self.unplayable = True
                 who = "this item" if tk == "self" else f"item {target.name!r}"
                 self.add(
                     "error", "bad-state",
@@ -562,13 +569,15 @@ def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace
     log = _reference_log_of(defn)
     if log is not None:
         try:
-            lines: list[int | None] = list(_object_lines(log.read_text(encoding="utf-8")))
+            lines: list[int | None] = list(_action_lines(log.read_text(encoding="utf-8")))
         except OSError:
             lines = []
         lines += [None] * (n - len(lines))
         return [_RefPlace(str(log), lines[k], f"reference step {k + 1}") for k in range(n)]
     return [
-        _RefPlace(locator.source, locator.line(("reference", k)), f"reference step {k + 1}")
+        _RefPlace(
+            locator.source, locator.line(("reference", k, "action")), f"reference step {k + 1}"
+        )
         for k in range(n)
     ]
 
@@ -906,12 +915,41 @@ def check_definition(
         reference_length=len(defn.reference),
     )
     _count_verbs(report, defn)
-    report.issues.extend(_StaticChecker(defn, locator).run())
+    static = _StaticChecker(defn, locator)
+    report.issues.extend(static.run())
     places = _reference_places(defn, locator)
     ref_issues: list[CheckIssue] = []
     _check_reference_names(defn, places, ref_issues)
     report.issues.extend(ref_issues)
-    if not ref_issues:  # a chain naming missing things would only fail again, less clearly
+    if static.unplayable:
+        report.issues.append(CheckIssue(
+            "warning", "skipped",
+            f"[{defn.setting}] the reference replay and the solver were skipped: the errors "
+            "above must be fixed before the game can be played",
+            defn.source, None,
+        ))
+        return report
+    try:
+        _dynamic_checks(report, defn, places, run_solver=run_solver, replay=not ref_issues)
+    except Exception as exc:  # an engine bug must not hide the other findings in a traceback
+        report.issues.append(CheckIssue(
+            "error", "internal",
+            f"[{defn.setting}] the engine failed while playing this game "
+            f"({type(exc).__name__}: {exc}); please report this as a bug",
+            defn.source, None,
+        ))
+    return report
+
+
+def _dynamic_checks(
+    report: SettingReport,
+    defn: GameDefinition,
+    places: Sequence[_RefPlace],
+    *,
+    run_solver: bool,
+    replay: bool,
+) -> None:
+    if replay:  # a chain naming missing things would only fail again, less clearly
         outcome = replay_reference(defn, places)
         report.oracle_steps = outcome.oracle_steps
         report.issues.extend(outcome.issues)
@@ -932,7 +970,6 @@ def check_definition(
                 f"{visited} states without finding one",
                 defn.source, None,
             ))
-    return report
 
 
 def _failed_file(path: Path, exc: GameFileError) -> SettingReport:
