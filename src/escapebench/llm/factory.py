@@ -43,7 +43,9 @@ def make_model(
 
     ``base_urls``, ``api_key_env``, ``timeout``, ``max_retries``, ``max_in_flight``,
     ``backoff_*`` and ``max_tokens_param`` apply to served models; ``n_ctx`` to local ones.
-    Nothing is loaded or contacted here: local weights load on the first call.
+    Nothing is loaded or contacted here: local weights load on the first call. A missing
+    ``local`` extra raises :class:`~escapebench.llm.local.LocalModelNotInstalledError` (a
+    :class:`ModelUnavailableError`) right away.
     """
     spec = spec.strip()
     if not spec:
@@ -55,8 +57,15 @@ def make_model(
                 f"model {spec!r} runs in this process; base URLs are only for served models"
             )
         # Imported here so that served-model runs never touch llama.cpp.
-        from escapebench.llm.local import LocalGGUFModel, find_smollm2_gguf
+        from escapebench.llm.local import (
+            LocalGGUFModel,
+            find_smollm2_gguf,
+            llama_cpp_available,
+            require_llama_cpp,
+        )
 
+        if not llama_cpp_available():
+            require_llama_cpp()  # fail now with the install hint, not at the first call
         if spec == LOCAL_SPEC:
             path = find_smollm2_gguf()
         else:

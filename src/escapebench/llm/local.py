@@ -53,6 +53,11 @@ def _import_llama() -> Any:
     return llama_cpp
 
 
+def require_llama_cpp() -> None:
+    """Raise :class:`LocalModelNotInstalledError` (with the install hint) if it is missing."""
+    _import_llama()
+
+
 def llama_cpp_available() -> bool:
     """Whether ``llama_cpp`` can be imported (without importing it)."""
     return importlib.util.find_spec("llama_cpp") is not None
