@@ -1,0 +1,199 @@
+"""The `check`, `games` and `replay` verbs as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from escapebench.cli import main
+from escapebench.engine import EscapeGame
+from escapebench.games.loading import load_file
+from tests.games.shed import SHED_COUNTS, write_shed
+
+CHECK_FIELDS = {
+    "setting", "game", "difficulty", "source", "ok", "errors", "warnings", "scenes",
+    "hidden_scenes", "items", "tools", "key_steps", "total_tools", "reference_length",
+    "oracle_steps", "crafts", "inputs", "applies", "clicks",
+}
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------------ check
+def test_check_json_has_the_schema_and_exit_zero(tmp_path: Path, capsys) -> None:
+    code, out, _ = _run(["check", "--json", str(write_shed(tmp_path))], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["ok"] is True
+    (setting,) = doc["settings"]
+    assert set(setting) >= CHECK_FIELDS
+    assert {k: setting[k] for k in SHED_COUNTS} == SHED_COUNTS
+
+
+def test_check_table_for_humans(tmp_path: Path, capsys) -> None:
+    code, out, _ = _run(["check", str(write_shed(tmp_path))], capsys)
+    assert code == 0
+    header, rule, row = out.splitlines()[:3]
+    assert header.split()[:3] == ["setting", "scenes", "hidden"]
+    assert row.split()[:9] == ["shed", "2", "1", "5", "2", "6", "7", "9", "1"]
+    assert "1 setting(s) checked: all passed" in out
+
+
+def test_check_fails_with_errors_listed(tmp_path: Path, capsys) -> None:
+    good = write_shed(tmp_path, name="good.yaml")
+    bad = write_shed(tmp_path, 'wait_for: ["apply, trowel"]', 'wait_for: ["apply, trowl"]',
+                     name="bad.yaml")
+    code, out, _ = _run(["check", str(good), str(bad)], capsys)
+    assert code == 1
+    assert f"{bad}:43: error: [shed]" in out
+    assert "FAILED" in out
+    code, out, _ = _run(["check", "--json", str(good), str(bad)], capsys)
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False
+    assert [s["ok"] for s in doc["settings"]] == [True, False]
+    first = doc["settings"][1]["errors"][0]
+    assert first["source"] == str(bad) and first["line"] == 43 and first["severity"] == "error"
+
+
+def test_check_without_paths_checks_the_builtin_games(capsys) -> None:
+    from escapebench.games.loading import BUILTIN_DIR, builtin_files
+
+    if not builtin_files():
+        pytest.skip("no built-in games yet")
+    code, out, _ = _run(["check", "--json", "--no-solver"], capsys)
+    sources = {Path(s["source"]).parent for s in json.loads(out)["settings"]}
+    assert sources == {BUILTIN_DIR}
+    assert code in (0, 1)  # whether they pass is the built-in games' own test
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p / "absent.yaml", "no such file or folder"),
+        (lambda p: (p / "x.yaml").write_text("- name: [") and p / "x.yaml", "invalid YAML"),
+        (lambda p: (p / "x.yaml").write_bytes(b"\xff\xfe\x00bad") and p / "x.yaml", "not UTF-8"),
+        (lambda p: (p / "x.json").write_text("{}") and p / "x.json", "game files are YAML"),
+        (lambda p: (p / "x.yaml").write_text("just text") and p / "x.yaml", "expected a list"),
+    ],
+    ids=["missing", "broken-yaml", "not-utf8", "not-yaml", "not-a-game"],
+)
+def test_check_user_errors_print_no_traceback(tmp_path: Path, make, message: str) -> None:
+    path = make(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", "check", str(path)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert message in proc.stdout
+    assert f"{path}" in proc.stdout
+
+
+# ------------------------------------------------------------------ games
+def test_games_lists_settings_with_oracle_steps(tmp_path: Path, capsys) -> None:
+    code, out, _ = _run(["games", "--json", "--no-builtin", str(write_shed(tmp_path))], capsys)
+    assert code == 0
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert row["setting"] == "shed" and row["difficulty"] == "normal"
+    assert (row["scenes"], row["key_steps"], row["tools"], row["oracle_steps"]) == (2, 6, 2, 9)
+    assert row["title"] == "The Garden Shed"
+    code, out, _ = _run(["games", "--no-builtin", str(tmp_path)], capsys)
+    assert "The Garden Shed" in out and code == 0
+
+
+def test_games_reports_unloadable_files_and_lists_the_rest(tmp_path: Path, capsys) -> None:
+    write_shed(tmp_path)
+    (tmp_path / "broken.yaml").write_text("- name: [")
+    code, out, err = _run(["games", "--no-builtin", str(tmp_path)], capsys)
+    assert code == 1
+    assert "broken.yaml:" in err and "invalid YAML" in err
+    assert "shed" in out
+
+
+# ------------------------------------------------------------------ replay
+def _write_trace(path: Path, steps: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    return path
+
+
+def test_replay_reproduces_the_original_engine_states(tmp_path: Path, capsys, upstream_dir) -> None:
+    golden = json.loads((upstream_dir / "conformance" / "golden" / "game2-1.json").read_text())
+    trace = _write_trace(
+        tmp_path / "trace.jsonl",
+        [{"action": s["action"], "teleport_to": s["teleport_to"]} for s in golden["steps"]],
+    )
+    game_file = upstream_dir / "data" / "game2-1.yaml"
+    code, out, _ = _run(["replay", str(game_file), "--trace", str(trace), "--states"], capsys)
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert len(records) == len(golden["steps"])
+    for rec, step in zip(records, golden["steps"], strict=True):
+        assert rec["index"] == step["index"]
+        assert rec["state"] == step["state"], step["index"]
+        assert (rec["success"], rec["error"], rec["game_end"]) == (
+            step["success"], step["error"], step["game_end"]
+        )
+    assert records[-1]["game_end"] is True
+
+
+def test_replay_of_a_walked_trace(tmp_path: Path, capsys) -> None:
+    game_file = write_shed(tmp_path)
+    steps = [
+        "click(curtain)", "click(trowel)", "move(Behind the curtain)", "click(toolbox)",
+        "craft(trowel, handle)", "move(shed)", "apply(trowel, flower pot)", "click(note)",
+        "input(41, padlocked door)", "input(42, padlocked door)", "click(padlocked door)",
+    ]
+    trace = _write_trace(tmp_path / "t.jsonl", [{"action": a, "teleport_to": None} for a in steps])
+    code, out, _ = _run(["replay", str(game_file), "--trace", str(trace)], capsys)
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["success"] for r in records] == [True] * 7 + [False, False, True, True]
+    assert records[7]["error"] is False  # the note is there; it just does nothing
+    assert "The padlock holds." in records[8]["feedback"]
+    assert records[-1]["game_end"] is True and "state" not in records[-1]
+    # the same play, in the engine directly, ends in the same state
+    (defn,) = load_file(game_file)
+    game = EscapeGame(defn)
+    for action in steps:
+        game.step(action)
+    code, out, _ = _run(["replay", str(game_file), "--trace", str(trace), "--states"], capsys)
+    assert json.loads(out.splitlines()[-1])["state"] == game.state_dict()
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"action": "click(curtain)"}', "not json"], "t.jsonl:2: not valid JSON"),
+        (['["click(curtain)"]'], "t.jsonl:1: expected an object"),
+        (['{"action": 3}'], 't.jsonl:1: "action" must be a string'),
+        (['', '{"action": "click(x)", "teleport_to": 5}'], 't.jsonl:2: "teleport_to" must be'),
+        (['{"action": "click(x)", "teleport_to": "attic"}'], "unknown scene 'attic'"),
+    ],
+    ids=["not-json", "not-an-object", "action-not-text", "teleport-not-text", "unknown-scene"],
+)
+def test_replay_rejects_malformed_traces_naming_the_line(
+    tmp_path: Path, capsys, lines: list[str], message: str
+) -> None:
+    game_file = write_shed(tmp_path)
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("\n".join(lines) + "\n")
+    code, out, err = _run(["replay", str(game_file), "--trace", str(trace)], capsys)
+    assert code == 2
+    assert out == ""  # nothing is played from a trace that is not all readable
+    assert message in err
+
+
+def test_replay_unknown_game_or_missing_trace(tmp_path: Path, capsys) -> None:
+    code, _, err = _run(["replay", "no-such-game", "--trace", str(tmp_path / "t")], capsys)
+    assert code == 2 and "no-such-game" in err
+    game_file = write_shed(tmp_path)
+    code, _, err = _run(["replay", str(game_file), "--trace", str(tmp_path / "t")], capsys)
+    assert code == 2 and "cannot read trace" in err
