@@ -1,0 +1,75 @@
+"""The floor: a uniformly random valid action every step, reproducible from a seed."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from escapebench.agents.base import Agent, Decision, TurnContext
+from escapebench.agents.screen import candidate_strings, read_screen, screen_actions
+from escapebench.engine.env import EscapeGame, StepResult
+
+#: How many strings the random agent may type: those its current view and the last feedback
+#: mention, first come first served. A few keep inputs from swamping the other actions.
+MAX_INPUT_TEXTS = 3
+
+
+class RandomAgent(Agent):
+    """Picks uniformly among the valid actions on screen.
+
+    Valid actions are moves to open exits, clicks on interactable items and tools lying in the
+    scene, applies of bag tools to items, crafts of bag pairs, and inputs to items of a few
+    strings read in the observation or the last feedback (:data:`MAX_INPUT_TEXTS`). The hint
+    system is ignored, as a random player would: the harness forces the hinted action after
+    its help period. The only memory is the random generator's state and the last feedback.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = int(seed)
+        self._rng = random.Random(self.seed)
+        self._last_feedback = ""
+
+    def settings(self) -> dict[str, Any]:
+        return {"agent": self.name, "seed": self.seed, "max_input_texts": MAX_INPUT_TEXTS}
+
+    def reset(self, game: EscapeGame) -> None:
+        """Start the episode from the seed, so every episode of a seed plays the same."""
+        self._rng = random.Random(self.seed)
+        self._last_feedback = ""
+
+    def choices(self, game: EscapeGame) -> list[str]:
+        """The actions this agent chooses among in ``game``'s current state."""
+        screen = read_screen(game)
+        texts = candidate_strings("\n".join([*screen.texts, self._last_feedback]))
+        return screen_actions(screen, texts[:MAX_INPUT_TEXTS])
+
+    async def decide(self, ctx: TurnContext) -> Decision:
+        options = self.choices(ctx.game)
+        if not options:  # nothing on screen at all: a harmless no-op the engine rejects
+            return Decision("move(nowhere)", reasoning="no action available")
+        action = options[self._rng.randrange(len(options))]
+        return Decision(action, reasoning=f"random choice among {len(options)} actions")
+
+    def observe(
+        self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
+    ) -> dict[str, Any]:
+        self._last_feedback = result.feedback
+        return {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """The generator state as JSON lists (``random.getstate`` holds only ints and None)."""
+        version, internal, gauss_next = self._rng.getstate()
+        return {
+            "seed": self.seed,
+            "rng": [version, list(internal), gauss_next],
+            "last_feedback": self._last_feedback,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        version, internal, gauss_next = data["rng"]
+        self.seed = int(data["seed"])
+        self._rng = random.Random()
+        self._rng.setstate((int(version), tuple(int(x) for x in internal), gauss_next))
+        self._last_feedback = str(data.get("last_feedback", ""))
