@@ -1,0 +1,158 @@
+"""BaseAgent: the paper's baseline (section 4.1, appendix C.1).
+
+Each step it shows the model the system prompt, the working memory of the last N steps
+(position, action, response), the current position (the path from the start scene) and
+observation, the hint when the hint system gives one, and a chain-of-thought instruction;
+the action is read from the answer with the engine's forgiving parser. An answer without a
+readable action is played as it is, so the engine answers with its own feedback (a malformed
+answer is a wasted step, never a crash).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict
+from typing import Any
+
+from escapebench.agents import prompts
+from escapebench.agents.answer_parsing import parse_action_answer
+from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
+from escapebench.engine.actions import parse_call
+from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
+
+DEFAULT_MEMORY = 10  # steps of working memory (paper section 5.1)
+
+# Shown as "Your action" for a step whose answer held no readable action.
+NO_ACTION_READ = "(no action could be read from your answer)"
+
+
+def call_record(kind: str, completion: Completion) -> ModelCallRecord:
+    """The accounting of one model call, tagged with what the call was for."""
+    return ModelCallRecord(
+        kind=kind,
+        tokens_in=completion.tokens_in,
+        tokens_out=completion.tokens_out,
+        cached=completion.cached,
+        retries=completion.retries,
+        latency_s=completion.latency_s,
+    )
+
+
+def hint_position(ctx: TurnContext) -> str:
+    """Where the active hint must be taken, as a path from the start scene."""
+    assert ctx.hint is not None
+    path = ctx.game.path_to(ctx.hint.scene) or ctx.game.path_to(
+        ctx.hint.scene, only_visible=False
+    )
+    return " -> ".join(path) if path else ctx.hint.scene
+
+
+class BaseAgent(Agent):
+    """The paper's BaseAgent.
+
+    Args:
+        model: the chat model that picks actions.
+        memory: steps of working memory shown in each prompt (paper: 10).
+        sampling: sampling settings of every call (default: temperature 0, as the paper).
+    """
+
+    name = "base"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        memory: int = DEFAULT_MEMORY,
+        sampling: SamplingSettings | None = None,
+    ) -> None:
+        if memory < 0:
+            raise ValueError(f"memory must be 0 or more steps, not {memory}")
+        self.model = model
+        self.memory_size = memory
+        self.sampling = sampling or SamplingSettings()
+        self.memory: deque[prompts.MemoryStep] = deque(maxlen=memory or None)
+
+    # ----------------------------------------------------------------- contract
+    def settings(self) -> dict[str, Any]:
+        """Agent name, model, memory length, sampling and prompt version."""
+        return {
+            "agent": self.name,
+            "model": self.model.name,
+            "memory": self.memory_size,
+            "sampling": asdict(self.sampling),
+            "prompt_version": prompts.PROMPT_VERSION,
+        }
+
+    def reset(self, game: EscapeGame) -> None:
+        """Forget everything: a new episode starts."""
+        self.memory.clear()
+
+    async def decide(self, ctx: TurnContext) -> Decision:
+        """Ask the model for the next action."""
+        return await self.model_action(ctx)
+
+    def observe(
+        self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
+    ) -> dict[str, Any]:
+        """Remember the step (position, action, response) in working memory."""
+        self.remember(ctx, result)
+        return {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Working memory as plain data."""
+        return {"memory": [asdict(m) for m in self.memory]}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Load working memory saved by :meth:`snapshot`."""
+        self.memory.clear()
+        for m in data.get("memory", []):
+            self.memory.append(prompts.MemoryStep(**m))
+
+    # ----------------------------------------------------------------- helpers
+    def remember(self, ctx: TurnContext, result: StepResult) -> None:
+        """Add one step to working memory (the oldest falls out past ``memory`` steps)."""
+        if self.memory_size == 0:
+            return
+        played = result.action.strip()
+        action = played if parse_call(played) is not None else NO_ACTION_READ
+        self.memory.append(
+            prompts.MemoryStep(ctx.step + 1, ctx.position, action, result.feedback)
+        )
+
+    def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:
+        """Agent-specific parts of the action prompt (none for the BaseAgent)."""
+        return []
+
+    def action_messages(self, ctx: TurnContext) -> list[Message]:
+        """The messages of the action call for this turn."""
+        hint = prompts.format_hint(hint_position(ctx), ctx.hint.action) if ctx.hint else None
+        return prompts.action_messages(
+            observation=ctx.game.observation(),
+            position=ctx.position,
+            history=list(self.memory),
+            extra_blocks=self.extra_prompt_blocks(ctx),
+            hint=hint,
+        )
+
+    async def ask(self, kind: str, messages: list[Message]) -> tuple[str, ModelCallRecord]:
+        """One model call; returns the answer text and its accounting record."""
+        completion = await self.model.complete(messages, self.sampling)
+        return completion.text or "", call_record(kind, completion)
+
+    async def model_action(
+        self, ctx: TurnContext, calls: list[ModelCallRecord] | None = None
+    ) -> Decision:
+        """Ask the model for an action; ``calls`` are earlier calls of this turn to record."""
+        text, record = await self.ask("action", self.action_messages(ctx))
+        parsed = parse_action_answer(text)
+        all_calls = [*(calls or []), record]
+        return Decision(
+            # No readable call: play the answer itself so that the engine gives feedback.
+            action=parsed.action if parsed.action is not None else text,
+            reasoning=parsed.thought,
+            raw_answer=text,
+            mode="help" if ctx.hint else "free explore",
+            calls=all_calls,
+            details={"prompt_kinds": [c.kind for c in all_calls]},
+        )

@@ -1,0 +1,487 @@
+"""EscapeAgent: BaseAgent with Reflection and Foresight (paper section 4, appendices C.2-C.3).
+
+One turn of the agent, in the paper's order (reflection is downstream of an action,
+foresight upstream of the next one):
+
+1. **Reflection** on the previous step's action, if it was a non-move action on an item and
+   the rules of C.2 did not settle it (see :mod:`.reflection`): one model call.
+2. **Foresight** for every tool collected or crafted in the previous step and every task the
+   reflection just created (see :mod:`.foresight`): one model call each; valid proposals are
+   queued.
+3. The action:
+
+   * **help** while the hint system gives a hint: the model acts with the hint in its prompt
+     (the queue waits);
+   * **try action** while proposals are queued: the next one is played without a model call.
+     The paper says the agent "is moved" to the task's position; agents cannot teleport here
+     (only the hint system does), so the agent walks there with its own ``move`` actions along
+     the shortest known path. Each move and each trial is a step, as in the paper ("all action
+     trials are included in the total count of action steps"). The first success ends the
+     proposals of the same foresight call;
+   * **free explore** otherwise: the model acts (BaseAgent prompt plus the task list and the
+     memory of this position). After ``explore_after`` steps without progress and without
+     reaching a scene it had never visited, the agent walks to the nearest unexplored scene.
+
+Reflection and foresight state lives in the modules; all of it is plain data for resume.
+The ablations of the paper's Table 7 switch off exactly one module: ``no_reflection`` (no task
+list, no reflection calls, no position memory) and ``no_foresight`` (no foresight calls, no
+Try Action).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict
+from typing import Any
+
+from escapebench.agents import prompts
+from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
+from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
+from escapebench.agents.foresight import DEFAULT_MEMORY_PAD, Foresight, KnownItem, Proposal
+from escapebench.agents.reflection import DEFAULT_FAILED_MEMORY, Reflection, ReflectionRequest
+from escapebench.engine.actions import normalize_name, parse_call, split_candidates
+from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.llm.base import ChatModel, SamplingSettings
+
+DEFAULT_EXPLORE_AFTER = 20  # steps without progress or a new scene before exploring elsewhere
+
+
+def scene_of(position: str) -> str:
+    """The current scene of a position path ("a -> b -> c" is in "c")."""
+    return position.rsplit(" -> ", 1)[-1].strip()
+
+
+def route(game: EscapeGame, goal: str, known: set[str]) -> list[str] | None:
+    """Link labels to follow from the current scene to ``goal``, through known scenes only.
+
+    Only exits whose target is visible count (what the player sees); ``goal`` itself may be
+    unknown. Returns [] when already there, None when there is no known way.
+    """
+    d = game.defn
+    goal_idx = d.scene_index.get(goal)
+    if goal_idx is None:
+        return None
+    start = game.scene
+    prev: dict[int, tuple[int, str]] = {start: (-1, "")}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        if cur == goal_idx:
+            labels: list[str] = []
+            while cur != start:
+                cur, label = prev[cur]
+                labels.append(label)
+            return labels[::-1]
+        for link in d.scenes[cur].links:
+            nxt = d.scene_index.get(link.target)
+            if nxt is None or nxt in prev or not game.scene_visible[nxt]:
+                continue
+            if nxt != goal_idx and d.scenes[nxt].name not in known:
+                continue
+            prev[nxt] = (cur, link.label)
+            queue.append(nxt)
+    return None
+
+
+def nearest_unexplored(game: EscapeGame, known: set[str]) -> str | None:
+    """The closest visible scene not yet visited, reachable through visited scenes."""
+    d = game.defn
+    seen = {game.scene}
+    queue = deque([game.scene])
+    while queue:
+        cur = queue.popleft()
+        for link in d.scenes[cur].links:
+            nxt = d.scene_index.get(link.target)
+            if nxt is None or nxt in seen or not game.scene_visible[nxt]:
+                continue
+            seen.add(nxt)
+            name = d.scenes[nxt].name
+            if name not in known:
+                return name
+            queue.append(nxt)
+    return None
+
+
+def unexplored_exits(game: EscapeGame, known: set[str]) -> list[str]:
+    """Labels of the current scene's exits that lead to scenes not visited yet."""
+    return [label for label, target in game.open_links() if game.defn.scenes[target].name
+            not in known]
+
+
+class EscapeAgent(BaseAgent):
+    """The paper's EscapeAgent.
+
+    Args:
+        model: the chat model for every call (action, reflection, foresight).
+        memory: steps of working memory (paper: 10).
+        sampling: sampling settings of every call (default temperature 0).
+        no_reflection: ablation without the Reflection module.
+        no_foresight: ablation without the Foresight module.
+        explore_after: steps without progress or a new scene before the agent walks to the
+            nearest unexplored scene (0 disables it).
+        failed_memory: failed actions remembered per position.
+        memory_pad: clues (informative responses) shown to task foresight.
+    """
+
+    name = "escape"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        memory: int = DEFAULT_MEMORY,
+        sampling: SamplingSettings | None = None,
+        no_reflection: bool = False,
+        no_foresight: bool = False,
+        explore_after: int = DEFAULT_EXPLORE_AFTER,
+        failed_memory: int = DEFAULT_FAILED_MEMORY,
+        memory_pad: int = DEFAULT_MEMORY_PAD,
+    ) -> None:
+        super().__init__(model, memory=memory, sampling=sampling)
+        self.use_reflection = not no_reflection
+        self.use_foresight = not no_foresight
+        self.explore_after = explore_after
+        self.failed_memory = failed_memory
+        self.memory_pad_size = memory_pad
+        # Ablations get their own name so that their results never mix with the full agent's.
+        self.name = "escape" + ("-no-reflection" if no_reflection else "") + (
+            "-no-foresight" if no_foresight else ""
+        )
+        self._clear()
+
+    def _clear(self) -> None:
+        self.reflection = Reflection(self.failed_memory)
+        self.foresight = Foresight(self.memory_pad_size)
+        self.visited: set[str] = set()
+        self.known_items: dict[str, KnownItem] = {}  # normalised name -> where it was seen
+        self.pending_reflections: list[ReflectionRequest] = []
+        self.pending_tools: list[str] = []
+        self.pending_tasks: list[int] = []
+        self.stale_steps = 0  # steps without progress and without a first visit of a scene
+        self.explore_to: str | None = None
+        self.explore_moves = 0
+
+    # ----------------------------------------------------------------- contract
+    def settings(self) -> dict[str, Any]:
+        """BaseAgent settings plus the modules and their options."""
+        return {
+            **super().settings(),
+            "reflection": self.use_reflection,
+            "foresight": self.use_foresight,
+            "explore_after": self.explore_after,
+            "failed_memory": self.failed_memory,
+            "memory_pad": self.memory_pad_size,
+        }
+
+    def reset(self, game: EscapeGame) -> None:
+        """Forget everything: a new episode starts."""
+        super().reset(game)
+        self._clear()
+
+    async def decide(self, ctx: TurnContext) -> Decision:
+        """Reflect, foresee, then act (see the module docstring)."""
+        saved = self.snapshot()
+        try:
+            return await self._decide(ctx)
+        except BaseException:
+            # A failed model call must leave no half-applied reflection behind: a retry of
+            # this turn (or a resumed run) starts from the same state.
+            self.restore(saved)
+            raise
+
+    async def _decide(self, ctx: TurnContext) -> Decision:
+        game = ctx.game
+        self._perceive(game)
+        calls: list[ModelCallRecord] = []
+        details: dict[str, Any] = {}
+        if self.use_reflection:
+            await self._reflect(calls, details)
+        if self.use_foresight:
+            await self._foresee(game, calls, details)
+        decision: Decision | None = None
+        if ctx.hint is None:
+            decision = self._next_trial(game, calls) or self._explore_step(game, calls)
+        if decision is None:
+            decision = await self.model_action(ctx, calls)
+        decision.details.update(details)
+        decision.details.setdefault("prompt_kinds", [c.kind for c in decision.calls])
+        decision.details["task_list"] = self.reflection.listing()
+        decision.details["try_queue"] = self.foresight.listing()
+        return decision
+
+    def observe(
+        self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
+    ) -> dict[str, Any]:
+        """Remember the step, apply the reflection rules, note new tools and trial outcomes."""
+        self.remember(ctx, result)
+        game = ctx.game
+        scene_before = scene_of(ctx.position)
+        new_scene = game.scene_name not in self.visited
+        self._perceive(game)
+        record: dict[str, Any] = {}
+
+        trial = decision.details.get("trial")
+        if trial is not None:
+            proposal = self.foresight.get(trial["id"])
+            if proposal is not None:
+                if trial["phase"] == "try":
+                    record["trial_outcome"] = self.foresight.finish(
+                        proposal, result.success and not result.error
+                    )
+                elif result.error:
+                    self.foresight.drop(proposal, f"could not move: {result.feedback}")
+        if decision.details.get("explore") and result.error:
+            self.explore_to = None  # the way is not what we thought; let the model act
+
+        call = parse_call(result.action) if not result.error else None
+        if call is not None and call.verb != "move":
+            if self.use_foresight:
+                self.foresight.note(result.feedback)
+            if self.use_reflection:
+                if not result.success:
+                    self.reflection.remember_failure(scene_before, str(call))
+                rule = self._reflect_rules(ctx, str(call), result)
+                if rule is not None:
+                    record["reflection_rule"] = rule
+        if self.use_foresight:
+            for event in result.events:
+                if event.kind in ("tool_collected", "tool_crafted") and event.name:
+                    self.pending_tools.append(event.name)
+
+        if result.progressed or new_scene:
+            self.stale_steps = 0
+        else:
+            self.stale_steps += 1
+        record["task_list"] = self.reflection.listing()
+        record["try_queue"] = self.foresight.listing()
+        return record
+
+    def snapshot(self) -> dict[str, Any]:
+        """Working memory, both modules and the agent's own bookkeeping, as plain data."""
+        return {
+            **super().snapshot(),
+            "reflection": self.reflection.snapshot(),
+            "foresight": self.foresight.snapshot(),
+            "visited": sorted(self.visited),
+            "known_items": {k: asdict(v) for k, v in self.known_items.items()},
+            "pending_reflections": [asdict(r) for r in self.pending_reflections],
+            "pending_tools": list(self.pending_tools),
+            "pending_tasks": list(self.pending_tasks),
+            "stale_steps": self.stale_steps,
+            "explore_to": self.explore_to,
+            "explore_moves": self.explore_moves,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Load a state made by :meth:`snapshot`."""
+        super().restore(data)
+        self._clear()
+        self.reflection.restore(data.get("reflection", {}))
+        self.foresight.restore(data.get("foresight", {}))
+        self.visited = set(data.get("visited", []))
+        self.known_items = {k: KnownItem(**v) for k, v in data.get("known_items", {}).items()}
+        self.pending_reflections = [
+            ReflectionRequest(**r) for r in data.get("pending_reflections", [])
+        ]
+        self.pending_tools = list(data.get("pending_tools", []))
+        self.pending_tasks = [int(i) for i in data.get("pending_tasks", [])]
+        self.stale_steps = int(data.get("stale_steps", 0))
+        self.explore_to = data.get("explore_to")
+        self.explore_moves = int(data.get("explore_moves", 0))
+
+    # ----------------------------------------------------------------- perception
+    def _perceive(self, game: EscapeGame) -> None:
+        """Note the current scene as visited and the interactable items on screen."""
+        scene = game.scene_name
+        self.visited.add(scene)
+        d = game.defn
+        for i in game.visible_items():
+            if game.item_interact[i]:
+                name = d.items[i].name
+                self.known_items[normalize_name(name)] = KnownItem(name, scene)
+
+    def _on_screen(self, game: EscapeGame, item: str) -> bool:
+        key = normalize_name(item)
+        d = game.defn
+        return any(
+            game.item_interact[i] and normalize_name(d.items[i].name) == key
+            for i in game.visible_items()
+        )
+
+    def _bag(self, game: EscapeGame) -> list[tuple[str, str]]:
+        d = game.defn
+        return [(d.tools[t].name, d.tools[t].states[game.tool_state[t]].desc) for t in game.bag]
+
+    def _target_item(self, call_text: str, verb: str) -> str | None:
+        """The item a click / apply / input acted on, if it is an item the agent knows."""
+        arg = call_text[len(verb) + 1 : -1]
+        if verb == "click":
+            known = self.known_items.get(normalize_name(arg))
+            return known.name if known else None  # None: a tool picked up from the scene
+        if verb in ("apply", "input"):
+            for _left, right in split_candidates(arg):
+                known = self.known_items.get(normalize_name(right))
+                if known is not None:
+                    return known.name
+        return None
+
+    # ----------------------------------------------------------------- reflection
+    def _reflect_rules(
+        self, ctx: TurnContext, action: str, result: StepResult
+    ) -> dict[str, Any] | None:
+        verb = action.split("(", 1)[0]
+        if verb not in ("click", "apply", "input"):
+            return None  # tasks target items: nothing to reflect on for crafts and pick-ups
+        target = self._target_item(action, verb)
+        if target is None:
+            return None
+        request = ReflectionRequest(
+            step=ctx.step + 1,
+            position=ctx.position,
+            scene=scene_of(ctx.position),
+            action=action,
+            feedback=result.feedback,
+            target=target,
+            success=result.success,
+        )
+        rule, ask_model = self.reflection.after_action(request, result)
+        if ask_model:
+            self.pending_reflections.append(request)
+        return rule
+
+    async def _reflect(self, calls: list[ModelCallRecord], details: dict[str, Any]) -> None:
+        outcomes = []
+        for request in self.pending_reflections:
+            text, record = await self.ask("reflection", self.reflection.messages(request))
+            calls.append(record)
+            outcome, created = self.reflection.apply_answer(text, request)
+            outcomes.append(outcome)
+            if created is not None and self.use_foresight:
+                self.pending_tasks.append(created.index)
+        self.pending_reflections = []
+        if outcomes:
+            details["reflection"] = outcomes
+
+    # ----------------------------------------------------------------- foresight
+    async def _foresee(
+        self, game: EscapeGame, calls: list[ModelCallRecord], details: dict[str, Any]
+    ) -> None:
+        outcomes = []
+        for tool in self.pending_tools:
+            bag = self._bag(game)
+            description = next((desc for name, desc in bag if name == tool), None)
+            if description is None:
+                continue  # already used up: nothing to foresee
+            tasks = self.reflection.views()
+            text, record = await self.ask(
+                "foresight_tool", self.foresight.tool_messages(tool, description, bag, tasks)
+            )
+            calls.append(record)
+            failed = {t.index: t.failed for t in self.reflection.tasks}
+            outcomes.append(
+                self.foresight.propose_for_tool(
+                    text, tool, [n for n, _ in bag], self.known_items, tasks, failed
+                )
+            )
+        for index in self.pending_tasks:
+            task = self.reflection.get(index)
+            if task is None:
+                continue
+            bag = self._bag(game)
+            text, record = await self.ask(
+                "foresight_task", self.foresight.task_messages(task.view(), bag)
+            )
+            calls.append(record)
+            outcomes.append(
+                self.foresight.propose_for_task(
+                    text, task.view(), task.scene, [n for n, _ in bag], task.failed
+                )
+            )
+        self.pending_tools = []
+        self.pending_tasks = []
+        if outcomes:
+            details["foresight"] = outcomes
+
+    # ----------------------------------------------------------------- Try Action
+    def _next_trial(self, game: EscapeGame, calls: list[ModelCallRecord]) -> Decision | None:
+        """The next step of Try Action: a move toward a proposal or the proposal itself."""
+        bag = {normalize_name(n) for n, _ in self._bag(game)}
+        limit = 2 * len(game.defn.scenes)
+        for proposal in self.foresight.pending():
+            problem = self._stale(proposal, bag)
+            if problem:
+                self.foresight.drop(proposal, problem)
+                continue
+            if proposal.scene is None or proposal.scene == game.scene_name:
+                if proposal.item is not None and not self._on_screen(game, proposal.item):
+                    self.foresight.drop(proposal, f"{proposal.item} is not here any more")
+                    continue
+                return self._trial_decision(proposal, proposal.action, "try", calls)
+            path = route(game, proposal.scene, self.visited)
+            if not path or proposal.moves >= limit:
+                self.foresight.drop(proposal, f"no known way to {proposal.scene}")
+                continue
+            proposal.moves += 1
+            return self._trial_decision(proposal, f"move({path[0]})", "move", calls)
+        return None
+
+    @staticmethod
+    def _stale(proposal: Proposal, bag: set[str]) -> str:
+        """Why a queued proposal can no longer be tried ("" if it still can)."""
+        missing = [t for t in proposal.tools if normalize_name(t) not in bag]
+        return f"no longer in the bag: {', '.join(missing)}" if missing else ""
+
+    @staticmethod
+    def _trial_decision(
+        proposal: Proposal, action: str, phase: str, calls: list[ModelCallRecord]
+    ) -> Decision:
+        return Decision(
+            action=action,
+            reasoning=f"Trying proposal {proposal.id} ({proposal.action}) from foresight.",
+            mode="try action",
+            calls=list(calls),
+            details={
+                "trial": {
+                    "id": proposal.id,
+                    "group": proposal.group,
+                    "proposal": proposal.action,
+                    "phase": phase,
+                }
+            },
+        )
+
+    # ----------------------------------------------------------------- exploring
+    def _explore_step(self, game: EscapeGame, calls: list[ModelCallRecord]) -> Decision | None:
+        """A move toward an unexplored scene when the agent has been stuck for long."""
+        if self.explore_to is None and 0 < self.explore_after <= self.stale_steps:
+            self.stale_steps = 0
+            self.explore_to = nearest_unexplored(game, self.visited)
+            self.explore_moves = 0
+        if self.explore_to is None:
+            return None
+        path = route(game, self.explore_to, self.visited)
+        if not path or self.explore_moves >= 2 * len(game.defn.scenes):
+            self.explore_to = None  # arrived, or no way any more
+            return None
+        self.explore_moves += 1
+        return Decision(
+            action=f"move({path[0]})",
+            reasoning=f"Stuck here; going to explore {self.explore_to}.",
+            mode="free explore",
+            calls=list(calls),
+            details={"explore": {"to": self.explore_to}},
+        )
+
+    # ----------------------------------------------------------------- prompt
+    def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:
+        """The task list and the memory of this position (Reflection module)."""
+        if not self.use_reflection:
+            return []
+        game = ctx.game
+        return [
+            prompts.format_task_list(self.reflection.views()),
+            prompts.format_position_memory(
+                self.reflection.failed_at(game.scene_name),
+                unexplored_exits(game, self.visited),
+            ),
+        ]
