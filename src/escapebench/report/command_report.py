@@ -1,0 +1,46 @@
+"""``escapebench report RUN_DIR... --out DIR``: write a static HTML report of result folders."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``escapebench report``."""
+    parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="result folders to include")
+    parser.add_argument(
+        "--out", required=True, metavar="DIR",
+        help="folder to write the report into (index.html, figures/, tables.md)",
+    )
+    parser.add_argument("--title", default="EscapeBench report", help="title of the page")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Write the report; a folder that is not a result folder is a clear error, exit 2."""
+    from escapebench.report.runs import ReportInputError
+    from escapebench.report.site import build_report
+
+    out = Path(args.out)
+    resolved_out = out.resolve()
+    for d in args.run_dirs:
+        if Path(d).resolve() == resolved_out:
+            print(f"escapebench report: --out {out} is one of the result folders; "
+                  "pick another folder", file=sys.stderr)
+            return 2
+    try:
+        result = build_report(args.run_dirs, out, title=args.title)
+    except ReportInputError as exc:
+        print(f"escapebench report: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"escapebench report: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(
+        f"wrote {result.index_html} ({result.finished} finished of {result.episodes} episodes, "
+        f"{len(result.figures)} figures, {len(result.tables)} tables)"
+    )
+    for fig in result.figures:
+        print(f"  {out / fig.filename}")
+    return 0

@@ -1,0 +1,212 @@
+"""Reading result folders for reports.
+
+A result folder is written by the harness (``escapebench.bench``) or by human play, in the shared
+layout: ``RUN_DIR/run.json``, ``results.csv`` and ``episodes/<id>/steps.jsonl`` plus
+``result.json``. An episode is finished exactly when its ``result.json`` exists, so reports read
+the numbers from there (the harness writes ``results.csv`` from the same objects). Reading is
+tolerant of what a crash leaves behind (a torn last line of ``steps.jsonl``, an episode without
+``result.json``) and strict about what would make a number wrong: a folder that is not a result
+folder or a result file that cannot be read is a :class:`ReportInputError` naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from escapebench.bench.metrics import EpisodeResult
+
+RESULTS_CSV = "results.csv"
+RUN_JSON = "run.json"
+EPISODES_DIR = "episodes"
+STEPS_FILE = "steps.jsonl"
+RESULT_FILE = "result.json"
+HUMAN_AGENT = "human"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ReportInputError(ValueError):
+    """A result folder or file a report cannot use, with where and why."""
+
+
+def safe_slug(text: str) -> str:
+    """A file-name-safe form of ``text``: never empty, never a path, at most 120 characters."""
+    return (_UNSAFE.sub("_", text).strip("._") or "x")[:120]
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """A JSON object from ``path``; raises :class:`ReportInputError` if it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReportInputError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ReportInputError(f"{path}: expected a JSON object")
+    return data
+
+
+def read_steps(path: Path) -> list[dict[str, Any]]:
+    """The step records of a ``steps.jsonl``.
+
+    A run killed mid-write leaves a torn last line; it is skipped (the harness plays that step
+    again on resume), but a bad line in the middle is an error.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ReportInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ReportInputError(f"{path}: not UTF-8 text: {exc}") from None
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if n == len(lines) - 1:
+                break
+            raise ReportInputError(f"{path}:{n + 1}: not valid JSON: {exc.msg}") from None
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def read_result(path: Path) -> EpisodeResult:
+    """An episode's ``result.json`` as an :class:`EpisodeResult`."""
+    data = read_json(path)
+    try:
+        return EpisodeResult.from_dict(data)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ReportInputError(f"{path}: not an episode result: {exc}") from None
+
+
+def parse_episode_id(episode_id: str) -> dict[str, Any]:
+    """Setting, agent, model slug and repeat from ``<setting>__<agent>__<model>__r<n>``.
+
+    Used for unfinished episodes, which have no ``result.json`` yet.
+    """
+    parts = episode_id.split("__")
+    out: dict[str, Any] = {"setting": episode_id, "agent": "", "model": "", "repeat": 0}
+    if len(parts) >= 4 and re.fullmatch(r"r\d+", parts[-1]):
+        out.update(
+            setting=parts[0], agent=parts[1], model="__".join(parts[2:-1]),
+            repeat=int(parts[-1][1:]),
+        )
+    return out
+
+
+@dataclass
+class Episode:
+    """One episode of a result folder: its result (when finished) and where its log is."""
+
+    run: RunFolder
+    episode_id: str
+    folder: Path
+    result: EpisodeResult | None = None
+    _steps: list[dict[str, Any]] | None = field(default=None, repr=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def key(self) -> str:
+        """Unique across the runs of one report and safe as a file name."""
+        return f"{self.run.index}-{safe_slug(self.episode_id)}"
+
+    @property
+    def has_log(self) -> bool:
+        return (self.folder / STEPS_FILE).is_file()
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The step records (empty if the episode has no log)."""
+        if self._steps is None:
+            path = self.folder / STEPS_FILE
+            self._steps = read_steps(path) if path.is_file() else []
+        return self._steps
+
+    def forget_steps(self) -> None:
+        """Drop the loaded log (reports read each log once; big runs stay small in memory)."""
+        self._steps = None
+
+    def describe(self) -> dict[str, Any]:
+        """Setting, difficulty, agent, model, player and repeat, finished or not."""
+        r = self.result
+        if r is not None:
+            return {
+                "setting": r.setting, "game": r.game, "difficulty": r.difficulty,
+                "agent": r.agent, "model": r.model, "player": r.player, "repeat": r.repeat,
+            }
+        out = parse_episode_id(self.episode_id)
+        out.update(game="", difficulty="", player="")
+        return out
+
+
+@dataclass
+class RunFolder:
+    """A result folder as a report reads it."""
+
+    path: Path
+    index: int
+    run_info: dict[str, Any]
+    episodes: list[Episode] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """A short name for menus: the folder name."""
+        return self.path.name or str(self.path)
+
+    @property
+    def results(self) -> list[EpisodeResult]:
+        """Results of the finished episodes."""
+        return [e.result for e in self.episodes if e.result is not None]
+
+
+def _episode_folders(path: Path) -> Iterator[Path]:
+    folder = path / EPISODES_DIR
+    if folder.is_dir():
+        yield from sorted(p for p in folder.iterdir() if p.is_dir())
+
+
+def load_run(path: str | Path, index: int = 0) -> RunFolder:
+    """Read one result folder (results of finished episodes; logs are read on demand)."""
+    p = Path(path)
+    if not p.is_dir():
+        raise ReportInputError(f"{p}: no such result folder")
+    if not any((p / name).exists() for name in (RESULTS_CSV, RUN_JSON, EPISODES_DIR)):
+        raise ReportInputError(
+            f"{p}: not a result folder (no {RESULTS_CSV}, {RUN_JSON} or {EPISODES_DIR}/)"
+        )
+    run_info = read_json(p / RUN_JSON) if (p / RUN_JSON).is_file() else {}
+    run = RunFolder(p, index, run_info)
+    for folder in _episode_folders(p):
+        result_path = folder / RESULT_FILE
+        result = read_result(result_path) if result_path.is_file() else None
+        run.episodes.append(Episode(run, folder.name, folder, result))
+    return run
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[RunFolder]:
+    """Read several result folders; the same folder named twice is read once."""
+    out: list[RunFolder] = []
+    seen: set[Path] = set()
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved in seen:
+            continue
+        seen.add(resolved)
+        out.append(load_run(path, len(out)))
+    return out
+
+
+def all_results(runs: Iterable[RunFolder]) -> list[EpisodeResult]:
+    """The results of every finished episode of ``runs``."""
+    return [r for run in runs for r in run.results]

@@ -1,0 +1,191 @@
+"""Writing the static report folder: ``index.html``, figures, tables and viewer data.
+
+The folder works opened from disk (``file://``): no server, no network, no CDN. Data the page's
+scripts need is written as small ``.js`` files that assign to a global, because browsers do not
+let pages opened from disk ``fetch`` files next to them; the trajectory viewer loads one
+episode's file when it is picked.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from escapebench import __version__
+from escapebench.report import tables
+from escapebench.report.figures import Figure, draw_all, series_name
+from escapebench.report.runs import Episode, RunFolder, all_results, load_runs
+from escapebench.report.trajectory import viewer_payload
+
+PACKAGE_DIR = Path(__file__).parent
+TEMPLATES_DIR = PACKAGE_DIR / "templates"
+STATIC_DIR = PACKAGE_DIR / "static"
+REPORT_ASSETS = ("style.css", "viewer.js")
+# run.json fields shown in the report's list of runs (never anything secret: run.json holds no
+# keys, and only these named fields are copied into the page).
+RUN_INFO_FIELDS = (
+    "escapebench_version",
+    "prompt_version",
+    "observation_version",
+    "agent",
+    "model",
+    "started",
+    "finished",
+    "max_steps",
+    "hints",
+    "sampling",
+    "command",
+)
+
+
+@dataclass
+class ReportResult:
+    """What :func:`build_report` wrote."""
+
+    out_dir: Path
+    index_html: Path
+    episodes: int
+    finished: int
+    figures: list[Figure]
+    tables: list[tables.Table]
+
+
+def template_environment() -> jinja2.Environment:
+    """The Jinja2 environment of reports and the serve pages (autoescape always on)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = lambda v: "–" if v is None else f"{100 * float(v):.1f}%"
+    return env
+
+
+def js_assignment(name: str, data: Any) -> str:
+    """``window.<name> = <json>;`` -- a data file a page opened from disk can load."""
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"window.{name} = {payload};\n"
+
+
+def js_callback(function: str, data: Any) -> str:
+    """``<function>(<json>);`` -- an episode file that hands its data to the viewer."""
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"{function}({payload});\n"
+
+
+def _run_info(run: RunFolder) -> dict[str, Any]:
+    info = {k: run.run_info[k] for k in RUN_INFO_FIELDS if k in run.run_info}
+    return {
+        "index": run.index,
+        "label": run.label,
+        "path": str(run.path),
+        "episodes": len(run.episodes),
+        "finished": sum(1 for e in run.episodes if e.finished),
+        "info": info,
+    }
+
+
+def _episode_entry(ep: Episode, hint_steps: list[int], steps: int) -> dict[str, Any]:
+    r = ep.result
+    info = ep.describe()
+    return {
+        "key": ep.key,
+        "episode_id": ep.episode_id,
+        "run": ep.run.index,
+        **info,
+        "finished": ep.finished,
+        "escaped": bool(r and r.escaped),
+        "total_steps": r.total_steps if r else steps,
+        "hints_used": r.hints_used if r else len(hint_steps),
+        "progress": r.progress if r else None,
+        "series": series_name(info["agent"], info["model"]),
+    }
+
+
+def _clear_generated(out_dir: Path) -> None:
+    """Remove files an earlier build wrote, so a smaller run leaves no stale episodes."""
+    for sub, pattern in (("data/episodes", "*.js"), ("figures", "*.png")):
+        folder = out_dir / sub
+        if folder.is_dir():
+            for f in folder.glob(pattern):
+                f.unlink()
+
+
+def build_report(
+    run_dirs: Sequence[str | Path] | Iterable[RunFolder],
+    out_dir: str | Path,
+    *,
+    title: str = "EscapeBench report",
+    links: dict[str, str] | None = None,
+) -> ReportResult:
+    """Write the static report of ``run_dirs`` into ``out_dir``.
+
+    ``links`` adds navigation links to the page header (the server adds "Play").
+    """
+    items = list(run_dirs)
+    runs = (
+        items if items and isinstance(items[0], RunFolder)  # type: ignore[list-item]
+        else load_runs(items)  # type: ignore[arg-type]
+    )
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _clear_generated(out)
+    episodes_dir = out / "data" / "episodes"
+    episodes_dir.mkdir(parents=True, exist_ok=True)
+
+    entries = []
+    for run in runs:
+        for ep in run.episodes:
+            steps = ep.steps()
+            payload = viewer_payload(ep)
+            entries.append(_episode_entry(ep, payload["hint_steps"], len(steps)))
+            (episodes_dir / f"{ep.key}.js").write_text(
+                js_callback("EB_EPISODE_LOADED", payload), encoding="utf-8"
+            )
+            ep.forget_steps()  # each log is needed once; keeps memory flat on big runs
+
+    results = all_results(runs)
+    figures = draw_all(results, out)
+    shown = tables.all_tables(results)
+
+    (out / "data" / "index.js").write_text(
+        js_assignment(
+            "EB_INDEX", {"runs": [_run_info(r) for r in runs], "episodes": entries}
+        ),
+        encoding="utf-8",
+    )
+    assets = out / "assets"
+    assets.mkdir(exist_ok=True)
+    for name in REPORT_ASSETS:
+        shutil.copyfile(STATIC_DIR / name, assets / name)
+
+    env = template_environment()
+    html = env.get_template("report.html.j2").render(
+        title=title,
+        version=__version__,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        runs=[_run_info(r) for r in runs],
+        tables=shown,
+        figures=figures,
+        episodes=len(entries),
+        finished=sum(1 for e in entries if e["finished"]),
+        links=links or {},
+    )
+    index = out / "index.html"
+    index.write_text(html, encoding="utf-8")
+    (out / "tables.md").write_text(
+        "\n\n".join(f"## {t.title}\n\n{t.caption}\n\n{tables.markdown(t)}" for t in shown)
+        + "\n",
+        encoding="utf-8",
+    )
+    return ReportResult(out, index, len(entries), sum(1 for e in entries if e["finished"]),
+                        figures, shown)

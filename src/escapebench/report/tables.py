@@ -1,0 +1,211 @@
+"""The leaderboard in the form of the paper's Tables 3 and 5.
+
+Numbers come from :func:`escapebench.bench.metrics.aggregate` (the one place the metrics are
+averaged); this module only chooses rows and lays them out. Table 3 lists BaseAgent per model
+with an "Average Human" row (every human player's episodes together); Table 5 lists EscapeAgent
+and its ablations per model with the change against BaseAgent on the settings both played.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from escapebench.bench.metrics import ALL, EpisodeResult, Summary, aggregate, table_cells
+
+HUMAN_AGENT = "human"
+BASE_AGENT = "base"
+ESCAPE_AGENT = "escape"
+
+# (Summary field, header, lower is better), in the order of the paper's columns
+METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("hints_used", "Hints Used", True),
+    ("total_steps", "Total Steps", True),
+    ("early_exit_progress", "Early Exit Progress (%)", False),
+    ("tool_hints", "Tool Hints Used (percentage)", True),
+    ("key_step_hints", "Key Steps Hints Used (percentage)", True),
+)
+PERCENT_FIELDS = {"early_exit_progress"}  # fractions, shown as percentages
+_FIRST_METRIC_CELL = 4  # table_cells: agent, model, difficulty, episodes, then the metrics
+
+
+@dataclass
+class TableRow:
+    """One printed row: a label, the metric cells and (Table 5) changes against BaseAgent."""
+
+    label: str
+    cells: list[str]
+    summary: Summary
+    deltas: list[tuple[str, bool] | None] = field(default_factory=list)  # (text, is better)
+    note: str = ""
+
+    @property
+    def is_human(self) -> bool:
+        return self.summary.agent == HUMAN_AGENT
+
+
+@dataclass
+class Table:
+    """A titled table with the Table 3 columns."""
+
+    title: str
+    caption: str
+    headers: list[str]
+    rows: list[TableRow]
+
+
+def _pool_humans(results: Sequence[EpisodeResult]) -> list[EpisodeResult]:
+    """Human results all under one model name, so that players form one "Average Human"."""
+    return [
+        dataclasses.replace(r, model="") if r.agent == HUMAN_AGENT else r for r in results
+    ]
+
+
+def summaries(
+    results: Sequence[EpisodeResult],
+    where: Callable[[EpisodeResult], bool] = lambda r: True,
+    difficulty: str = ALL,
+) -> list[Summary]:
+    """Summaries of the results ``where`` selects, for one difficulty (default: all)."""
+    chosen = _pool_humans([r for r in results if where(r)])
+    return [s for s in aggregate(chosen) if s.difficulty == difficulty]
+
+
+def _cells(s: Summary) -> list[str]:
+    return table_cells(s)[_FIRST_METRIC_CELL:]
+
+
+def _note(s: Summary, results: Sequence[EpisodeResult]) -> str:
+    mine = [r for r in results if r.agent == s.agent and (s.agent == HUMAN_AGENT or r.model ==
+                                                          s.model)]
+    settings = {r.setting for r in mine}
+    players = {r.player for r in mine if r.agent == HUMAN_AGENT}
+    note = f"{s.episodes} episodes, {s.escaped} escaped, {len(settings)} settings"
+    if players:
+        note += f", {len(players)} players"
+    return note
+
+
+def _human_rows(results: Sequence[EpisodeResult]) -> list[TableRow]:
+    return [
+        TableRow("Average Human", _cells(s), s, note=_note(s, results))
+        for s in summaries(results, lambda r: r.agent == HUMAN_AGENT)
+    ]
+
+
+def _headers(first: str) -> list[str]:
+    return [first, *(h for _, h, _ in METRICS)]
+
+
+def table3(results: Sequence[EpisodeResult]) -> Table:
+    """BaseAgent per model, then the human row (Table 3)."""
+    rows = [
+        TableRow(s.model or s.agent, _cells(s), s, note=_note(s, results))
+        for s in summaries(results, lambda r: r.agent == BASE_AGENT)
+    ]
+    return Table(
+        "Table 3: BaseAgent",
+        "BaseAgent per model, micro-averaged over finished episodes (shares pool their "
+        "numerators and denominators, as in the paper).",
+        _headers("Model"),
+        rows + _human_rows(results),
+    )
+
+
+def _delta(value: float, base: float, name: str, lower_better: bool) -> tuple[str, bool]:
+    diff = value - base
+    scale = 100 if name in PERCENT_FIELDS else 1
+    arrow = "↓" if diff < 0 else "↑"
+    better = diff < 0 if lower_better else diff > 0
+    return f"{arrow}{abs(diff) * scale:.2f}", better
+
+
+def table5(results: Sequence[EpisodeResult]) -> Table:
+    """EscapeAgent (and ablations) per model with the change against BaseAgent (Table 5).
+
+    The change compares both agents on the settings both finished with that model, so a
+    partial run is not compared against a full one.
+    """
+    rows = []
+    for s in summaries(results, lambda r: r.agent.startswith(ESCAPE_AGENT)):
+        label = s.model if s.agent == ESCAPE_AGENT else f"{s.model} ({s.agent})"
+        row = TableRow(label, _cells(s), s, note=_note(s, results))
+        mine = [r for r in results if r.agent == s.agent and r.model == s.model]
+        base = [r for r in results if r.agent == BASE_AGENT and r.model == s.model]
+        common = {r.setting for r in mine} & {r.setting for r in base}
+        if common:
+            a = summaries([r for r in mine if r.setting in common])[0]
+            b = summaries([r for r in base if r.setting in common])[0]
+            row.deltas = [
+                _delta(getattr(a, name), getattr(b, name), name, lower)
+                for name, _, lower in METRICS
+            ]
+            if len(common) < len({r.setting for r in mine}):
+                row.note += f"; change measured on the {len(common)} settings both played"
+        else:
+            row.note += "; no BaseAgent results for this model"
+        rows.append(row)
+    return Table(
+        "Table 5: EscapeAgent",
+        "EscapeAgent per model; subscripts give the change against BaseAgent with the same "
+        "model on the same settings (green: better).",
+        _headers("Model"),
+        rows + _human_rows(results),
+    )
+
+
+def leaderboard(results: Sequence[EpisodeResult]) -> Table:
+    """Every agent x model, baselines included, fewest hints (then steps) first."""
+    ranked = sorted(
+        summaries(results, lambda r: r.agent != HUMAN_AGENT),
+        key=lambda s: (s.hints_used, s.total_steps),
+    )
+    rows = [
+        TableRow(f"{s.agent} / {s.model}" if s.model else s.agent, _cells(s), s,
+                 note=_note(s, results))
+        for s in ranked
+    ]
+    return Table(
+        "Leaderboard: all agents",
+        "Every agent and model, fewest hints first.",
+        _headers("Agent / model"),
+        rows + _human_rows(results),
+    )
+
+
+def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
+    """Every agent x model x difficulty (the numbers of figures 12 and 13)."""
+    rows = []
+    for s in aggregate(_pool_humans(results)):
+        if s.difficulty == ALL:
+            continue
+        name = "Average Human" if s.agent == HUMAN_AGENT else (
+            f"{s.agent} / {s.model}" if s.model else s.agent
+        )
+        rows.append(TableRow(f"{name} — {s.difficulty}", _cells(s), s,
+                             note=f"{s.episodes} episodes, {s.escaped} escaped"))
+    return Table(
+        "By difficulty",
+        "Per agent, model and difficulty.",
+        _headers("Agent / model — difficulty"),
+        rows,
+    )
+
+
+def all_tables(results: Sequence[EpisodeResult]) -> list[Table]:
+    """The report's tables that have rows."""
+    made = [table3(results), table5(results), leaderboard(results), by_difficulty(results)]
+    return [t for t in made if t.rows]
+
+
+def markdown(table: Table) -> str:
+    """A table as Markdown (Table 5 changes in parentheses after the value)."""
+    lines = [f"| {' | '.join(table.headers)} |", "|---|" + "---:|" * (len(table.headers) - 1)]
+    for row in table.rows:
+        cells = []
+        for i, cell in enumerate(row.cells):
+            delta = row.deltas[i] if i < len(row.deltas) else None
+            cells.append(f"{cell} ({delta[0]})" if delta else cell)
+        lines.append(f"| {row.label} | {' | '.join(cells)} |")
+    return "\n".join(lines)
