@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_file
-
-# ``tests.support`` lives at the repository root, which plain ``pytest`` (unlike
-# ``python -m pytest``) does not put on sys.path.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
 
 MINI_GAME = Path(__file__).with_name("mini_game.yaml")
 

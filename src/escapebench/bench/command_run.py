@@ -1,0 +1,144 @@
+"""``escapebench run``: benchmark an agent on a set of games.
+
+Without options it plays the explorer agent (no model needed) on every built-in game in all
+three difficulties. Re-running the same command resumes into the same folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from escapebench.bench.episode import DEFAULT_MAX_STEPS
+from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
+from escapebench.bench.metrics import format_table
+from escapebench.bench.runner import (
+    BUILTIN_AGENTS,
+    DEFAULT_MEMORY,
+    EXIT_USAGE,
+    RunConfigError,
+    RunSettings,
+    default_cache_path,
+    parse_shard,
+    run_suite,
+)
+from escapebench.engine.model import DIFFICULTIES
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``escapebench run``."""
+    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    a = parser.add_argument_group("agent and model")
+    a.add_argument(
+        "--agent", default="explorer", metavar="NAME",
+        help=f"one of {', '.join(BUILTIN_AGENTS)}, or a Python factory module:function",
+    )
+    a.add_argument("--no-reflection", action="store_true",
+                   help="EscapeAgent without its Reflection module")
+    a.add_argument("--no-foresight", action="store_true",
+                   help="EscapeAgent without its Foresight module")
+    a.add_argument("--model", default=None,
+                   help="served model name (with --base-url), 'local' (bundled SmolLM2) or "
+                   "gguf:PATH; required for base and escape")
+    a.add_argument("--base-url", action="append", default=[], metavar="URL",
+                   help="OpenAI-compatible server (.../v1); repeat for replicas of one model")
+    a.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="environment variable holding the API key (default OPENAI_API_KEY)")
+    a.add_argument("--memory", type=int, default=DEFAULT_MEMORY,
+                   help="steps of working memory in each prompt")
+    a.add_argument("--temperature", type=float, default=0.0)
+    a.add_argument("--max-tokens", type=int, default=1024, help="answer length limit")
+    a.add_argument("--seed", type=int, default=None,
+                   help="sampling seed (repeat r uses seed + r); random agent seed")
+    a.add_argument("--timeout", type=float, default=120.0, help="seconds per model request")
+    a.add_argument("--max-retries", type=int, default=6,
+                   help="retries of a failed model request before the run stops")
+    g = parser.add_argument_group("games and episodes")
+    g.add_argument("--games", action="append", default=None, metavar="SPEC",
+                   help="built-in game or setting name, 'builtin', a game file, a folder in the "
+                   "original layout, or a glob; repeatable (default: builtin)")
+    g.add_argument("--difficulty", action="append", default=None, choices=DIFFICULTIES,
+                   help="only these difficulties; repeatable (default: all three)")
+    g.add_argument("--repeats", type=int, default=1, help="episodes per setting")
+    g.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
+                   help="an episode not escaped by then ends unescaped")
+    g.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
+                   help="steps without progress before a hint")
+    g.add_argument("--help-steps", type=int, default=DEFAULT_HELP_STEPS,
+                   help="steps in help before the hinted action is played for the agent")
+    g.add_argument("--shard", default=None, metavar="I/N",
+                   help="play only the I-th of N deterministic slices of the episodes")
+    r = parser.add_argument_group("running")
+    r.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="result folder (default: runs/<agent>__<model>__<settings hash>)")
+    r.add_argument("--concurrency", type=int, default=4,
+                   help="episodes played at once (also the bound on in-flight model requests)")
+    r.add_argument("--cache", type=Path, default=None, metavar="PATH",
+                   help=f"response cache file (default: {default_cache_path()})")
+    r.add_argument("--no-cache", action="store_true", help="do not cache model answers")
+    r.add_argument("--no-fsync", action="store_true",
+                   help="flush step logs without fsync (still safe against kill -9, not "
+                   "against power loss)")
+    r.add_argument("--quiet", action="store_true", help="no live progress, only the table")
+
+
+def settings_from_args(args: argparse.Namespace) -> RunSettings:
+    """The run settings an ``escapebench run`` command line asks for."""
+    return RunSettings(
+        agent=args.agent,
+        no_reflection=args.no_reflection,
+        no_foresight=args.no_foresight,
+        model=args.model,
+        base_urls=list(args.base_url),
+        api_key_env=args.api_key_env,
+        games=list(args.games or ["builtin"]),
+        difficulties=list(args.difficulty) if args.difficulty else None,
+        out=args.out,
+        concurrency=args.concurrency,
+        max_steps=args.max_steps,
+        repeats=args.repeats,
+        patience=args.patience,
+        help_steps=args.help_steps,
+        memory=args.memory,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        shard=parse_shard(args.shard) if args.shard else None,
+        cache=args.cache,
+        no_cache=args.no_cache,
+        timeout=args.timeout,
+        max_retries=args.max_retries,
+        fsync=not args.no_fsync,
+        quiet=args.quiet,
+        command_line=["escapebench", *sys.argv[1:]],
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the suite, print the table; user errors are messages, not tracebacks."""
+    from escapebench.games.loading import GameFileError
+
+    try:
+        settings = settings_from_args(args)
+        outcome = asyncio.run(run_suite(settings))
+    except (RunConfigError, GameFileError) as exc:
+        print(f"escapebench run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if outcome.summaries:
+        print(format_table(outcome.summaries))
+    print(f"\nresults: {outcome.out}  ({outcome.finished} of {outcome.planned} episodes "
+          f"finished, {outcome.wall_s:.1f}s)", file=sys.stderr)
+    for episode_id, message in sorted(outcome.failed.items()):
+        print(f"episode {episode_id} failed: {message} (details in its error.txt)",
+              file=sys.stderr)
+    if outcome.model_error:
+        print(
+            f"escapebench run: the model server is unavailable, the run stopped.\n"
+            f"  {outcome.model_error}\n"
+            f"  Finished steps are kept in {outcome.out}; run the same command again to "
+            "resume once the server is back.",
+            file=sys.stderr,
+        )
+    return outcome.exit_code

@@ -1,0 +1,520 @@
+"""Per-episode metrics (paper section 5.1), their aggregation (Table 3) and the result files.
+
+* :class:`EpisodeMetrics` accumulates one episode from its step records (the dicts written to
+  ``steps.jsonl``), live or when an interrupted episode is resumed from its log, and produces an
+  :class:`EpisodeResult`.
+* :func:`aggregate` groups results per agent x model x difficulty (plus "all" difficulties) and
+  micro-averages them as the paper does: hints and steps are means over episodes, while the
+  shares and the early-exit progress pool their numerators and denominators over the episodes
+  (so a large game weighs more than a small one, as in Table 3, whose shares are the mean
+  hints over the mean totals).
+* :func:`format_table` prints the Table-3 columns; :func:`write_results_csv`,
+  :func:`write_summary_csv` and :func:`write_summary_md` write the result files.
+
+Fractions are stored as fractions (0..1) everywhere and shown as percentages only in tables.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from escapebench.bench.hints import ReferenceEffect
+from escapebench.engine.actions import VERBS
+from escapebench.engine.model import GameDefinition
+
+RESULT_VERSION = 1
+
+#: Columns of ``results.csv``, in order (the shared result-folder layout).
+RESULT_COLUMNS: tuple[str, ...] = (
+    "episode_id",
+    "setting",
+    "game",
+    "difficulty",
+    "agent",
+    "model",
+    "player",
+    "repeat",
+    "escaped",
+    "hints_used",
+    "total_steps",
+    "early_exit_progress",
+    "tool_hints",
+    "tool_hint_share",
+    "key_step_hints",
+    "key_step_hint_share",
+    "progress",
+    "model_calls",
+    "tokens_in",
+    "tokens_out",
+    "retries",
+    "wall_time_s",
+    "prompt_version",
+)
+
+#: Columns that describe the transport or the clock, not the play: they may differ between
+#: two runs whose results are the same (retries after server faults, wall time).
+ACCOUNTING_COLUMNS: frozenset[str] = frozenset({"retries", "wall_time_s"})
+
+KEY_STEP_VERBS: tuple[str, ...] = tuple(v for v in VERBS if v != "move")
+
+
+@dataclass
+class HintRecord:
+    """One hint of an episode."""
+
+    step: int  # the step at which it started (0-based)
+    index: int  # reference action index
+    action: str
+    kind: str  # "tool" or "key_step"
+    verb: str
+    forced: bool = False  # its action had to be played for the player
+    ended_step: int | None = None  # the step at which it ended (None: still open)
+    outcome: str = ""  # "completed" or "skipped" (a forced action that no longer applied)
+
+
+@dataclass
+class EpisodeResult:
+    """Everything measured about one finished episode (``result.json``)."""
+
+    episode_id: str
+    setting: str
+    game: str
+    difficulty: str
+    agent: str
+    model: str
+    player: str = "agent"  # "agent" for the harness; human play writes "human"
+    repeat: int = 0
+    escaped: bool = False
+    ended_by: str = ""  # "escaped" or "max_steps"
+    hints_used: int = 0
+    total_steps: int = 0
+    early_exit_progress: float = 0.0  # progress when the first hint started (final if none)
+    early_exit_units: int = 0  # key steps + tools collected before the first hint
+    tool_hints: int = 0
+    tool_hint_share: float = 0.0  # tool_hints / total_tools
+    key_step_hints: int = 0
+    key_step_hint_share: float = 0.0  # key_step_hints / total_key_steps
+    progress: float = 0.0
+    key_steps: int = 0
+    tools_collected: int = 0
+    total_key_steps: int = 0
+    total_tools: int = 0
+    forced_steps: int = 0
+    successful_actions: int = 0
+    error_actions: int = 0
+    model_calls: int = 0
+    cached_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    retries: int = 0
+    wall_time_s: float = 0.0
+    prompt_version: str = ""
+    max_steps: int = 0
+    hints_by_action: dict[str, int] = field(default_factory=dict)
+    """Key-step hints per verb (figure 5's numerators)."""
+    key_steps_by_action: dict[str, int] = field(default_factory=dict)
+    """Key steps of the reference chain per verb (figure 5's denominators)."""
+    hint_steps: list[int] = field(default_factory=list)
+    hints: list[HintRecord] = field(default_factory=list)
+    progress_curve: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """(steps taken, key steps, tools, hints) at the start, after every change, and at the end."""
+    progress_intervals: list[int] = field(default_factory=list)
+    """Steps between consecutive progress events (figure 8), the first from the start."""
+    version: int = RESULT_VERSION
+
+    @property
+    def total_units(self) -> int:
+        return self.total_key_steps + self.total_tools
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able data."""
+        data = asdict(self)
+        data["progress_curve"] = [list(p) for p in self.progress_curve]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EpisodeResult:
+        """The inverse of :meth:`to_dict`; unknown keys are ignored (newer writers)."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["hints"] = [HintRecord(**h) for h in data.get("hints", [])]
+        values["progress_curve"] = [tuple(p) for p in data.get("progress_curve", [])]
+        return cls(**values)
+
+    def row(self) -> dict[str, Any]:
+        """The ``results.csv`` row."""
+        data = self.to_dict()
+        return {c: data[c] for c in RESULT_COLUMNS}
+
+
+def _reference_key_steps_by_verb(effects: Sequence[ReferenceEffect]) -> dict[str, int]:
+    out = {v: 0 for v in KEY_STEP_VERBS}
+    for e in effects:
+        if e.verb in out:
+            out[e.verb] += e.key_steps
+    return out
+
+
+class EpisodeMetrics:
+    """Builds an :class:`EpisodeResult` from an episode's step records, one at a time.
+
+    A step record needs: ``step``, ``key_steps`` and ``tools_collected`` (totals after the
+    step), ``progress``, ``progressed``, ``success``, ``error``, ``hint`` (None or a dict with
+    ``index``, ``steps_in_help`` and ``forced``), ``calls`` (dicts with ``tokens_in``,
+    ``tokens_out``, ``cached``, ``retries``), ``wall_s`` and, on the last step, ``game_end``.
+    """
+
+    def __init__(self, defn: GameDefinition, effects: Sequence[ReferenceEffect]) -> None:
+        self.defn = defn
+        self.effects = tuple(effects)
+        self.steps = 0
+        self.key_steps = 0
+        self.tools = 0
+        self.progress = 0.0
+        self.escaped = False
+        self.hints: list[HintRecord] = []
+        self.early_exit: tuple[int, float] | None = None  # (units, progress) at the first hint
+        self.forced_steps = 0
+        self.successful = 0
+        self.errors = 0
+        self.model_calls = 0
+        self.cached_calls = 0
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self.retries = 0
+        self.wall_s = 0.0
+        self.curve: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
+        self.intervals: list[int] = []
+        self._last_progress_step = 0
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Account for one step record (in step order)."""
+        hint = record.get("hint")
+        if hint is not None:
+            if int(hint.get("steps_in_help", 0)) == 0:
+                self._start_hint(record["step"], int(hint["index"]))
+            if hint.get("forced"):
+                self.forced_steps += 1
+                self.hints[-1].forced = True
+        self.steps += 1
+        key_steps, tools = int(record["key_steps"]), int(record["tools_collected"])
+        changed = key_steps != self.key_steps or tools != self.tools
+        self.key_steps, self.tools = key_steps, tools
+        self.progress = float(record["progress"])
+        if record.get("progressed"):
+            self.intervals.append(self.steps - self._last_progress_step)
+            self._last_progress_step = self.steps
+        if record.get("success"):
+            self.successful += 1
+        if record.get("error"):
+            self.errors += 1
+        for call in record.get("calls") or ():
+            self.model_calls += 1
+            self.cached_calls += bool(call.get("cached"))
+            self.tokens_in += int(call.get("tokens_in", 0))
+            self.tokens_out += int(call.get("tokens_out", 0))
+            self.retries += int(call.get("retries", 0))
+        self.wall_s += float(record.get("wall_s", 0.0))
+        if hint is not None and record.get("hint_done"):
+            self.hints[-1].ended_step = int(record["step"])
+            self.hints[-1].outcome = str(record["hint_done"])
+        if changed:
+            self.curve.append((self.steps, key_steps, tools, len(self.hints)))
+        if record.get("game_end"):
+            self.escaped = True
+
+    def _start_hint(self, step: int, index: int) -> None:
+        if self.early_exit is None:
+            self.early_exit = (self.key_steps + self.tools, self.progress)
+        e = self.effects[index]
+        self.hints.append(HintRecord(step, index, e.action, e.kind, e.verb))
+        # A hint is a point of the curve even when it comes without progress (red dots of
+        # the paper's figure 7).
+        self.curve.append((self.steps, self.key_steps, self.tools, len(self.hints)))
+
+    def result(
+        self,
+        *,
+        episode_id: str,
+        agent: str,
+        model: str,
+        repeat: int,
+        prompt_version: str,
+        max_steps: int,
+        player: str = "agent",
+    ) -> EpisodeResult:
+        """The finished episode's result."""
+        d = self.defn
+        total_key_steps, total_tools = d.total_key_steps, d.total_tools
+        if self.early_exit is None:
+            early_units, early_progress = self.key_steps + self.tools, self.progress
+        else:
+            early_units, early_progress = self.early_exit
+        tool_hints = sum(h.kind == "tool" for h in self.hints)
+        key_step_hints = len(self.hints) - tool_hints
+        by_verb = {v: 0 for v in KEY_STEP_VERBS}
+        for h in self.hints:
+            if h.kind == "key_step" and h.verb in by_verb:
+                by_verb[h.verb] += 1
+        curve = list(self.curve)
+        final = (self.steps, self.key_steps, self.tools, len(self.hints))
+        if curve[-1] != final:
+            curve.append(final)
+        return EpisodeResult(
+            episode_id=episode_id,
+            setting=d.setting,
+            game=d.game,
+            difficulty=d.difficulty,
+            agent=agent,
+            model=model,
+            player=player,
+            repeat=repeat,
+            escaped=self.escaped,
+            ended_by="escaped" if self.escaped else "max_steps",
+            hints_used=len(self.hints),
+            total_steps=self.steps,
+            early_exit_progress=early_progress,
+            early_exit_units=early_units,
+            tool_hints=tool_hints,
+            tool_hint_share=tool_hints / total_tools if total_tools else 0.0,
+            key_step_hints=key_step_hints,
+            key_step_hint_share=key_step_hints / total_key_steps if total_key_steps else 0.0,
+            progress=self.progress,
+            key_steps=self.key_steps,
+            tools_collected=self.tools,
+            total_key_steps=total_key_steps,
+            total_tools=total_tools,
+            forced_steps=self.forced_steps,
+            successful_actions=self.successful,
+            error_actions=self.errors,
+            model_calls=self.model_calls,
+            cached_calls=self.cached_calls,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            retries=self.retries,
+            wall_time_s=round(self.wall_s, 6),
+            prompt_version=prompt_version,
+            max_steps=max_steps,
+            hints_by_action=by_verb,
+            key_steps_by_action=_reference_key_steps_by_verb(self.effects),
+            hint_steps=[h.step for h in self.hints],
+            hints=[HintRecord(**asdict(h)) for h in self.hints],
+            progress_curve=curve,
+            progress_intervals=list(self.intervals),
+        )
+
+
+# ---------------------------------------------------------------------- aggregation
+ALL = "all"
+
+
+@dataclass
+class Summary:
+    """Micro-averaged metrics of a group of episodes (one row of Table 3)."""
+
+    agent: str
+    model: str
+    difficulty: str
+    episodes: int
+    escaped: int
+    hints_used: float
+    total_steps: float
+    early_exit_progress: float
+    tool_hints: float
+    tool_hint_share: float
+    key_step_hints: float
+    key_step_hint_share: float
+    progress: float
+    model_calls: float
+    tokens_in: float
+    tokens_out: float
+    hint_share_by_action: dict[str, float] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        """A flat row for ``summary.csv``."""
+        data = asdict(self)
+        by_action = data.pop("hint_share_by_action")
+        for verb in KEY_STEP_VERBS:
+            data[f"{verb}_hint_share"] = by_action.get(verb, 0.0)
+        return data
+
+
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    *(f.name for f in fields(Summary) if f.name != "hint_share_by_action"),
+    *(f"{v}_hint_share" for v in KEY_STEP_VERBS),
+)
+
+
+def _summarize(agent: str, model: str, difficulty: str, group: list[EpisodeResult]) -> Summary:
+    n = len(group)
+
+    def mean(values: Iterable[float]) -> float:
+        return sum(values) / n
+
+    def pooled(num: float, den: float) -> float:
+        return num / den if den else 0.0
+
+    by_action: dict[str, float] = {}
+    for verb in KEY_STEP_VERBS:
+        by_action[verb] = pooled(
+            sum(r.hints_by_action.get(verb, 0) for r in group),
+            sum(r.key_steps_by_action.get(verb, 0) for r in group),
+        )
+    return Summary(
+        agent=agent,
+        model=model,
+        difficulty=difficulty,
+        episodes=n,
+        escaped=sum(r.escaped for r in group),
+        hints_used=mean(r.hints_used for r in group),
+        total_steps=mean(r.total_steps for r in group),
+        early_exit_progress=pooled(
+            sum(r.early_exit_units for r in group), sum(r.total_units for r in group)
+        ),
+        tool_hints=mean(r.tool_hints for r in group),
+        tool_hint_share=pooled(sum(r.tool_hints for r in group), sum(r.total_tools for r in group)),
+        key_step_hints=mean(r.key_step_hints for r in group),
+        key_step_hint_share=pooled(
+            sum(r.key_step_hints for r in group), sum(r.total_key_steps for r in group)
+        ),
+        progress=pooled(
+            sum(r.key_steps + r.tools_collected for r in group),
+            sum(r.total_units for r in group),
+        ),
+        model_calls=mean(r.model_calls for r in group),
+        tokens_in=mean(r.tokens_in for r in group),
+        tokens_out=mean(r.tokens_out for r in group),
+        hint_share_by_action=by_action,
+    )
+
+
+_DIFFICULTY_ORDER = {"easy": 0, "normal": 1, "hard": 2, ALL: 3}
+
+
+def aggregate(results: Iterable[EpisodeResult]) -> list[Summary]:
+    """One summary per agent x model x difficulty, then one per agent x model over all."""
+    groups: dict[tuple[str, str, str], list[EpisodeResult]] = {}
+    for r in results:
+        groups.setdefault((r.agent, r.model, r.difficulty), []).append(r)
+        groups.setdefault((r.agent, r.model, ALL), []).append(r)
+    keys = sorted(groups, key=lambda k: (k[0], k[1], _DIFFICULTY_ORDER.get(k[2], 9), k[2]))
+    return [_summarize(*k, groups[k]) for k in keys]
+
+
+# ---------------------------------------------------------------------- tables and files
+TABLE_HEADERS: tuple[str, ...] = (
+    "Agent",
+    "Model",
+    "Difficulty",
+    "Episodes",
+    "Hints Used",
+    "Total Steps",
+    "Early Exit Progress (%)",
+    "Tool Hints Used (percentage)",
+    "Key Steps Hints Used (percentage)",
+)
+
+
+def table_cells(s: Summary) -> list[str]:
+    """The cells of one Table-3 row."""
+    return [
+        s.agent,
+        s.model,
+        s.difficulty,
+        str(s.episodes),
+        f"{s.hints_used:.2f}",
+        f"{s.total_steps:.2f}",
+        f"{100 * s.early_exit_progress:.2f}",
+        f"{s.tool_hints:.2f} ({100 * s.tool_hint_share:.2f}%)",
+        f"{s.key_step_hints:.2f} ({100 * s.key_step_hint_share:.2f}%)",
+    ]
+
+
+def format_table(summaries: Sequence[Summary]) -> str:
+    """A plain-text table in the columns of the paper's Table 3."""
+    rows = [list(TABLE_HEADERS)] + [table_cells(s) for s in summaries]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADERS))]
+    lines = []
+    for n, r in enumerate(rows):
+        pairs = enumerate(zip(r, widths, strict=True))
+        cells = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in pairs]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def format_markdown(summaries: Sequence[Summary]) -> str:
+    """The same table in Markdown."""
+    out = ["| " + " | ".join(TABLE_HEADERS) + " |"]
+    out.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(TABLE_HEADERS))) + "|")
+    for s in summaries:
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in table_cells(s)) + " |")
+    return "\n".join(out) + "\n"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _csv_text(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: _csv_value(row.get(c)) for c in columns})
+    return buf.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) >= 1e6 else f"{round(value, 6)}"
+    return value
+
+
+def write_results_csv(path: Path, results: Iterable[EpisodeResult]) -> None:
+    """``results.csv``: one row per episode, sorted by episode id."""
+    rows = [r.row() for r in sorted(results, key=lambda r: r.episode_id)]
+    atomic_write_text(path, _csv_text(RESULT_COLUMNS, rows))
+
+
+def write_summary_csv(path: Path, summaries: Sequence[Summary]) -> None:
+    """``summary.csv``: one row per agent x model x difficulty (and "all")."""
+    atomic_write_text(path, _csv_text(SUMMARY_COLUMNS, (s.row() for s in summaries)))
+
+
+def write_summary_md(path: Path, summaries: Sequence[Summary], title: str = "") -> None:
+    """``summary.md``: the Table-3 columns as a Markdown table."""
+    head = f"# {title}\n\n" if title else ""
+    atomic_write_text(path, head + format_markdown(summaries))
+
+
+def write_result_json(path: Path, result: EpisodeResult) -> None:
+    """``result.json``, written atomically (its presence marks the episode finished)."""
+    atomic_write_text(path, json.dumps(result.to_dict(), indent=1, ensure_ascii=False) + "\n")
+
+
+def read_result_json(path: Path) -> EpisodeResult:
+    """Load a ``result.json``."""
+    return EpisodeResult.from_dict(json.loads(path.read_text(encoding="utf-8")))

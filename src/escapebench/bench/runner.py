@@ -1,0 +1,643 @@
+"""Run a suite of episodes concurrently into a result folder, resumably.
+
+:func:`plan_run` turns :class:`RunSettings` into the list of episodes (games x repeats, sorted by
+episode id, optionally one shard of them) and :func:`run_suite` plays them with ``concurrency``
+episodes at once on one asyncio loop, writing the shared result-folder layout::
+
+    RUN_DIR/run.json, results.csv, summary.csv, summary.md
+    RUN_DIR/episodes/<episode_id>/steps.jsonl, result.json
+
+Running the same settings into the same folder again resumes: finished episodes (those with a
+``result.json``) are skipped and unfinished ones continue from their step log. A folder whose
+``run.json`` records different result-affecting settings is refused (:class:`RunConfigError`).
+A model server that stays down (:class:`~escapebench.llm.base.ModelUnavailableError`) stops the
+run; every finished step stays on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as _dt
+import hashlib
+import importlib
+import json
+import os
+import platform
+import re
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from escapebench.agents.base import Agent
+from escapebench.bench.display import LiveDisplay
+from escapebench.bench.episode import (
+    DEFAULT_MAX_STEPS,
+    RESULT_FILE,
+    Episode,
+    EpisodeSpec,
+)
+from escapebench.bench.hints import (
+    DEFAULT_HELP_STEPS,
+    DEFAULT_PATIENCE,
+    HintOptions,
+    ReferenceEffect,
+    reference_effects,
+)
+from escapebench.bench.metrics import (
+    RESULT_VERSION,
+    EpisodeResult,
+    Summary,
+    aggregate,
+    atomic_write_text,
+    read_result_json,
+    write_results_csv,
+    write_summary_csv,
+    write_summary_md,
+)
+from escapebench.engine.model import GameDefinition
+from escapebench.engine.observation import OBSERVATION_VERSION
+from escapebench.llm.base import ChatModel, ModelUnavailableError, SamplingSettings
+
+RUN_FILE = "run.json"
+EPISODES_DIR = "episodes"
+RESULTS_FILE = "results.csv"
+SUMMARY_CSV = "summary.csv"
+SUMMARY_MD = "summary.md"
+RUN_FORMAT = 1
+
+MODEL_AGENTS = ("base", "escape")
+"""Built-in agents that need a model; the others (random, explorer) play without one."""
+BUILTIN_AGENTS = ("base", "escape", "random", "explorer")
+NO_MODEL = "none"
+DEFAULT_MEMORY = 10
+
+EXIT_OK = 0
+EXIT_EPISODE_ERRORS = 1
+EXIT_USAGE = 2
+EXIT_MODEL_UNAVAILABLE = 3
+
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class RunConfigError(ValueError):
+    """Settings that cannot be run (bad option values, a result folder of another run)."""
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of ``text``."""
+    return _SLUG.sub("_", text).strip("._")[:100] or "x"
+
+
+def default_cache_path() -> Path:
+    """The response cache shared by all runs of this user (so any re-run costs nothing)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "escapebench" / "responses.sqlite"
+
+
+@dataclass
+class RunSettings:
+    """Everything ``escapebench run`` can be told."""
+
+    agent: str = "explorer"
+    no_reflection: bool = False
+    no_foresight: bool = False
+    model: str | None = None
+    base_urls: list[str] = field(default_factory=list)
+    api_key_env: str | None = None
+    games: list[str] = field(default_factory=lambda: ["builtin"])
+    difficulties: list[str] | None = None
+    out: Path | None = None
+    concurrency: int = 4
+    max_steps: int = DEFAULT_MAX_STEPS
+    repeats: int = 1
+    patience: int = DEFAULT_PATIENCE
+    help_steps: int = DEFAULT_HELP_STEPS
+    memory: int = DEFAULT_MEMORY
+    temperature: float = 0.0
+    max_tokens: int = SamplingSettings.max_tokens
+    seed: int | None = None
+    shard: tuple[int, int] | None = None  # (i, n), 1 <= i <= n
+    cache: Path | None = None  # None: the default cache file
+    no_cache: bool = False
+    timeout: float = 120.0
+    max_retries: int = 6
+    fsync: bool = True
+    quiet: bool = False
+    command_line: list[str] = field(default_factory=list)
+
+    @property
+    def needs_model(self) -> bool:
+        return self.agent in MODEL_AGENTS or (":" in self.agent and self.model is not None)
+
+    def agent_label(self, agent: Agent | None = None) -> str:
+        """The agent's name in results: ablations of EscapeAgent get their own label; an
+        agent from a user's factory goes by its ``name``."""
+        label = self.agent
+        if ":" in self.agent:
+            label = agent.name if agent is not None else self.agent.rsplit(":", 1)[-1]
+        if self.agent == "escape":
+            label += "-no-reflection" if self.no_reflection else ""
+            label += "-no-foresight" if self.no_foresight else ""
+        return label
+
+    def validate(self) -> None:
+        """Raise :class:`RunConfigError` for values that cannot work."""
+        if self.agent not in BUILTIN_AGENTS and ":" not in self.agent:
+            raise RunConfigError(
+                f"unknown agent {self.agent!r}: choose one of {', '.join(BUILTIN_AGENTS)} "
+                "or give a Python factory as module:function"
+            )
+        if (self.no_reflection or self.no_foresight) and self.agent != "escape":
+            raise RunConfigError("--no-reflection and --no-foresight only apply to --agent escape")
+        if self.agent in MODEL_AGENTS and not self.model:
+            raise RunConfigError(
+                f"--agent {self.agent} needs --model (a served model name with --base-url, "
+                "or 'local' for the bundled SmolLM2)"
+            )
+        if self.model and self.agent in ("random", "explorer"):
+            raise RunConfigError(f"--agent {self.agent} plays without a model; drop --model")
+        checks = [
+            (self.concurrency >= 1, "--concurrency must be at least 1"),
+            (self.max_steps >= 1, "--max-steps must be at least 1"),
+            (self.repeats >= 1, "--repeats must be at least 1"),
+            (self.patience >= 0, "--patience must be >= 0"),
+            (self.help_steps >= 0, "--help-steps must be >= 0"),
+            (self.memory >= 0, "--memory must be >= 0"),
+            (self.temperature >= 0, "--temperature must be >= 0"),
+            (self.timeout > 0, "--timeout must be > 0"),
+            (self.max_retries >= 0, "--max-retries must be >= 0"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise RunConfigError(message)
+        if self.shard is not None:
+            i, n = self.shard
+            if not (n >= 1 and 1 <= i <= n):
+                raise RunConfigError("--shard must be i/n with 1 <= i <= n")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/4"`` -> ``(2, 4)``."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise RunConfigError(f"--shard {text!r}: expected i/n with 1 <= i <= n, e.g. 1/4")
+    return int(m.group(1)), int(m.group(2))
+
+
+# ---------------------------------------------------------------------- agents
+def sampling_for(settings: RunSettings, repeat: int) -> SamplingSettings:
+    """Sampling settings of one repeat.
+
+    Repeats get different seeds (``seed + repeat``), so that with a temperature above 0 they
+    are different samples and not one cached answer replayed; repeat 0 without ``--seed``
+    sends no seed at all.
+    """
+    seed = None if settings.seed is None and repeat == 0 else (settings.seed or 0) + repeat
+    return SamplingSettings(
+        temperature=settings.temperature, max_tokens=settings.max_tokens, seed=seed
+    )
+
+
+def agent_options(settings: RunSettings, repeat: int) -> dict[str, Any]:
+    """Keyword options for the agent factory of one repeat."""
+    if settings.agent in MODEL_AGENTS:
+        options: dict[str, Any] = {
+            "memory": settings.memory,
+            "sampling": sampling_for(settings, repeat),
+        }
+        if settings.agent == "escape":
+            options["no_reflection"] = settings.no_reflection
+            options["no_foresight"] = settings.no_foresight
+        return options
+    if settings.agent == "random":
+        return {"seed": (settings.seed or 0) + repeat}
+    if settings.agent == "explorer":
+        return {}
+    # A user's factory gets everything that might matter to it.
+    return {
+        "memory": settings.memory,
+        "sampling": sampling_for(settings, repeat),
+        "seed": (settings.seed or 0) + repeat,
+    }
+
+
+def agent_factory(name: str) -> Callable[..., Agent]:
+    """The factory of a built-in agent (through the registry) or of ``module:function``."""
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+            factory = getattr(module, attr)
+        except (ImportError, AttributeError) as exc:
+            raise RunConfigError(f"cannot load agent factory {name!r}: {exc}") from None
+        return factory  # type: ignore[no-any-return]
+    try:
+        from escapebench.agents.registry import make_agent
+    except ImportError as exc:  # pragma: no cover - the registry ships with the package
+        raise RunConfigError(f"the agent registry is not available: {exc}") from None
+
+    def build(*, model: ChatModel | None, **options: Any) -> Agent:
+        return make_agent(name, model=model, **options)
+
+    return build
+
+
+def make_episode_agent(settings: RunSettings, model: ChatModel | None, repeat: int) -> Agent:
+    """A fresh agent for one episode."""
+    factory = agent_factory(settings.agent)
+    return factory(model=model, **agent_options(settings, repeat))
+
+
+def prompt_version() -> str:
+    """The version name of the agents' prompt templates (empty if the module is absent)."""
+    try:
+        from escapebench.agents.prompts import PROMPT_VERSION
+    except ImportError:  # pragma: no cover
+        return ""
+    return str(PROMPT_VERSION)
+
+
+# ---------------------------------------------------------------------- planning
+@dataclass
+class RunPlan:
+    """The episodes of a run and the metadata written next to their results."""
+
+    settings: RunSettings
+    out: Path
+    specs: list[EpisodeSpec]
+    definitions: dict[str, GameDefinition]  # setting -> definition
+    effects: dict[str, tuple[ReferenceEffect, ...]]
+    model_name: str
+    fingerprint: dict[str, Any]
+    games: list[dict[str, Any]]
+
+
+def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
+    """``<setting>__<agent>__<model-slug>__r<repeat>``, safe as a folder name."""
+    return f"{slug(setting)}__{slug(agent)}__{slug(model)}__r{repeat}"
+
+
+def _game_record(defn: GameDefinition) -> dict[str, Any]:
+    source = Path(defn.source) if defn.source else None
+    sha = ""
+    if source is not None and source.is_file():
+        sha = hashlib.sha256(source.read_bytes()).hexdigest()
+    reference = json.dumps([[list(r.path), r.action] for r in defn.reference])
+    return {
+        "setting": defn.setting,
+        "game": defn.game,
+        "difficulty": defn.difficulty,
+        "file": str(source) if source else "",
+        "sha256": sha,
+        "reference_sha256": hashlib.sha256(reference.encode()).hexdigest(),
+    }
+
+
+def plan_run(
+    settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
+) -> RunPlan:
+    """Resolve games, episodes, shard and output folder (no file is written)."""
+    from escapebench.games.loading import load_games
+
+    settings.validate()
+    definitions = load_games(settings.games, settings.difficulties)
+    if not definitions:
+        raise RunConfigError("no game settings match --games and --difficulty")
+    by_setting: dict[str, GameDefinition] = {}
+    for d in definitions:
+        other = by_setting.get(d.setting)
+        if other is not None:
+            raise RunConfigError(
+                f"setting {d.setting!r} is defined twice ({other.source} and {d.source}); "
+                "episode ids must be unique"
+            )
+        by_setting[d.setting] = d
+    specs = [
+        EpisodeSpec(
+            episode_id=episode_id(d.setting, label, model_name, r),
+            defn=d,
+            agent=label,
+            model=model_name,
+            repeat=r,
+            max_steps=settings.max_steps,
+            hints=HintOptions(settings.patience, settings.help_steps),
+            prompt_version=str(agent_settings.get("prompt_version", "")),
+        )
+        for d in definitions
+        for r in range(settings.repeats)
+    ]
+    specs.sort(key=lambda s: s.episode_id)
+    if settings.shard is not None:
+        i, n = settings.shard
+        specs = specs[i - 1 :: n]
+    games = [_game_record(d) for d in sorted(definitions, key=lambda d: d.setting)]
+    fingerprint = {
+        "escapebench_version": _package_version(),
+        "prompt_version": prompt_version(),
+        "observation_version": OBSERVATION_VERSION,
+        "result_version": RESULT_VERSION,
+        "agent": label,
+        "agent_settings": agent_settings,
+        "model": model_name,
+        "sampling": {
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+            "seed": settings.seed,
+        },
+        "hints": {"patience": settings.patience, "help_steps": settings.help_steps},
+        "max_steps": settings.max_steps,
+    }
+    out = settings.out or default_out_dir(fingerprint, games)
+    effects = {d.setting: reference_effects(d) for d in definitions}
+    return RunPlan(settings, out, specs, by_setting, effects, model_name, fingerprint, games)
+
+
+def default_out_dir(fingerprint: dict[str, Any], games: list[dict[str, Any]]) -> Path:
+    """``runs/<agent>__<model>__<hash>``: the same command always lands in the same folder,
+    which is what makes re-running it resume."""
+    digest = hashlib.sha256(
+        json.dumps([fingerprint, games], sort_keys=True, default=str).encode()
+    ).hexdigest()[:10]
+    return Path("runs") / f"{slug(fingerprint['agent'])}__{slug(fingerprint['model'])}__{digest}"
+
+
+def _package_version() -> str:
+    from escapebench import __version__
+
+    return str(__version__)
+
+
+# ---------------------------------------------------------------------- run.json
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return asdict(value)
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"not JSON-serializable: {type(value).__name__}")
+
+
+def _normalized(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists, dataclasses dicts)."""
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def compatible(existing: dict[str, Any], plan_fingerprint: dict[str, Any],
+               games: list[dict[str, Any]]) -> list[str]:
+    """Why a folder's ``run.json`` cannot take these results (empty: it can).
+
+    Every result-affecting setting must be equal; games present in both must have the same
+    file and reference hashes. More games or more repeats are fine: the folder just grows.
+    """
+    problems = []
+    new = _normalized(plan_fingerprint)
+    for key in sorted(new):
+        if existing.get(key) != new[key]:
+            problems.append(f"{key}: {existing.get(key)!r} in the folder, {new[key]!r} now")
+    old_games = {g["setting"]: g for g in existing.get("games", [])}
+    for g in games:
+        before = old_games.get(g["setting"])
+        if before is None:
+            continue
+        for key in ("sha256", "reference_sha256"):
+            if before.get(key) and g.get(key) and before[key] != g[key]:
+                problems.append(f"game {g['setting']}: its file has changed ({key})")
+                break
+    return problems
+
+
+def read_run_json(folder: Path) -> dict[str, Any] | None:
+    """The folder's ``run.json``, or None."""
+    path = folder / RUN_FILE
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise RunConfigError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise RunConfigError(f"{path}: not a run description")
+    return data
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _redacted_command(argv: Sequence[str]) -> list[str]:
+    from escapebench.llm.openai_client import redact, safe_url
+
+    return [redact(safe_url(a) if "://" in a else a) for a in argv]
+
+
+def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
+                   existing: dict[str, Any] | None, finished: bool) -> None:
+    """Write (or update) ``run.json`` with everything the results depend on."""
+    s = plan.settings
+    games = {g["setting"]: g for g in (existing or {}).get("games", [])}
+    games.update({g["setting"]: g for g in plan.games})
+    data = {
+        "format": RUN_FORMAT,
+        **_normalized(plan.fingerprint),
+        "model_backend": model_record,
+        "games": [games[k] for k in sorted(games)],
+        "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
+        "shard": list(s.shard) if s.shard else None,
+        "concurrency": s.concurrency,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "command_line": _redacted_command(s.command_line or sys.argv),
+        "started": (existing or {}).get("started") or _now(),
+        "finished": _now() if finished else None,
+    }
+    plan.out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(plan.out / RUN_FILE, json.dumps(data, indent=1, default=str) + "\n")
+
+
+# ---------------------------------------------------------------------- results
+def collect_results(folder: Path) -> list[EpisodeResult]:
+    """Every finished episode of a result folder, sorted by episode id."""
+    out = []
+    episodes = folder / EPISODES_DIR
+    if episodes.is_dir():
+        for sub in sorted(episodes.iterdir()):
+            path = sub / RESULT_FILE
+            if path.is_file():
+                out.append(read_result_json(path))
+    return out
+
+
+def write_tables(folder: Path, results: Sequence[EpisodeResult]) -> list[Summary]:
+    """Rebuild ``results.csv``, ``summary.csv`` and ``summary.md`` of a folder."""
+    summaries = aggregate(results)
+    write_results_csv(folder / RESULTS_FILE, results)
+    write_summary_csv(folder / SUMMARY_CSV, summaries)
+    write_summary_md(folder / SUMMARY_MD, summaries, title=f"escapebench results: {folder.name}")
+    return summaries
+
+
+# ---------------------------------------------------------------------- running
+@dataclass
+class RunOutcome:
+    """What a run did."""
+
+    out: Path
+    planned: int
+    finished: int  # episodes finished in the folder's plan (this run or before)
+    played: int  # episodes played (or finished) by this run
+    failed: dict[str, str] = field(default_factory=dict)  # episode id -> error
+    model_error: str | None = None
+    summaries: list[Summary] = field(default_factory=list)
+    wall_s: float = 0.0
+    episode_wall_s: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        if self.model_error:
+            return EXIT_MODEL_UNAVAILABLE
+        return EXIT_EPISODE_ERRORS if self.failed else EXIT_OK
+
+
+def build_model(settings: RunSettings) -> ChatModel | None:
+    """The chat model of a run, wrapped in the response cache unless disabled."""
+    if not settings.model:
+        return None
+    from escapebench.llm.factory import make_model
+
+    cache = None if settings.no_cache else (settings.cache or default_cache_path())
+    if cache is not None:
+        Path(cache).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return make_model(
+            settings.model,
+            base_urls=settings.base_urls or None,
+            api_key_env=settings.api_key_env,
+            cache_path=cache,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+            max_in_flight=max(1, settings.concurrency),
+        )
+    except ValueError as exc:
+        raise RunConfigError(str(exc)) from None
+
+
+async def run_suite(
+    settings: RunSettings,
+    *,
+    model: ChatModel | None = None,
+    stream: IO[str] | None = None,
+    live: bool | None = None,
+) -> RunOutcome:
+    """Plan and play a run; return its outcome (the result files are written).
+
+    ``model`` overrides the one ``settings`` would build (tests and benchmarks pass their
+    own). ``stream`` receives the live display (default: stderr); ``live`` forces the
+    redrawing display on or off (default: when ``stream`` is a terminal).
+    """
+    stream = stream if stream is not None else sys.stderr
+    started = time.perf_counter()
+    settings.validate()
+    if model is None and settings.needs_model:
+        model = build_model(settings)
+    model_name = model.name if model is not None else NO_MODEL
+    sample_agent = make_episode_agent(settings, model, 0)
+    agent_settings = _normalized(sample_agent.settings())
+    plan = plan_run(settings, model_name, agent_settings, settings.agent_label(sample_agent))
+    existing = read_run_json(plan.out)
+    if existing is not None:
+        problems = compatible(existing, plan.fingerprint, plan.games)
+        if problems:
+            raise RunConfigError(
+                f"{plan.out} holds results of different settings; use another --out, or the "
+                "original settings to resume:\n  " + "\n  ".join(problems)
+            )
+    model_record = None
+    if model is not None:
+        from escapebench.llm.factory import model_settings_record
+
+        model_record = model_settings_record(model)
+    write_run_json(plan, model_record, existing, finished=False)
+
+    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0)
+    todo = [s for s in plan.specs if not (plan.out / EPISODES_DIR / s.episode_id / RESULT_FILE)
+            .exists()]
+    outcome.finished = len(plan.specs) - len(todo)
+    display = LiveDisplay(
+        total=len(plan.specs), already_done=outcome.finished, stream=stream,
+        live=live, quiet=settings.quiet,
+    )
+    queue: asyncio.Queue[EpisodeSpec] = asyncio.Queue()
+    for spec in todo:
+        queue.put_nowait(spec)
+    stop = asyncio.Event()
+
+    async def worker() -> None:
+        while not stop.is_set():
+            try:
+                spec = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            folder = plan.out / EPISODES_DIR / spec.episode_id
+            display.started(spec)
+            t0 = time.perf_counter()
+            try:
+                agent = make_episode_agent(settings, model, spec.repeat)
+                episode = Episode(
+                    spec, agent, folder, effects=plan.effects[spec.defn.setting],
+                    on_step=display.update, fsync=settings.fsync,
+                )
+                result = await episode.run()
+            except ModelUnavailableError as exc:
+                outcome.model_error = str(exc)
+                display.stopped(spec, "model unavailable")
+                stop.set()
+                return
+            except asyncio.CancelledError:
+                display.stopped(spec, "stopped")
+                raise
+            except Exception as exc:  # an agent or log problem: this episode only
+                message = f"{type(exc).__name__}: {exc}"
+                outcome.failed[spec.episode_id] = message
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
+                display.stopped(spec, message)
+                continue
+            outcome.played += 1
+            outcome.finished += 1
+            outcome.episode_wall_s[spec.episode_id] = time.perf_counter() - t0
+            display.finished(spec, result)
+
+    tasks = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(todo)))]
+    try:
+        if tasks:
+            stop_wait = asyncio.create_task(stop.wait())
+            all_done = asyncio.gather(*tasks)
+            await asyncio.wait({stop_wait, all_done}, return_when=asyncio.FIRST_COMPLETED)
+            if stop.is_set():
+                # The model is gone: stop the other episodes where they are. Their current
+                # step was not logged yet, so resuming plays it again from the same state.
+                for t in tasks:
+                    t.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await all_done
+            stop_wait.cancel()
+    finally:
+        display.close()
+        aclose = getattr(getattr(model, "inner", model), "aclose", None)
+        if callable(aclose):
+            with contextlib.suppress(Exception):
+                await aclose()
+        results = collect_results(plan.out)
+        outcome.summaries = write_tables(plan.out, results)
+        complete = outcome.finished == outcome.planned
+        write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        outcome.wall_s = time.perf_counter() - started
+    return outcome
