@@ -1,0 +1,75 @@
+"""``escapebench serve [RUN_DIR...]``: the report and the browser play page on a local server."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_DATA_DIR = "human-results"
+DEFAULT_PORT = 8765
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``escapebench serve``."""
+    parser.add_argument("run_dirs", nargs="*", metavar="RUN_DIR",
+                        help="result folders whose report to serve")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--data", default=DEFAULT_DATA_DIR, metavar="DIR",
+                        help="result folder for human games played in the browser "
+                        f"(default ./{DEFAULT_DATA_DIR})")
+    parser.add_argument("--games", action="append", default=[], metavar="PATH",
+                        help="extra game files, folders or globs to offer (repeatable)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """Start the server; bad folders or game files are clear errors before it starts."""
+    import uvicorn
+
+    from escapebench.games.loading import GameFileError
+    from escapebench.report.runs import ReportInputError, load_runs
+    from escapebench.report.server import ServeConfig, create_app
+
+    run_dirs = [Path(d) for d in args.run_dirs]
+    try:
+        load_runs(run_dirs)  # fail now, not on the first page view
+    except ReportInputError as exc:
+        print(f"escapebench serve: {exc}", file=sys.stderr)
+        return 2
+    data_dir = Path(args.data)
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"escapebench serve: cannot use --data {data_dir}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"escapebench serve: --port {args.port} is not a port number", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(ServeConfig(run_dirs, data_dir, list(args.games), host=args.host))
+    except GameFileError as exc:
+        print(f"escapebench serve: {exc}", file=sys.stderr)
+        return 2
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            access_log=False)
+    server = uvicorn.Server(config)
+    # Print the address once the socket is bound (port 0 asks the system for a free port).
+    original_startup = server.startup
+
+    async def startup(sockets: object = None) -> None:
+        await original_startup(sockets=sockets)  # type: ignore[arg-type]
+        for srv in getattr(server, "servers", []):
+            for sock in srv.sockets:
+                host, port = sock.getsockname()[:2]
+                shown = f"[{host}]" if ":" in host else host
+                print(f"escapebench serve: http://{shown}:{port}/ (report at /report/, "
+                      f"play at /play; human results in {data_dir})", flush=True)
+                return
+
+    server.startup = startup  # type: ignore[method-assign]
+    server.run()
+    return 0

@@ -1,0 +1,268 @@
+"""``escapebench serve``: the report and the browser play page, as a Starlette app.
+
+Routes:
+
+* ``/`` a home page; ``/report/...`` the static report of the result folders plus the human
+  games in the data folder, rebuilt when their results change;
+* ``/play`` the play page; ``/static/...`` its script and styles;
+* ``/api/games``, ``/api/sessions`` (list unfinished, start one), ``/api/sessions/<id>``,
+  ``/api/sessions/<id>/actions`` and ``/api/sessions/<id>/hint``: the play API (JSON).
+
+Everything a page sends is untrusted: games are looked up by name in the loaded list (never
+opened by path), session ids must look like the ones the server makes, bodies are size-limited
+JSON objects with a JSON content type, and every refusal is a 4xx JSON ``{"error": ...}``.
+Unexpected failures are logged and answered with a 500 JSON body, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import shutil
+import tempfile
+import threading
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from escapebench.report.runs import EPISODES_DIR, RESULT_FILE, STEPS_FILE, load_runs
+from escapebench.report.sessions import MAX_PLAYER_LENGTH, PlayError, PlayStore
+from escapebench.report.site import STATIC_DIR, build_report, template_environment
+
+log = logging.getLogger("escapebench.serve")
+
+MAX_BODY_BYTES = 16 * 1024
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+@dataclass
+class ServeConfig:
+    """What ``escapebench serve`` serves."""
+
+    run_dirs: list[Path]
+    data_dir: Path
+    game_specs: list[str] = field(default_factory=list)
+    host: str = "127.0.0.1"
+    max_body_bytes: int = MAX_BODY_BYTES
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class ReportCache:
+    """The report of the served folders, rebuilt into a fresh folder when results change.
+
+    A rebuild writes a new folder and then switches to it, so a page being loaded never sees a
+    half-written report; the previous folder is removed at the next switch.
+    """
+
+    def __init__(self, sources: list[Path], root: Path) -> None:
+        self.sources = sources
+        self.root = root
+        self.current: Path | None = None
+        self.signature: tuple[Any, ...] | None = None
+        self._lock = threading.Lock()
+        self._builds = 0
+
+    def _signature(self) -> tuple[Any, ...]:
+        """What the report depends on: every result and log file's size and time."""
+        parts: list[Any] = []
+        for src in self.sources:
+            for name in ("results.csv", "run.json"):
+                p = src / name
+                if p.is_file():
+                    st = p.stat()
+                    parts.append((str(p), st.st_mtime_ns, st.st_size))
+            episodes = src / EPISODES_DIR
+            if episodes.is_dir():
+                for folder in sorted(episodes.iterdir()):
+                    for name in (RESULT_FILE, STEPS_FILE):
+                        p = folder / name
+                        if p.is_file():
+                            st = p.stat()
+                            parts.append((str(p), st.st_mtime_ns, st.st_size))
+        return tuple(parts)
+
+    def folder(self) -> Path:
+        """The up-to-date report folder (built now if the results changed)."""
+        with self._lock:
+            sig = self._signature()
+            if self.current is not None and sig == self.signature:
+                return self.current
+            self._builds += 1
+            target = self.root / f"build-{self._builds}"
+            build_report(load_runs(self.sources), target, links={"Play": "../play", "Home": "../"})
+            old, self.current, self.signature = self.current, target, sig
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+            return target
+
+
+async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
+    """The request's JSON object, or an HTTPException (413, 415, 400) saying what is wrong."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise HTTPException(415, "send JSON with Content-Type: application/json")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise HTTPException(413, f"request body larger than {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise HTTPException(413, f"request body larger than {limit} bytes")
+    try:
+        data = json.loads(bytes(body).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise HTTPException(400, "request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, "request body must be a JSON object")
+    return data
+
+
+def _text_field(data: dict[str, Any], name: str, limit: int) -> str:
+    value = data.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise HTTPException(400, f"'{name}' must be a non-empty string")
+    if len(value) > limit:
+        raise HTTPException(400, f"'{name}' is longer than {limit} characters")
+    return value.strip()
+
+
+def create_app(config: ServeConfig) -> Starlette:
+    """The serve app for ``config`` (games are loaded now; a bad game file raises here)."""
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    sources: list[Path] = []
+    for folder in [*config.run_dirs, config.data_dir]:
+        if folder.resolve() not in {s.resolve() for s in sources}:
+            sources.append(folder)
+    data_index = [s.resolve() for s in sources].index(config.data_dir.resolve())
+    store = PlayStore(config.data_dir, config.game_specs, report_index=data_index)
+    work = Path(tempfile.mkdtemp(prefix="escapebench-serve-"))
+    reports = ReportCache(sources, work)
+    env = template_environment()
+    report_files = _ReportFiles(reports)
+
+    def page(name: str, **context: Any) -> HTMLResponse:
+        return HTMLResponse(env.get_template(name).render(base="/", **context))
+
+    async def home(request: Request) -> Response:
+        return page(
+            "home.html.j2", games=store.games(), run_dirs=[str(d) for d in config.run_dirs],
+            data_dir=str(config.data_dir),
+        )
+
+    async def play(request: Request) -> Response:
+        return page("play.html.j2", patience=store.hint_options.patience,
+                    max_player=MAX_PLAYER_LENGTH)
+
+    async def report_redirect(request: Request) -> Response:
+        return RedirectResponse("/report/", status_code=307)
+
+    async def api_games(request: Request) -> Response:
+        return JSONResponse({"games": store.games()})
+
+    async def api_sessions(request: Request) -> Response:
+        if request.method == "GET":
+            return JSONResponse({"sessions": await run_in_threadpool(store.unfinished)})
+        data = await read_json_body(request, config.max_body_bytes)
+        setting = _text_field(data, "setting", 200)
+        player = _text_field(data, "player", MAX_PLAYER_LENGTH)
+        view = await run_in_threadpool(store.start, setting, player)
+        return JSONResponse(view, status_code=201)
+
+    async def api_session(request: Request) -> Response:
+        sid = request.path_params["sid"]
+        return JSONResponse(await run_in_threadpool(store.view, sid))
+
+    async def api_action(request: Request) -> Response:
+        sid = request.path_params["sid"]
+        data = await read_json_body(request, config.max_body_bytes)
+        action = _text_field(data, "action", 500)
+        return JSONResponse(await run_in_threadpool(store.act, sid, action))
+
+    async def api_hint(request: Request) -> Response:
+        sid = request.path_params["sid"]
+        await read_json_body(request, config.max_body_bytes)
+        return JSONResponse(await run_in_threadpool(store.hint, sid))
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if request.url.path.startswith("/api/") or exc.status_code >= 400:
+            return _error(exc.status_code, str(exc.detail))
+        return Response(status_code=exc.status_code)
+
+    async def play_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, PlayError)
+        return _error(exc.status, exc.message)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        log.exception("error while serving %s", request.url.path)
+        return _error(500, "internal error (see the server's log)")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    hosts = ["*"] if config.host not in LOOPBACK_HOSTS else [
+        "127.0.0.1", "localhost", "[::1]", "::1",
+    ]
+    routes = [
+        Route("/", home),
+        Route("/play", play),
+        Route("/report", report_redirect),
+        Mount("/report", app=report_files),
+        Mount("/static", app=StaticFiles(directory=str(STATIC_DIR)), name="static"),
+        Route("/api/games", api_games),
+        Route("/api/sessions", api_sessions, methods=["GET", "POST"]),
+        Route("/api/sessions/{sid}", api_session),
+        Route("/api/sessions/{sid}/actions", api_action, methods=["POST"]),
+        Route("/api/sessions/{sid}/hint", api_hint, methods=["POST"]),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        exception_handlers={
+            HTTPException: http_error,
+            PlayError: play_error,
+            Exception: server_error,
+        },
+        lifespan=lifespan,
+    )
+    app.state.store = store
+    app.state.reports = reports
+    return app
+
+
+class _ReportFiles:
+    """ASGI app serving the current report folder (rebuilt on a request for the page)."""
+
+    def __init__(self, reports: ReportCache) -> None:
+        self.reports = reports
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        # The page itself triggers a rebuild check; its figures and data then come from the
+        # same build.
+        if self.reports.current is None or path.rstrip("/").endswith(("/report", "index.html")):
+            await run_in_threadpool(self.reports.folder)
+        folder = self.reports.current
+        assert folder is not None
+        static = StaticFiles(directory=str(folder), html=True)
+        await static(scope, receive, send)
