@@ -20,11 +20,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
 from escapebench.bench.metrics import KEY_STEP_VERBS, EpisodeResult, Summary  # noqa: E402
-from escapebench.report.tables import HUMAN_AGENT, summaries  # noqa: E402
+from escapebench.report.tables import HUMAN_LABEL, agent_label, summaries  # noqa: E402
 
 DIFFICULTIES = ("easy", "normal", "hard")
 HINT_COLOR = "#d62728"
-HUMAN_SERIES = "Human"
+HUMAN_SERIES = HUMAN_LABEL
 # Bins of steps between progress events (figure 8); hints come after 50 idle steps, so the
 # 50-60 bin holds the progress made through hints.
 INTERVAL_BINS: tuple[tuple[int, int, str], ...] = (
@@ -50,15 +50,8 @@ class Figure:
     filename: str  # relative to the report folder
 
 
-def series_name(agent: str, model: str) -> str:
-    """The legend name of an agent and model: ``agent / model``, or ``Human``."""
-    if agent == HUMAN_AGENT:
-        return HUMAN_SERIES
-    return f"{agent} / {model}" if model else agent
-
-
 def _series(r: EpisodeResult | Summary) -> str:
-    return series_name(r.agent, r.model)
+    return agent_label(r.agent, r.model)
 
 
 def _order(names: Sequence[str]) -> list[str]:

@@ -19,8 +19,8 @@ from escapebench.engine.actions import extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.report.runs import RESULT_FILE, STEPS_FILE, safe_slug
+from escapebench.report.tables import HUMAN_AGENT
 
-HUMAN_AGENT = "human"
 HUMAN_MAX_STEPS = 4000
 
 

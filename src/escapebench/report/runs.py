@@ -25,7 +25,6 @@ RUN_JSON = "run.json"
 EPISODES_DIR = "episodes"
 STEPS_FILE = "steps.jsonl"
 RESULT_FILE = "result.json"
-HUMAN_AGENT = "human"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -20,7 +20,7 @@ import jinja2
 
 from escapebench import __version__
 from escapebench.report import tables
-from escapebench.report.figures import Figure, draw_all, series_name
+from escapebench.report.figures import Figure, draw_all
 from escapebench.report.runs import Episode, RunFolder, all_results, load_runs
 from escapebench.report.trajectory import viewer_payload
 
@@ -107,7 +107,7 @@ def _episode_entry(ep: Episode, hint_steps: list[int], steps: int) -> dict[str, 
         "total_steps": r.total_steps if r else steps,
         "hints_used": r.hints_used if r else len(hint_steps),
         "progress": r.progress if r else None,
-        "series": series_name(info["agent"], info["model"]),
+        "series": tables.agent_label(info["agent"], info["model"]),
     }
 
 

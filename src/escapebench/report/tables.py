@@ -17,6 +17,8 @@ from escapebench.bench.metrics import ALL, EpisodeResult, Summary, aggregate, ta
 HUMAN_AGENT = "human"
 BASE_AGENT = "base"
 ESCAPE_AGENT = "escape"
+HUMAN_LABEL = "Average Human"
+NO_MODEL = "none"  # the harness's model name for agents that play without one
 
 # (Summary field, header, lower is better), in the order of the paper's columns
 METRICS: tuple[tuple[str, str, bool], ...] = (
@@ -55,6 +57,13 @@ class Table:
     rows: list[TableRow]
 
 
+def agent_label(agent: str, model: str) -> str:
+    """How an agent and model are named in tables and legends."""
+    if agent == HUMAN_AGENT:
+        return HUMAN_LABEL
+    return f"{agent} / {model}" if model and model != NO_MODEL else agent
+
+
 def _pool_humans(results: Sequence[EpisodeResult]) -> list[EpisodeResult]:
     """Human results all under one model name, so that players form one "Average Human"."""
     return [
@@ -89,7 +98,7 @@ def _note(s: Summary, results: Sequence[EpisodeResult]) -> str:
 
 def _human_rows(results: Sequence[EpisodeResult]) -> list[TableRow]:
     return [
-        TableRow("Average Human", _cells(s), s, note=_note(s, results))
+        TableRow(HUMAN_LABEL, _cells(s), s, note=_note(s, results))
         for s in summaries(results, lambda r: r.agent == HUMAN_AGENT)
     ]
 
@@ -162,8 +171,7 @@ def leaderboard(results: Sequence[EpisodeResult]) -> Table:
         key=lambda s: (s.hints_used, s.total_steps),
     )
     rows = [
-        TableRow(f"{s.agent} / {s.model}" if s.model else s.agent, _cells(s), s,
-                 note=_note(s, results))
+        TableRow(agent_label(s.agent, s.model), _cells(s), s, note=_note(s, results))
         for s in ranked
     ]
     return Table(
@@ -180,10 +188,7 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
     for s in aggregate(_pool_humans(results)):
         if s.difficulty == ALL:
             continue
-        name = "Average Human" if s.agent == HUMAN_AGENT else (
-            f"{s.agent} / {s.model}" if s.model else s.agent
-        )
-        rows.append(TableRow(f"{name} — {s.difficulty}", _cells(s), s,
+        rows.append(TableRow(f"{agent_label(s.agent, s.model)} — {s.difficulty}", _cells(s), s,
                              note=f"{s.episodes} episodes, {s.escaped} escaped"))
     return Table(
         "By difficulty",

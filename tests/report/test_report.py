@@ -1,0 +1,221 @@
+"""``escapebench report``: tables against results.csv, figures, viewer data, bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from escapebench.cli import main as cli_main
+from escapebench.report.sessions import PlayStore
+from escapebench.report.site import build_report
+from tests.report.conftest import CLOSET, SOLUTION, report_tables
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FIGURE_FILES = (
+    "fig5-hints-by-action-type.png",
+    "fig6-completed-vs-steps.png",
+    "fig7-progress-per-game.png",
+    "fig8-progress-intervals.png",
+    "fig12-hints-by-difficulty.png",
+    "fig13-steps-by-difficulty.png",
+)
+
+
+def csv_rows(*run_dirs: Path) -> list[dict[str, str]]:
+    rows = []
+    for d in run_dirs:
+        with (d / "results.csv").open(newline="", encoding="utf-8") as fh:
+            rows.extend(csv.DictReader(fh))
+    return rows
+
+
+def expected_cells(rows: list[dict[str, str]]) -> list[str]:
+    """The five Table-3 cells computed straight from results.csv rows.
+
+    Every closet setting has the same totals (5 key steps, 3 tools), so the paper's pooled
+    shares equal the mean of the per-episode shares here.
+    """
+    def mean(col: str) -> float:
+        return sum(float(r[col]) for r in rows) / len(rows)
+
+    return [
+        f"{mean('hints_used'):.2f}",
+        f"{mean('total_steps'):.2f}",
+        f"{100 * mean('early_exit_progress'):.2f}",
+        f"{mean('tool_hints'):.2f} ({100 * mean('tool_hint_share'):.2f}%)",
+        f"{mean('key_step_hints'):.2f} ({100 * mean('key_step_hint_share'):.2f}%)",
+    ]
+
+
+def play_human(data_dir: Path, player: str) -> None:
+    """A human escapes every closet setting through the play store the server uses."""
+    store = PlayStore(data_dir, [str(CLOSET)])
+    for setting in ("closet-easy", "closet", "closet-hard"):
+        view = store.start(setting, player)
+        store.act(view["id"], "click(front door)")  # one slip
+        store.hint(view["id"])  # and one hint
+        for action in SOLUTION:
+            if store.view(view["id"])["ended"]:
+                break
+            store.act(view["id"], action)
+        assert store.view(view["id"])["ended"]
+
+
+@pytest.fixture(scope="module")
+def human_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("human")
+    play_human(data, "Alice")
+    return data
+
+
+@pytest.fixture(scope="module")
+def report(
+    harness_runs: dict[str, Path], human_dir: Path, tmp_path_factory: pytest.TempPathFactory
+):
+    out = tmp_path_factory.mktemp("report")
+    runs = [harness_runs[k] for k in ("base-fumbler", "base-solver", "escape-solver", "explorer")]
+    result = build_report([*runs, human_dir], out)
+    return out, result
+
+
+def test_table3_matches_results_csv(report, harness_runs, human_dir) -> None:
+    out, _ = report
+    tables = report_tables((out / "index.html").read_text(encoding="utf-8"))
+    table3 = {row[0]: row[1:] for row in tables["Table 3: BaseAgent"]}
+    assert set(table3) == {"fumbler", "solver", "Average Human"}
+    assert table3["fumbler"] == expected_cells(csv_rows(harness_runs["base-fumbler"]))
+    assert table3["solver"] == expected_cells(csv_rows(harness_runs["base-solver"]))
+    assert table3["Average Human"] == expected_cells(csv_rows(human_dir))
+    # the fumbler needs hints for everything; the human asked for exactly one per game
+    assert float(table3["fumbler"][0]) > float(table3["solver"][0])
+    assert table3["Average Human"][0] == "1.00"
+
+
+def test_table5_shows_change_against_base(report, harness_runs) -> None:
+    out, _ = report
+    tables = report_tables((out / "index.html").read_text(encoding="utf-8"))
+    table5 = {row[0]: row[1:] for row in tables["Table 5: EscapeAgent"]}
+    escape = csv_rows(harness_runs["escape-solver"])
+    base = csv_rows(harness_runs["base-solver"])
+    cells = table5["solver"]
+    # value, then the change against BaseAgent with the same model as a subscript
+    want_steps = expected_cells(escape)[1]
+    diff = sum(float(r["total_steps"]) for r in escape) / len(escape) - sum(
+        float(r["total_steps"]) for r in base
+    ) / len(base)
+    arrow = "↓" if diff < 0 else "↑"
+    assert cells[1] == f"{want_steps} {arrow}{abs(diff):.2f}"
+    assert "Average Human" in table5
+
+
+def test_leaderboard_lists_every_agent(report) -> None:
+    out, _ = report
+    tables = report_tables((out / "index.html").read_text(encoding="utf-8"))
+    labels = [row[0] for row in tables["Leaderboard: all agents"]]
+    assert labels[-1] == "Average Human"
+    assert set(labels[:-1]) == {"base / fumbler", "base / solver", "escape / solver", "explorer"}
+    hints = [float(row[1]) for row in tables["Leaderboard: all agents"][:-1]]
+    assert hints == sorted(hints)
+
+
+def test_figures_are_png_files(report) -> None:
+    out, result = report
+    assert [Path(f.filename).name for f in result.figures] == list(FIGURE_FILES)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    for name in FIGURE_FILES:
+        data = (out / "figures" / name).read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 5000
+        assert f'src="figures/{name}"' in html
+
+
+def test_report_is_self_contained(report) -> None:
+    out, _ = report
+    html = (out / "index.html").read_text(encoding="utf-8")
+    # no network: every script, style and image is a relative file that exists
+    refs = re.findall(r'(?:src|href)="([^"#]+)"', html)
+    assert refs
+    for ref in refs:
+        assert "://" not in ref and not ref.startswith("//"), ref
+        assert (out / ref).exists(), ref
+
+
+def test_viewer_data_holds_every_step(report, harness_runs) -> None:
+    out, _ = report
+    index = (out / "data" / "index.js").read_text(encoding="utf-8")
+    entries = json.loads(index.split("=", 1)[1].rstrip().rstrip(";"))["episodes"]
+    fumbler = [e for e in entries if e["model"] == "fumbler" and e["setting"] == "closet"][0]
+    text = (out / "data" / "episodes" / f"{fumbler['key']}.js").read_text(encoding="utf-8")
+    payload = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    result = json.loads(
+        (harness_runs["base-fumbler"] / "episodes" / fumbler["episode_id"] / "result.json")
+        .read_text(encoding="utf-8")
+    )
+    assert len(payload["steps"]) == result["total_steps"]
+    # the viewer counts steps from 1; the harness logs them from 0
+    assert payload["hint_steps"] == [s + 1 for s in result["hint_steps"]]
+    first_hint = payload["steps"][payload["hint_steps"][0] - 1]
+    assert first_hint["hint"]["steps_in_help"] == 0
+    for step in payload["steps"]:
+        assert {"observation", "action", "feedback", "reasoning", "position"} <= set(step)
+        assert "agent_state" not in step  # resume data stays out of the report
+
+
+def test_unfinished_episode_with_torn_log_is_shown(runs_copy, tmp_path) -> None:
+    run = runs_copy["base-fumbler"]
+    episode = run / "episodes" / "closet__base__fumbler__r0"
+    (episode / "result.json").unlink()
+    with (episode / "steps.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"step": 999, "acti')  # a kill in the middle of a write
+    result = build_report([run], tmp_path / "out")
+    assert result.episodes == 3 and result.finished == 2
+    tables = report_tables((tmp_path / "out" / "index.html").read_text(encoding="utf-8"))
+    note_free = tables["Table 3: BaseAgent"][0]
+    assert note_free[0] == "fumbler"
+    assert note_free[1:] == expected_cells(
+        [r for r in csv_rows(run) if r["setting"] != "closet"]
+    )
+
+
+def test_text_from_results_is_escaped(tmp_path) -> None:
+    from tests.report.conftest import run_harness
+
+    run = run_harness(tmp_path / "run", "base", "<img src=x onerror=alert(1)>", SOLUTION)
+    build_report([run], tmp_path / "out")
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "<img src=x" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_cli_writes_report(harness_runs, tmp_path, capsys) -> None:
+    code = cli_main(["report", str(harness_runs["explorer"]), "--out", str(tmp_path / "r")])
+    assert code == 0
+    assert (tmp_path / "r" / "index.html").is_file()
+    assert "3 finished of 3 episodes" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", ["missing", "not-a-run", "bad-result"])
+def test_cli_bad_input_is_a_clear_error(kind, harness_runs, tmp_path, capsys) -> None:
+    if kind == "missing":
+        target = tmp_path / "nothing-here"
+        expected = "no such result folder"
+    elif kind == "not-a-run":
+        target = tmp_path / "plain"
+        target.mkdir()
+        (target / "notes.txt").write_text("hi")
+        expected = "not a result folder"
+    else:
+        target = tmp_path / "run"
+        import shutil
+
+        shutil.copytree(harness_runs["explorer"], target)
+        bad = next((target / "episodes").iterdir()) / "result.json"
+        bad.write_text("{not json")
+        expected = "not valid JSON"
+    code = cli_main(["report", str(target), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert expected in err and "Traceback" not in err
