@@ -268,3 +268,21 @@ def test_random_valid_actions_never_end_the_game(path: Path) -> None:
                     f"{defn.setting} seed {seed}: random play ended the game at step {n + 1}"
                 )
             assert game.progress < 1.0
+
+
+# ------------------------------------------------------------------ the guide's example
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "authoring.md"
+
+
+def test_the_authoring_guide_example_passes_check(tmp_path: Path) -> None:
+    """docs/authoring.md ends with a complete game; it must stay valid as the engine evolves."""
+    if not GUIDE.is_file():
+        pytest.skip("docs/authoring.md is not part of this installation")
+    blocks = re.findall(r"```yaml\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
+    path = tmp_path / "attic.yaml"
+    path.write_text(blocks[-1], encoding="utf-8")
+    result = _check(path)
+    assert result["code"] == 0 and result["doc"]["ok"], result["doc"]
+    for setting in result["doc"]["settings"]:
+        for field in ("clicks", "applies", "inputs", "crafts", "moves"):
+            assert setting[field] >= 1, (field, setting)
