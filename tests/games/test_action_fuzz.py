@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from escapebench.engine import EscapeGame, extract_call, parse_call
-from escapebench.engine.actions import VERBS
+from escapebench.engine.actions import ARITY, VERBS
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_file
 from tests.games.shed import write_shed
@@ -46,7 +46,12 @@ SEPARATORS = [",", ", ", " ,", ",,", "", " , "]
 
 @st.composite
 def near_valid_action(draw: st.DrawFn, names: list[str]) -> str:
-    """An action built from real names, bent the ways model output bends them."""
+    """An action built from real names, often well-formed, else bent the ways model output
+    bends them."""
+    if draw(st.booleans()):
+        verb = draw(st.sampled_from(VERBS))
+        args = [draw(st.sampled_from(names)) for _ in range(ARITY[verb])]
+        return f"{verb}({', '.join(args)})"
     verb = draw(st.sampled_from([*VERBS, "use", "take", ""]))
     verb = draw(st.sampled_from([verb, verb.upper(), verb.title()]))
     n_args = draw(st.integers(0, 3))

@@ -46,7 +46,13 @@ class Action:
 
 def normalize_name(text: str) -> str:
     """The form names are compared in: lower case, single spaces, no wrapping quotes."""
-    return _SPACES.sub(" ", text.strip(_WRAPPERS)).lower()
+    core = text.strip(_WRAPPERS)
+    if core and (core[0].isspace() or core[-1].isspace()):
+        # Whitespace the wrappers do not cover (form feed, no-break space...) at an end
+        # becomes one space, as the regular expression does; split() would drop it.
+        return _SPACES.sub(" ", core).lower()
+    # str.split() splits on exactly the characters \s matches, and is several times faster.
+    return " ".join(core.split()).lower()
 
 
 def clean_input_text(text: str) -> str:

@@ -41,6 +41,47 @@ _IN_SCENE, _IN_BAG, _GONE = 0, 1, 2
 
 SNAPSHOT_VERSION = 1
 
+# An action resolved to indices: (kind, a, b); see EscapeGame._resolve.
+_Resolved = tuple[str, int, "int | str"]
+
+
+class _NameIndex:
+    """Normalized names of one definition, grouped the way the engine looks them up.
+
+    Built once per definition (kept in ``defn.derived``) so that resolving a name is a dict
+    lookup plus a visibility test, not a scan that normalizes every name on screen. Every list
+    keeps file order, so the first visible match is the one a scan would have found.
+    """
+
+    __slots__ = ("items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes")
+
+    def __init__(self, d: GameDefinition) -> None:
+        def group(pairs: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]:
+            out: dict[str, list[int]] = {}
+            for name, idx in pairs:
+                out.setdefault(normalize_name(name), []).append(idx)
+            return {k: tuple(v) for k, v in out.items()}
+
+        self.items_in_scene = tuple(group((d.items[i].name, i) for i in s.items) for s in d.scenes)
+        self.tools_in_scene = tuple(group((d.tools[t].name, t) for t in s.tools) for s in d.scenes)
+        self.tools_by_name = group((t.name, k) for k, t in enumerate(d.tools))
+        idx = d.scene_index
+        self.link_labels = tuple(
+            group((ln.label, idx[ln.target]) for ln in s.links if ln.target in idx)
+            for s in d.scenes
+        )
+        self.link_scenes = tuple(
+            group((ln.target, idx[ln.target]) for ln in s.links if ln.target in idx)
+            for s in d.scenes
+        )
+
+
+def _names_of(d: GameDefinition) -> _NameIndex:
+    names = d.derived.get("names")
+    if names is None:
+        names = d.derived["names"] = _NameIndex(d)
+    return names
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -94,11 +135,12 @@ class EscapeGame:
         "key_steps",
         "tools_collected",
         "ended",
-        "_scene_of_tool_names",
+        "_names",
     )
 
     def __init__(self, defn: GameDefinition) -> None:
         self.defn = defn
+        self._names = _names_of(defn)
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -247,35 +289,44 @@ class EscapeGame:
         return out
 
     def _find_item(self, name: str) -> int | None:
-        key = normalize_name(name)
-        d = self.defn
-        for i in self.visible_items():
-            if normalize_name(d.items[i].name) == key:
-                return i
+        """The first visible item of the current scene with this name (in any case)."""
+        found = self._names.items_in_scene[self.scene].get(normalize_name(name))
+        if found:
+            iv, ip = self.item_visible, self.item_present
+            for i in found:
+                if iv[i] and ip[i]:
+                    return i
         return None
 
     def _find_scene_tool(self, name: str) -> int | None:
-        key = normalize_name(name)
-        for t in self.visible_scene_tools():
-            if normalize_name(self.defn.tools[t].name) == key:
-                return t
+        found = self._names.tools_in_scene[self.scene].get(normalize_name(name))
+        if found:
+            tv, tw = self.tool_visible, self.tool_where
+            for t in found:
+                if tv[t] and tw[t] == _IN_SCENE:
+                    return t
         return None
 
     def _find_bag_tool(self, name: str) -> int | None:
-        key = normalize_name(name)
-        for t in self.bag:
-            if normalize_name(self.defn.tools[t].name) == key:
+        found = self._names.tools_by_name.get(normalize_name(name))
+        if not found:
+            return None
+        if len(found) == 1:
+            return found[0] if found[0] in self.bag else None
+        for t in self.bag:  # several tools of that name: the first in the bag wins
+            if t in found:
                 return t
         return None
 
     def _find_link(self, name: str) -> int | None:
+        """An exit by its label, else by the name of the scene it leads to."""
         key = normalize_name(name)
-        links = self.open_links()
-        for label, target in links:
-            if normalize_name(label) == key:
+        sv = self.scene_visible
+        for target in self._names.link_labels[self.scene].get(key, ()):
+            if sv[target]:
                 return target
-        for _label, target in links:
-            if normalize_name(self.defn.scenes[target].name) == key:
+        for target in self._names.link_scenes[self.scene].get(key, ()):
+            if sv[target]:
                 return target
         return None
 
@@ -288,23 +339,34 @@ class EscapeGame:
         """
         if isinstance(action, Action):
             return action
+        found = self._resolve(action)
+        if isinstance(found, str):
+            return found
+        return self._as_action(found)
+
+    def _resolve(self, action: str | Call) -> _Resolved | str:
+        """Like :meth:`resolve`, but with indices: ``(kind, a, b)`` or an error message.
+
+        ``kind`` is ``move`` (a = scene), ``click_item`` (a = item), ``click_tool`` (a = tool),
+        ``apply`` (a = tool, b = item), ``input`` (a = item, b = the text) or ``craft``
+        (a, b = tools).
+        """
         call = action if isinstance(action, Call) else parse_call(action)
         if call is None:
             return fb.not_an_action(str(action))
         verb, text = call.verb, call.arg_text
-        d = self.defn
         if ARITY[verb] == 1:
             if verb == "move":
                 target = self._find_link(text)
                 if target is None:
                     return fb.unknown_scene(text, [label for label, _ in self.open_links()])
-                return Action("move", (d.scenes[target].name,))
+                return ("move", target, "")
             i = self._find_item(text)
             if i is not None:
-                return Action("click", (d.items[i].name,))
+                return ("click_item", i, "")
             t = self._find_scene_tool(text)
             if t is not None:
-                return Action("click", (d.tools[t].name,))
+                return ("click_tool", t, "")
             if "," in text and self._split(text, self._find_item, self._find_item):
                 return fb.wrong_arity(verb)
             return fb.unknown_item(text, self._clickable_names())
@@ -313,20 +375,60 @@ class EscapeGame:
             pair = self._split(text, self._find_bag_tool, self._find_item)
             if pair is None:
                 return self._explain_pair(verb, text, self._find_bag_tool, self._find_item)
-            return Action("apply", (d.tools[pair[0]].name, d.items[pair[1]].name))
+            return ("apply", pair[0], pair[1])
         if verb == "craft":
             pair = self._split(text, self._find_bag_tool, self._find_bag_tool)
             if pair is None:
                 return self._explain_pair(verb, text, self._find_bag_tool, self._find_bag_tool)
-            return Action("craft", (d.tools[pair[0]].name, d.tools[pair[1]].name))
+            return ("craft", pair[0], pair[1])
         # input: the text may hold commas too; the item is what follows the last usable comma.
-        for left, right in split_candidates(text):
+        cuts = split_candidates(text)
+        for left, right in cuts:
             i = self._find_item(right)
             if i is not None:
-                return Action("input", (clean_input_text(left), d.items[i].name))
-        if not split_candidates(text):
+                return ("input", i, clean_input_text(left))
+        if not cuts:
             return fb.wrong_arity(verb)
         return fb.unknown_item(text.rsplit(",", 1)[-1], self._item_names())
+
+    def _as_action(self, found: _Resolved) -> Action:
+        d = self.defn
+        kind, a, b = found
+        if kind == "move":
+            return Action("move", (d.scenes[a].name,))
+        if kind == "click_item":
+            return Action("click", (d.items[a].name,))
+        if kind == "click_tool":
+            return Action("click", (d.tools[a].name,))
+        if kind == "apply":
+            return Action("apply", (d.tools[a].name, d.items[b].name))
+        if kind == "input":
+            return Action("input", (str(b), d.items[a].name))
+        return Action("craft", (d.tools[a].name, d.tools[b].name))
+
+    def _indices_of(self, action: Action) -> _Resolved:
+        """Indices of an already resolved action, found by its canonical names."""
+        kind, args = action.kind, action.args
+        if kind == "move":
+            return ("move", self.defn.scene_index[args[0]], "")
+        if kind == "click":
+            i = self._find_item(args[0])
+            if i is not None:
+                return ("click_item", i, "")
+            t = self._find_scene_tool(args[0])
+            assert t is not None
+            return ("click_tool", t, "")
+        if kind == "apply":
+            t, i = self._find_bag_tool(args[0]), self._find_item(args[1])
+            assert t is not None and i is not None
+            return ("apply", t, i)
+        if kind == "input":
+            i = self._find_item(args[1])
+            assert i is not None
+            return ("input", i, args[0])
+        a, b = self._find_bag_tool(args[0]), self._find_bag_tool(args[1])
+        assert a is not None and b is not None
+        return ("craft", a, b)
 
     def _split(self, text: str, find_left: Any, find_right: Any) -> tuple[int, int] | None:
         for left, right in split_candidates(text):
@@ -362,19 +464,23 @@ class EscapeGame:
         """Carry out one action and report what happened."""
         if self.ended:
             return StepResult(str(action), False, True, fb.GAME_OVER)
-        resolved = self.resolve(action)
-        if isinstance(resolved, str):
-            return StepResult(str(action), False, True, resolved)
-        kind = resolved.kind
-        if kind == "move":
-            return self._move(resolved)
-        if kind == "click":
-            return self._click(resolved)
+        found = self._indices_of(action) if isinstance(action, Action) else self._resolve(action)
+        if isinstance(found, str):
+            return StepResult(str(action), False, True, found)
+        kind, a, b = found
+        d = self.defn
+        if kind == "click_item":
+            return self._offer(f"click({d.items[a].name})", a, "click", "")
         if kind == "apply":
-            return self._apply(resolved)
+            tool = d.tools[a].name
+            return self._offer(f"apply({tool}, {d.items[b].name})", b, "apply", tool, tool=a)
+        if kind == "click_tool":
+            return self._collect(a)
         if kind == "input":
-            return self._input(resolved)
-        return self._craft(resolved)
+            return self._offer(f"input({b}, {d.items[a].name})", a, "input", str(b))
+        if kind == "move":
+            return self._move(a)
+        return self._craft(a, b)  # type: ignore[arg-type]
 
     def teleport(self, scene: str) -> None:
         """Put the player in ``scene`` (the hint system's move); reveals the scene if hidden."""
@@ -383,53 +489,35 @@ class EscapeGame:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}")
         self.scene = idx
 
-    def _move(self, action: Action) -> StepResult:
-        self.scene = self.defn.scene_index[action.args[0]]
+    def _move(self, target: int) -> StepResult:
+        self.scene = target
+        name = self.defn.scenes[target].name
+        return StepResult(f"move({name})", True, False, fb.moved(name), (Event("moved", name),))
+
+    def _collect(self, t: int) -> StepResult:
+        """Pick up tool ``t`` lying in the current scene."""
+        name = self.defn.tools[t].name
+        self.tool_where[t] = _IN_BAG
+        self.bag.append(t)
+        self.tools_collected += 1
         return StepResult(
-            str(action), True, False, fb.moved(action.args[0]), (Event("moved", action.args[0]),)
+            f"click({name})", True, False, fb.collected(name), (Event("tool_collected", name),),
+            tools_gained=1,
         )
 
-    def _click(self, action: Action) -> StepResult:
-        name = action.args[0]
-        i = self._find_item(name)
-        if i is None:  # a tool lying in the scene: pick it up
-            t = self._find_scene_tool(name)
-            assert t is not None
-            self.tool_where[t] = _IN_BAG
-            self.bag.append(t)
-            self.tools_collected += 1
-            return StepResult(
-                str(action), True, False, fb.collected(name), (Event("tool_collected", name),),
-                tools_gained=1,
-            )
-        return self._offer(action, i, "click", "")
-
-    def _apply(self, action: Action) -> StepResult:
-        tool_name, item_name = action.args
-        t = self._find_bag_tool(tool_name)
-        i = self._find_item(item_name)
-        assert t is not None and i is not None
-        return self._offer(action, i, "apply", tool_name, tool=t)
-
-    def _input(self, action: Action) -> StepResult:
-        text, item_name = action.args
-        i = self._find_item(item_name)
-        assert i is not None
-        return self._offer(action, i, "input", text)
-
-    def _offer(self, action: Action, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
+    def _offer(self, action: str, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
         """Give a click / tool / text to item ``i``; fire the transition it completes."""
         d = self.defn
         item = d.items[i]
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
-            return StepResult(str(action), False, True, fb.not_interactable(item.name))
+            return StepResult(action, False, True, fb.not_interactable(item.name))
         if tool >= 0 and item.name not in d.tools[tool].states[self.tool_state[tool]].apply_to:
-            return self._fail(action, i)
+            return self._fail(action, kind, i)
         s = self.item_state[i]
         match = self._match_wait(i, s, item.states[s].transitions, kind, arg)
         if match is None:
-            return self._fail(action, i)
+            return self._fail(action, kind, i)
         ti, wi = match
         key = (0, i, s, ti)
         done = self.satisfied.setdefault(key, set())
@@ -448,7 +536,7 @@ class EscapeGame:
             if tool >= 0:
                 self._release_if_spent(tool, events)
             return StepResult(
-                str(action), True, False, fb.partial(item.name), tuple(events), gained
+                action, True, False, fb.partial(item.name), tuple(events), gained
             )
         tools_before = self.tools_collected
         self._fire(i, transition, events)
@@ -461,7 +549,7 @@ class EscapeGame:
             events.append(Event("game_end"))
         text = transition.reward if transition.reward else fb.changed(item.name)
         return StepResult(
-            str(action), True, False, text, tuple(events), gained,
+            action, True, False, text, tuple(events), gained,
             self.tools_collected - tools_before, ended,
         )
 
@@ -492,10 +580,9 @@ class EscapeGame:
                         fallback = (ti, wi)
         return fallback
 
-    def _fail(self, action: Action, i: int) -> StepResult:
-        d = self.defn
-        state = d.items[i].states[self.item_state[i]]
-        return StepResult(str(action), False, False, fb.failed(action.kind, state.neg_reward))
+    def _fail(self, action: str, kind: str, i: int) -> StepResult:
+        state = self.defn.items[i].states[self.item_state[i]]
+        return StepResult(action, False, False, fb.failed(kind, state.neg_reward))
 
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
@@ -511,13 +598,11 @@ class EscapeGame:
             self.bag.remove(t)
             events.append(Event("tool_used", self.defn.tools[t].name))
 
-    def _craft(self, action: Action) -> StepResult:
+    def _craft(self, a: int, b: int) -> StepResult:
         d = self.defn
-        a = self._find_bag_tool(action.args[0])
-        b = self._find_bag_tool(action.args[1])
-        assert a is not None and b is not None
+        action = f"craft({d.tools[a].name}, {d.tools[b].name})"
         if a == b:
-            return StepResult(str(action), False, False, fb.craft_same())
+            return StepResult(action, False, False, fb.craft_same())
         for src, dst in ((a, b), (b, a)):
             src_state = d.tools[src].states[self.tool_state[src]]
             dst_state = d.tools[dst].states[self.tool_state[dst]]
@@ -540,10 +625,10 @@ class EscapeGame:
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
                 return StepResult(
-                    str(action), True, False, fb.crafted(src_name, dst_name), tuple(events),
+                    action, True, False, fb.crafted(src_name, dst_name), tuple(events),
                     gained,
                 )
-        return StepResult(str(action), False, False, fb.craft_failed())
+        return StepResult(action, False, False, fb.craft_failed())
 
     # ------------------------------------------------------------------ triggers
     def _fire(self, i: int, transition: Transition, events: list[Event]) -> None:

@@ -8,7 +8,7 @@ Everything is indexed by small integers so that the play state can be a handful 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 WaitKind = Literal["click", "apply", "input"]
 TriggerKind = Literal["change_visible", "change_interact", "change_state", "become_tool"]
@@ -137,6 +137,10 @@ class GameDefinition:
     scene_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     tool_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     item_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    # Data derived from the definition by the engine (name indexes, observation texts), built
+    # on first use and kept with the definition it belongs to. Looking it up here is cheap;
+    # hashing a whole definition (as a functools cache would) is not.
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Name lookups. For items the first one in file order wins when a name repeats (the

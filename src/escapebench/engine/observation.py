@@ -7,7 +7,6 @@ definition (:class:`ObservationTexts`) and a render only joins the lines that ar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -38,11 +37,24 @@ class ObservationTexts:
     tool_action_lines: tuple[str, ...]  # per tool
     tool_bag_lines: tuple[tuple[str, ...], ...]  # per tool, per state
     link_lines: tuple[tuple[str, ...], ...]  # per scene, per link
+    # per scene: (line, target scene index) of the links whose target exists, in file order
+    link_targets: tuple[tuple[tuple[str, int], ...], ...] = ()
 
 
-@lru_cache(maxsize=256)
 def texts_for(defn: GameDefinition) -> ObservationTexts:
-    """Build (once per definition) the fixed pieces of every observation."""
+    """The fixed pieces of every observation, built once per definition and kept with it."""
+    texts = defn.derived.get("observation")
+    if texts is None:
+        texts = defn.derived["observation"] = _build_texts(defn)
+    return texts
+
+
+def _build_texts(defn: GameDefinition) -> ObservationTexts:
+    link_lines = tuple(
+        tuple(f"{SCENE_TAG} {ln.label}: It leads to {ln.target}" for ln in s.links)
+        for s in defn.scenes
+    )
+    idx = defn.scene_index
     return ObservationTexts(
         scene_head=tuple(
             f"Scene Description:\nYou are in the scene '{s.name}'. {s.desc}".rstrip()
@@ -60,9 +72,14 @@ def texts_for(defn: GameDefinition) -> ObservationTexts:
         tool_bag_lines=tuple(
             tuple(f"{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in defn.tools
         ),
-        link_lines=tuple(
-            tuple(f"{SCENE_TAG} {ln.label}: It leads to {ln.target}" for ln in s.links)
-            for s in defn.scenes
+        link_lines=link_lines,
+        link_targets=tuple(
+            tuple(
+                (line, idx[ln.target])
+                for line, ln in zip(lines, s.links, strict=True)
+                if ln.target in idx
+            )
+            for lines, s in zip(link_lines, defn.scenes, strict=True)
         ),
     )
 
@@ -79,12 +96,7 @@ def render(game: EscapeGame) -> str:
     acts = [tx.item_action_lines[i] for i in items if game.item_interact[i]]
     acts += [tx.tool_action_lines[t] for t in tools]
     sv = game.scene_visible
-    idx = d.scene_index
-    links = [
-        line
-        for line, link in zip(tx.link_lines[sc], d.scenes[sc].links, strict=True)
-        if sv[idx.get(link.target, 0)] and link.target in idx
-    ]
+    links = [line for line, target in tx.link_targets[sc] if sv[target]]
     bag = [tx.tool_bag_lines[t][game.tool_state[t]] for t in game.bag]
     parts = [tx.scene_head[sc], ""]
     if seen:

@@ -1,0 +1,189 @@
+"""Engine speed: load time per setting, reset time, and reference replay steps per second.
+
+    python benchmarks/engine.py [DATA_FOLDER_OR_FILES...] [--runs N] [--json]
+
+Default data: ``../shared/upstream/data`` when present, else the built-in games. A replay step is
+what an agent loop pays per action: parse the action string, step the engine, render the
+observation that follows (the hint system's teleport to the step's scene included). The baseline,
+measured in the same run on the same strings, is a bare loop doing only ``parse_call``, so the
+ratio is comparable across machines. Figures are medians over ``--runs`` runs.
+
+Targets on the 2-core reference machine (issue 2): >= 250,000 replay steps/s, < 5 ms to load a
+setting, reset < 50 microseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from escapebench.engine import EscapeGame, GameDefinition, parse_call
+from escapebench.games.loading import builtin_files, load_file
+
+UPSTREAM_DATA = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "data"
+TARGET_STEPS_PER_S = 250_000
+TARGET_LOAD_MS = 5.0
+TARGET_RESET_US = 50.0
+
+
+def _median_time(fn: Callable[[], object], runs: int) -> float:
+    """Median wall time of ``fn()`` over ``runs`` runs, garbage collection paused."""
+    times = []
+    for _ in range(runs):
+        gc.disable()
+        try:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        finally:
+            gc.enable()
+    return statistics.median(times)
+
+
+def default_files() -> list[Path]:
+    if UPSTREAM_DATA.is_dir():
+        return sorted(UPSTREAM_DATA.glob("*.yaml"))
+    return builtin_files()
+
+
+def _files(specs: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for spec in specs:
+        p = Path(spec)
+        out += sorted(p.glob("*.yaml")) if p.is_dir() else [p]
+    return out
+
+
+def bench_load(files: list[Path], runs: int) -> dict[str, float]:
+    """Median load time per file, in milliseconds."""
+    return {str(f): _median_time(lambda f=f: load_file(f), runs) * 1e3 for f in files}
+
+
+def bench_reset(definitions: list[GameDefinition], runs: int, per_run: int = 2000) -> float:
+    """Median time of one ``reset()``, in microseconds, over all settings."""
+    games = [EscapeGame(d) for d in definitions]
+
+    def loop() -> None:
+        for g in games:
+            for _ in range(per_run):
+                g.reset()
+
+    return _median_time(loop, runs) / (per_run * len(games)) * 1e6
+
+
+def _chains(definitions: list[GameDefinition]) -> list[tuple[EscapeGame, list[tuple[str, str]]]]:
+    return [
+        (EscapeGame(d), [(s.scene, s.action) for s in d.reference]) for d in definitions
+    ]
+
+
+def replay_all(chains: list[tuple[EscapeGame, list[tuple[str, str]]]]) -> int:
+    """Play every reference chain once; returns the number of steps."""
+    n = 0
+    for game, steps in chains:
+        game.reset()
+        for scene, action in steps:
+            game.teleport(scene)
+            game.step(parse_call(action))  # type: ignore[arg-type]
+            game.observation()
+        n += len(steps)
+    return n
+
+
+def parse_only(chains: list[tuple[EscapeGame, list[tuple[str, str]]]]) -> int:
+    """The baseline: the same loop doing nothing but parse the action strings."""
+    n = 0
+    for _game, steps in chains:
+        for _scene, action in steps:
+            parse_call(action)
+        n += len(steps)
+    return n
+
+
+def bench_replay(definitions: list[GameDefinition], runs: int, repeat: int) -> dict[str, float]:
+    chains = _chains(definitions)
+    steps = replay_all(chains)  # warm-up: builds the per-definition observation texts
+    for game, _ in chains:
+        assert game.ended and game.progress == 1.0, f"{game.defn.setting}: reference fails"
+
+    def replay() -> None:
+        for _ in range(repeat):
+            replay_all(chains)
+
+    def baseline() -> None:
+        for _ in range(repeat):
+            parse_only(chains)
+
+    replay_s = _median_time(replay, runs)
+    base_s = _median_time(baseline, runs)
+    replay_rate = steps * repeat / replay_s
+    base_rate = steps * repeat / base_s
+    return {
+        "steps_per_run": steps * repeat,
+        "replay_steps_per_s": replay_rate,
+        "baseline_parse_steps_per_s": base_rate,
+        "replay_to_baseline": replay_rate / base_rate,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="*", help="data folder(s) or game files")
+    parser.add_argument("--runs", type=int, default=7, help="runs per measurement (median)")
+    parser.add_argument("--repeat", type=int, default=20, help="replays of all chains per run")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    files = _files(args.data) if args.data else default_files()
+    if not files:
+        print("no game files to benchmark", file=sys.stderr)
+        return 2
+    definitions = [d for f in files for d in load_file(f)]
+    load_ms = bench_load(files, args.runs)
+    reset_us = bench_reset(definitions, args.runs)
+    replay = bench_replay(definitions, args.runs, args.repeat)
+    per_setting_load = {
+        Path(f).stem: ms / max(1, len(load_file(f))) for f, ms in load_ms.items()
+    }
+    figures = {
+        "python": sys.version.split()[0],
+        "files": len(files),
+        "settings": len(definitions),
+        "load_ms_per_setting": per_setting_load,
+        "load_ms_median": statistics.median(per_setting_load.values()),
+        "load_ms_max": max(per_setting_load.values()),
+        "reset_us": reset_us,
+        **replay,
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(f"{len(definitions)} settings from {len(files)} files, Python {figures['python']}, "
+          f"median of {args.runs} runs")
+    print("load per setting (ms):")
+    for name, ms in per_setting_load.items():
+        print(f"  {name:<24} {ms:7.2f}")
+
+    def verdict(ok: bool) -> str:
+        return "ok" if ok else "MISSES TARGET"
+
+    lm, lx = figures["load_ms_median"], figures["load_ms_max"]
+    print(f"load:   median {lm:.2f} ms, max {lx:.2f} ms per setting "
+          f"(target < {TARGET_LOAD_MS} ms) {verdict(lx < TARGET_LOAD_MS)}")
+    print(f"reset:  {reset_us:.2f} us (target < {TARGET_RESET_US} us) "
+          f"{verdict(reset_us < TARGET_RESET_US)}")
+    rate = replay["replay_steps_per_s"]
+    print(f"replay: {rate:,.0f} steps/s (parse + step + observation; target >= "
+          f"{TARGET_STEPS_PER_S:,}) {verdict(rate >= TARGET_STEPS_PER_S)}")
+    print(f"baseline parse_call only: {replay['baseline_parse_steps_per_s']:,.0f} steps/s; "
+          f"replay/baseline = {replay['replay_to_baseline']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
