@@ -17,6 +17,7 @@ from typing import Any
 from escapebench.agents import prompts
 from escapebench.agents.answer_parsing import parse_action_answer
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
+from escapebench.agents.plain_data import as_plain
 from escapebench.engine.actions import parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
@@ -101,7 +102,7 @@ class BaseAgent(Agent):
 
     def snapshot(self) -> dict[str, Any]:
         """Working memory as plain data."""
-        return {"memory": [asdict(m) for m in self.memory]}
+        return {"memory": [as_plain(m) for m in self.memory]}
 
     def restore(self, data: dict[str, Any]) -> None:
         """Load working memory saved by :meth:`snapshot`."""

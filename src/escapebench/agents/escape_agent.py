@@ -31,13 +31,13 @@ Try Action).
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import asdict
 from typing import Any
 
 from escapebench.agents import prompts
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
 from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
 from escapebench.agents.foresight import DEFAULT_MEMORY_PAD, Foresight, KnownItem, Proposal
+from escapebench.agents.plain_data import as_plain
 from escapebench.agents.reflection import DEFAULT_FAILED_MEMORY, Reflection, ReflectionRequest
 from escapebench.engine.actions import normalize_name, parse_call, split_candidates
 from escapebench.engine.env import EscapeGame, StepResult
@@ -263,8 +263,8 @@ class EscapeAgent(BaseAgent):
             "reflection": self.reflection.snapshot(),
             "foresight": self.foresight.snapshot(),
             "visited": sorted(self.visited),
-            "known_items": {k: asdict(v) for k, v in self.known_items.items()},
-            "pending_reflections": [asdict(r) for r in self.pending_reflections],
+            "known_items": {k: as_plain(v) for k, v in self.known_items.items()},
+            "pending_reflections": [as_plain(r) for r in self.pending_reflections],
             "pending_tools": list(self.pending_tools),
             "pending_tasks": list(self.pending_tasks),
             "stale_steps": self.stale_steps,

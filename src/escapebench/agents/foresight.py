@@ -18,11 +18,12 @@ first success.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from escapebench.agents import prompts
 from escapebench.agents.answer_parsing import actions_section, find_calls, thought_section
+from escapebench.agents.plain_data import as_plain
 from escapebench.engine import feedback as engine_feedback
 from escapebench.engine.actions import (
     VERBS,
@@ -258,7 +259,7 @@ class Foresight:
             )
             self.next_id += 1
             self.queue.append(proposal)
-            added.append(asdict(proposal))
+            added.append(as_plain(proposal))
         return {
             "trigger": trigger,
             "subject": subject,
@@ -309,14 +310,14 @@ class Foresight:
 
     def listing(self) -> list[dict[str, Any]]:
         """The pending proposals for step logs."""
-        return [asdict(p) for p in self.pending()]
+        return [as_plain(p) for p in self.pending()]
 
     # ------------------------------------------------------------------ persistence
     def snapshot(self) -> dict[str, Any]:
         """The module's whole state as plain data."""
         return {
             "memory_pad": list(self.memory_pad),
-            "queue": [asdict(p) for p in self.queue],
+            "queue": [as_plain(p) for p in self.queue],
             "next_id": self.next_id,
             "next_group": self.next_group,
         }

@@ -19,11 +19,12 @@ Everything is plain data (:meth:`Reflection.snapshot`) so a resumed run continue
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from escapebench.agents import prompts
 from escapebench.agents.answer_parsing import find_calls, thought_section
+from escapebench.agents.plain_data import as_plain
 from escapebench.engine.actions import normalize_name
 from escapebench.engine.env import StepResult
 from escapebench.llm.base import Message
@@ -139,7 +140,7 @@ class Reflection:
 
     def listing(self) -> list[dict[str, Any]]:
         """The task list for step logs."""
-        return [asdict(t) for t in self.tasks]
+        return [as_plain(t) for t in self.tasks]
 
     # ------------------------------------------------------------------ rules
     def remember_failure(self, scene: str, action: str) -> None:
