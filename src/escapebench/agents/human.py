@@ -1,0 +1,640 @@
+"""A person playing a game: the session logic shared by terminal play and the browser play page.
+
+:class:`PlaySession` wraps an :class:`~escapebench.engine.env.EscapeGame` and the hint system
+(:class:`~escapebench.bench.hints.HintPolicy`, the same rules as for agents: a hint after 50
+steps without progress, the hinted action played for the person after 10 steps in help). It
+takes commands as a person types or clicks them::
+
+    session = PlaySession(defn, player="ada")
+    session.view()                    # JSON-able: numbered things, exits and bag, hint, score
+    session.act("click 2")            # numbers refer to the lists of the view ...
+    session.act("apply(1, 3)")        # ... bag tool 1 applied to thing 3
+    session.act("click(drawer)")      # names work too
+    session.request_hint()            # the next reference action (counted as a hint)
+    data = session.save()             # JSON: engine snapshot + hint state + steps so far
+    session = PlaySession.from_save(defn, data)
+    session.write_result(Path("runs/human"))   # the shared result-folder layout, agent "human"
+
+**Numbering.** Things in the scene (visible items, then tools lying there) are numbered from 1
+in the order the observation lists them; so are exits and the tools in the bag. ``click N`` and
+the item of ``apply``/``input`` use the things' numbers, ``move N`` the exits', ``craft`` and
+the tool of ``apply`` the bag's. The text of ``input`` is always literal text.
+
+**What counts as a step.** Every action the engine can carry out, successful or not, as for
+agents. A command that cannot be read, or that names something not on screen, is answered with
+a message and costs no step: a person's typing slip is not a move in the game.
+
+**Requested hints.** ``hint`` starts the hint the hint system would start after its patience
+runs out: the person is put in the scene of the next reference action and told the action.
+Asking again while a hint is in force repeats it without counting it twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from escapebench.agents.screen import Screen, read_screen
+from escapebench.bench.episode import DEFAULT_MAX_STEPS, RESULT_FILE, STEPS_FILE, position_text
+from escapebench.bench.hints import HintOptions, HintPolicy, ReferenceEffect
+from escapebench.bench.metrics import EpisodeMetrics, EpisodeResult, write_result_json
+from escapebench.engine.actions import ARITY, Call, clean_input_text, parse_call
+from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.engine.model import GameDefinition
+
+HUMAN_AGENT = "human"
+HUMAN_MODEL = "none"  # no model plays; all people pool into one "human" row of the tables
+SAVE_FORMAT = "escapebench-play-save"
+SAVE_VERSION = 1
+FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
+
+_VERB_FIRST = re.compile(r"^\s*(move|click|apply|input|craft)\b\s*(.*?)\s*$", re.I | re.S)
+_NUMBER = re.compile(r"^\s*#?(\d+)\s*$")
+
+# Result folders are written by several browser sessions of one server process at once.
+_WRITE_LOCK = threading.Lock()
+
+
+class PlayError(ValueError):
+    """A command that cannot be played, or a save that cannot be loaded; the message says why."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What one played step did, as shown to the person."""
+
+    step: int  # 0-based index of the step
+    command: str  # what the person typed ("" for a forced step)
+    action: str  # the canonical action played
+    feedback: str
+    success: bool
+    error: bool
+    progressed: bool
+    game_end: bool
+    forced: bool = False  # played by the hint system after the help period
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Score:
+    """The numbers shown at the end of a game."""
+
+    steps: int
+    hints: int
+    progress: float
+    escaped: bool
+    key_steps: int
+    tools_collected: int
+    total_key_steps: int
+    total_tools: int
+
+    def line(self) -> str:
+        """One line for the person: steps, hints, progress."""
+        hints = f"{self.hints} hint" + ("" if self.hints == 1 else "s")
+        head = "Escaped" if self.escaped else "Stopped"
+        return (
+            f"{head} after {self.steps} steps with {hints}; progress {self.progress:.0%} "
+            f"({self.key_steps}/{self.total_key_steps} key steps, "
+            f"{self.tools_collected}/{self.total_tools} tools)"
+        )
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class PlaySession:
+    """One person's play-through of one setting (see the module docstring)."""
+
+    def __init__(
+        self,
+        defn: GameDefinition,
+        *,
+        player: str = "anonymous",
+        hints: HintOptions | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        effects: tuple[ReferenceEffect, ...] | None = None,
+    ) -> None:
+        self.defn = defn
+        self.player = player.strip() or "anonymous"
+        self.max_steps = max_steps
+        self.game = EscapeGame(defn)
+        self.policy = HintPolicy(defn, hints, effects=effects)
+        self.metrics = EpisodeMetrics(defn, self.policy.effects)
+        self.records: list[dict[str, Any]] = []
+        self.last_feedback = ""
+        self.started = _now()
+        self.saved_at_step: int | None = None  # step count of the last save, if any
+        self.written: Path | None = None  # the episode folder, once the result is written
+        self._clock = time.monotonic()
+        self._hint = self.policy.before_step(self.game)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def step(self) -> int:
+        """Steps played so far."""
+        return len(self.records)
+
+    @property
+    def ended(self) -> bool:
+        """The game is over: escaped, or the step limit is reached."""
+        return self.game.ended or self.step >= self.max_steps
+
+    @property
+    def hints_used(self) -> int:
+        return self.policy.hints_started
+
+    def screen(self) -> Screen:
+        """What is on screen now (the numbered lists are built from it)."""
+        return read_screen(self.game)
+
+    def things(self, screen: Screen | None = None) -> list[str]:
+        """Names of the numbered things here: visible items, then tools lying here."""
+        screen = screen or self.screen()
+        return [i.name for i in screen.items] + [t.name for t in screen.scene_tools]
+
+    def score(self) -> Score:
+        g, d = self.game, self.defn
+        return Score(
+            steps=self.step,
+            hints=self.hints_used,
+            progress=g.progress,
+            escaped=g.ended,
+            key_steps=g.key_steps,
+            tools_collected=g.tools_collected,
+            total_key_steps=d.total_key_steps,
+            total_tools=d.total_tools,
+        )
+
+    def hint_info(self) -> dict[str, Any] | None:
+        """The hint in force, with the path to its scene, or None."""
+        hint = self._hint
+        if hint is None:
+            return None
+        effect = self.policy.effects[hint.index]
+        return {
+            "action": hint.action,
+            "scene": hint.scene,
+            "path": " -> ".join(effect.path),
+            "index": hint.index,
+            "steps_in_help": hint.steps_in_help,
+            "help_steps": self.policy.options.help_steps,
+        }
+
+    def view(self) -> dict[str, Any]:
+        """Everything a play page shows, as JSON-able data (numbers are 1-based)."""
+        screen = self.screen()
+        things = [
+            {"n": n, "name": i.name, "desc": i.desc, "kind": "item", "interactable": i.interactable}
+            for n, i in enumerate(screen.items, 1)
+        ]
+        things += [
+            {"n": n, "name": t.name, "desc": t.desc, "kind": "tool", "interactable": True}
+            for n, t in enumerate(screen.scene_tools, len(things) + 1)
+        ]
+        score = self.score()
+        return {
+            "setting": self.defn.setting,
+            "title": self.defn.title,
+            "difficulty": self.defn.difficulty,
+            "player": self.player,
+            "scene": screen.scene,
+            "description": screen.desc,
+            "position": position_text(self.game),
+            "things": things,
+            "exits": [
+                {"n": n, "label": e.label, "target": e.target}
+                for n, e in enumerate(screen.exits, 1)
+            ],
+            "bag": [
+                {"n": n, "name": t.name, "desc": t.desc} for n, t in enumerate(screen.bag, 1)
+            ],
+            "observation": self.game.observation(),
+            "feedback": self.last_feedback,
+            "hint": self.hint_info(),
+            "step": score.steps,
+            "max_steps": self.max_steps,
+            "hints_used": score.hints,
+            "progress": score.progress,
+            "key_steps": score.key_steps,
+            "tools_collected": score.tools_collected,
+            "total_key_steps": score.total_key_steps,
+            "total_tools": score.total_tools,
+            "ended": self.ended,
+            "escaped": self.game.ended,
+        }
+
+    # ------------------------------------------------------------------ commands
+    def resolve_command(self, command: str) -> str:
+        """Turn a typed command into an action string with names (numbers replaced).
+
+        Raises :class:`PlayError` when the command cannot be read or a number is out of range.
+        """
+        call = self._read_call(command)
+        screen = self.screen()
+        things = self.things(screen)
+        exits = [e.label for e in screen.exits]
+        bag = [t.name for t in screen.bag]
+        verb = call.verb
+        if ARITY[verb] == 1:
+            names, what = (exits, "exit") if verb == "move" else (things, "thing")
+            return f"{verb}({self._numbered(call.arg_text, names, what)})"
+        cut = call.arg_text.rfind(",")
+        if cut < 0:
+            raise PlayError(f"{verb} needs two arguments: {_FORMS[verb]}")
+        left, right = call.arg_text[:cut], call.arg_text[cut + 1 :]
+        if verb == "craft":
+            left = self._numbered(left, bag, "bag tool")
+            right = self._numbered(right, bag, "bag tool")
+        elif verb == "apply":
+            left = self._numbered(left, bag, "bag tool")
+            right = self._numbered(right, things, "thing")
+        else:  # input: the text is literal
+            left = clean_input_text(left)
+            right = self._numbered(right, things, "thing")
+        if not left.strip() or not right.strip():
+            raise PlayError(f"{verb} needs two arguments: {_FORMS[verb]}")
+        return f"{verb}({left.strip()}, {right.strip()})"
+
+    @staticmethod
+    def _read_call(command: str) -> Call:
+        text = command.strip()
+        call = parse_call(text)
+        if call is not None:
+            return call
+        m = _VERB_FIRST.match(text)
+        if m is None:
+            raise PlayError(
+                f"cannot read {text!r}: type an action such as 'click 2', 'move 1', "
+                "'apply(1, 3)' or 'input(1234, 2)', or 'help'"
+            )
+        verb, rest = m.group(1).lower(), m.group(2)
+        if rest.startswith("(") and rest.endswith(")"):
+            rest = rest[1:-1]
+        if ARITY[verb] == 2 and "," not in rest:
+            # "apply 1 3", "input 1234 2": the last word is the thing's number.
+            words = rest.split()
+            if len(words) >= 2 and _NUMBER.match(words[-1]):
+                rest = " ".join(words[:-1]) + ", " + words[-1]
+        if not rest.strip():
+            raise PlayError(f"{verb} needs an argument: {_FORMS[verb]}")
+        return Call(verb, rest)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _numbered(text: str, names: list[str], what: str) -> str:
+        m = _NUMBER.match(text)
+        if m is None:
+            return text.strip()
+        n = int(m.group(1))
+        if not 1 <= n <= len(names):
+            listed = {0: "there are none", 1: "there is only 1"}.get(
+                len(names), f"they are numbered 1-{len(names)}"
+            )
+            raise PlayError(f"there is no {what} number {n}: {listed}")
+        return names[n - 1]
+
+    def act(self, command: str) -> list[Turn]:
+        """Play a typed or clicked command: the person's step, then any step the hint system
+        plays for them. Raises :class:`PlayError` (and plays nothing) for a command that
+        cannot be played."""
+        if self.ended:
+            raise PlayError("the game is over")
+        action = self.resolve_command(command)
+        resolved = self.game.resolve(action)
+        if isinstance(resolved, str):
+            raise PlayError(resolved)
+        turns = [self._play(action, command, forced=False)]
+        turns += self._play_forced()
+        return turns
+
+    def request_hint(self) -> dict[str, Any] | None:
+        """Start the next hint now (counted), or repeat the one in force.
+
+        Returns :meth:`hint_info`, or None when the reference chain has nothing left.
+        """
+        if self._hint is None and not self.ended:
+            # Asking for help is giving up waiting: exactly what the patience rule does.
+            self.policy.no_progress = max(self.policy.no_progress, self.policy.options.patience)
+            self._hint = self.policy.before_step(self.game)
+        return self.hint_info()
+
+    def _play(self, action: str, command: str, *, forced: bool) -> Turn:
+        game, policy = self.game, self.policy
+        hint = self._hint
+        now = time.monotonic()
+        wall = 0.0 if forced else now - self._clock
+        self._clock = now
+        position, scene, observation = position_text(game), game.scene_name, game.observation()
+        result: StepResult = game.step(action)
+        outcome = policy.after_step(game, result)
+        feedback = result.feedback
+        if forced:
+            feedback = f"{FORCED_FEEDBACK_PREFIX}: {result.action}. {feedback}"
+        record = {
+            "step": self.step,
+            "position": position,
+            "scene": scene,
+            "observation": observation,
+            "action": result.action,
+            "raw_answer": command,
+            "reasoning": "",
+            "feedback": result.feedback,
+            "success": result.success,
+            "error": result.error,
+            "events": [{"kind": e.kind, "name": e.name} for e in result.events],
+            "key_steps": game.key_steps,
+            "tools_collected": game.tools_collected,
+            "progress": game.progress,
+            "progressed": result.progressed,
+            "game_end": result.game_end,
+            "hint": None
+            if hint is None
+            else {
+                "action": hint.action,
+                "scene": hint.scene,
+                "index": hint.index,
+                "steps_in_help": hint.steps_in_help,
+                "forced": forced,
+            },
+            "hint_done": "completed"
+            if outcome.completed is not None
+            else "skipped"
+            if outcome.skipped is not None
+            else None,
+            "mode": "help" if hint is not None else "free explore",
+            "calls": [],
+            "agent": {"player": self.player},
+            "agent_state": {},
+            "hint_state": policy.snapshot(),
+            "wall_s": round(wall, 3),
+        }
+        self.records.append(record)
+        self.metrics.add(record)
+        self.last_feedback = feedback
+        turn = Turn(
+            record["step"], command, result.action, feedback, result.success, result.error,
+            result.progressed, result.game_end, forced,
+        )
+        self._hint = None if self.ended else policy.before_step(game)
+        return turn
+
+    def _play_forced(self) -> list[Turn]:
+        turns = []
+        while not self.ended:
+            forced = self.policy.forced_action()
+            if forced is None:
+                break
+            turns.append(self._play(forced, "", forced=True))
+        return turns
+
+    # ------------------------------------------------------------------ save / load
+    def save(self) -> dict[str, Any]:
+        """The whole session as JSON-able data (engine, hint system, steps so far)."""
+        self.saved_at_step = self.step
+        return {
+            "format": SAVE_FORMAT,
+            "version": SAVE_VERSION,
+            "setting": self.defn.setting,
+            "source": self.defn.source,
+            "player": self.player,
+            "max_steps": self.max_steps,
+            "hints": {
+                "patience": self.policy.options.patience,
+                "help_steps": self.policy.options.help_steps,
+            },
+            "started": self.started,
+            "saved": _now(),
+            "step": self.step,
+            "engine": self.game.snapshot(),
+            "hint_state": self.policy.snapshot(),
+            "pending_hint": self._hint is not None,
+            "last_feedback": self.last_feedback,
+            "records": self.records,
+        }
+
+    def save_file(self, path: str | Path) -> Path:
+        """Write :meth:`save` to ``path`` (atomically); return the path."""
+        p = Path(path)
+        data = json.dumps(self.save(), ensure_ascii=False)
+        tmp = p.with_name(p.name + ".tmp")
+        try:
+            tmp.write_text(data + "\n", encoding="utf-8")
+            tmp.replace(p)
+        except OSError as exc:
+            raise PlayError(f"cannot save to {p}: {exc.strerror or exc}") from None
+        return p
+
+    @classmethod
+    def from_save(
+        cls,
+        defn: GameDefinition,
+        data: dict[str, Any],
+        *,
+        effects: tuple[ReferenceEffect, ...] | None = None,
+    ) -> PlaySession:
+        """A session continuing a save of ``defn``, with the save's player, hint options and
+        step limit (see :meth:`load`)."""
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise PlayError("not an escapebench play save")
+        try:
+            hints = data["hints"]
+            options = HintOptions(int(hints["patience"]), int(hints["help_steps"]))
+            max_steps = int(data["max_steps"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PlayError(f"the save lacks its hint options or step limit ({exc})") from None
+        session = cls(
+            defn, player=str(data.get("player") or "anonymous"), hints=options,
+            max_steps=max_steps, effects=effects,
+        )
+        session.load(data)
+        return session
+
+    def load(self, data: dict[str, Any]) -> None:
+        """Continue from a save of the same setting; raises :class:`PlayError` if it is not one.
+
+        The steps of the save replace those of this session (the player's name, hint options
+        and step limit stay those of this session).
+        """
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise PlayError("not an escapebench play save")
+        if data.get("version") != SAVE_VERSION:
+            raise PlayError(f"unsupported save version {data.get('version')!r}")
+        if data.get("setting") != self.defn.setting:
+            raise PlayError(
+                f"this save is of {data.get('setting')!r}, not of {self.defn.setting!r}"
+            )
+        records = data.get("records")
+        if not isinstance(records, list) or len(records) != data.get("step"):
+            raise PlayError("the save's steps are incomplete")
+        game = EscapeGame(self.defn)
+        policy = HintPolicy(self.defn, self.policy.options, effects=self.policy.effects)
+        metrics = EpisodeMetrics(self.defn, self.policy.effects)
+        try:
+            game.restore(data["engine"])
+            policy.restore(data["hint_state"])
+            for record in records:
+                metrics.add(record)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise PlayError(f"the save does not fit this game: {exc}") from None
+        if records and (records[-1].get("key_steps"), records[-1].get("tools_collected")) != (
+            game.key_steps,
+            game.tools_collected,
+        ):
+            raise PlayError("the save's steps do not match its game state")
+        self.game, self.policy, self.metrics = game, policy, metrics
+        self.records = list(records)
+        self.last_feedback = str(data.get("last_feedback", ""))
+        self.started = str(data.get("started") or self.started)
+        self.saved_at_step = self.step
+        self.written = None
+        self._clock = time.monotonic()
+        # The upcoming step was prepared before saving: prepare it again (idempotent).
+        self._hint = None if self.ended else policy.before_step(game)
+
+    def load_file(self, path: str | Path) -> None:
+        """:meth:`load` from a file written by :meth:`save_file`."""
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise PlayError(f"cannot read {p}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise PlayError(f"{p} is not valid JSON: {exc}") from None
+        self.load(data)
+
+    # ------------------------------------------------------------------ results
+    def result(self, episode_id: str = "", repeat: int = 0) -> EpisodeResult:
+        """The episode result of the play so far (``ended_by`` "quit" if not over)."""
+        result = self.metrics.result(
+            episode_id=episode_id,
+            agent=HUMAN_AGENT,
+            model=HUMAN_MODEL,
+            repeat=repeat,
+            prompt_version="",
+            max_steps=self.max_steps,
+            player=self.player,
+        )
+        if not self.ended:
+            result = dataclasses.replace(result, ended_by="quit")
+        return result
+
+    def write_result(self, out: str | Path) -> Path:
+        """Write the play as one episode of the result folder ``out``; return its folder.
+
+        The folder gets ``run.json`` (agent "human", hint options, game hashes) if it has none,
+        the episode's ``steps.jsonl`` and ``result.json``, and rebuilt ``results.csv`` and
+        summaries. Each play is a new repeat (``r0``, ``r1``, ...), so people never overwrite
+        each other. Raises :class:`PlayError` if ``out`` holds results of other settings.
+        """
+        from escapebench.bench.runner import (
+            EPISODES_DIR,
+            collect_results,
+            episode_id,
+            read_run_json,
+            write_tables,
+        )
+
+        if self.written is not None:
+            return self.written
+        out_dir = Path(out)
+        plan = self._plan(out_dir)
+        with _WRITE_LOCK:
+            self.check_out(out_dir)
+            existing = read_run_json(out_dir)
+            repeat = 0
+            while True:
+                eid = episode_id(self.defn.setting, HUMAN_AGENT, HUMAN_MODEL, repeat)
+                folder = out_dir / EPISODES_DIR / eid
+                try:
+                    folder.mkdir(parents=True, exist_ok=False)
+                    break
+                except FileExistsError:
+                    repeat += 1
+            with open(folder / STEPS_FILE, "w", encoding="utf-8") as f:
+                for record in self.records:
+                    f.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            write_result_json(folder / RESULT_FILE, self.result(eid, repeat))
+            self._write_run_json(plan, existing)
+            write_tables(out_dir, collect_results(out_dir))
+        self.written = folder
+        return folder
+
+    def check_out(self, out: str | Path) -> None:
+        """Raise :class:`PlayError` now if :meth:`write_result` could not write to ``out``
+        (a folder holding results of other settings), before the person plays."""
+        from escapebench.bench.runner import compatible, read_run_json
+
+        out_dir = Path(out)
+        plan = self._plan(out_dir)
+        try:
+            existing = read_run_json(out_dir)
+        except ValueError as exc:
+            raise PlayError(str(exc)) from None
+        if existing is not None:
+            problems = compatible(existing, plan.fingerprint, plan.games)
+            if problems:
+                raise PlayError(
+                    f"{out_dir} holds results of other settings: " + "; ".join(problems)
+                )
+
+    def _plan(self, out_dir: Path) -> Any:
+        """A one-game run plan describing human play, for ``run.json``."""
+        from escapebench import __version__
+        from escapebench.bench.metrics import RESULT_VERSION
+        from escapebench.bench.runner import FINGERPRINT_KEYS, RunPlan, RunSettings, _game_record
+        from escapebench.engine.observation import OBSERVATION_VERSION
+
+        options = self.policy.options
+        settings = RunSettings(
+            agent=HUMAN_AGENT,
+            games=[self.defn.source or self.defn.setting],
+            out=out_dir,
+            concurrency=1,
+            max_steps=self.max_steps,
+            patience=options.patience,
+            help_steps=options.help_steps,
+            command_line=list(sys.argv),
+        )
+        # The same keys the runner compares when folders are combined (runner.plan_run).
+        fingerprint = {
+            "escapebench_version": str(__version__),
+            "prompt_version": "",  # people read the observation, not a prompt
+            "observation_version": OBSERVATION_VERSION,
+            "result_version": RESULT_VERSION,
+            "agent": HUMAN_AGENT,
+            "agent_settings": {"agent": HUMAN_AGENT},
+            "model": HUMAN_MODEL,
+            "sampling": {"temperature": None, "max_tokens": None, "seed": None},
+            "hints": {"patience": options.patience, "help_steps": options.help_steps},
+            "max_steps": self.max_steps,
+        }
+        assert tuple(fingerprint) == FINGERPRINT_KEYS
+        return RunPlan(
+            settings, out_dir, [], {self.defn.setting: self.defn},
+            {self.defn.setting: self.policy.effects}, HUMAN_MODEL, fingerprint,
+            [_game_record(self.defn)],
+        )
+
+    def _write_run_json(self, plan: Any, existing: dict[str, Any] | None) -> None:
+        from escapebench.bench.runner import write_run_json
+
+        write_run_json(plan, None, existing, finished=True)
+
+
+_FORMS = {
+    "move": "move N or move(exit)",
+    "click": "click N or click(thing)",
+    "apply": "apply(N, M) with bag tool N and thing M, or apply(tool, thing)",
+    "input": "input(text, N) with thing N, or input(text, thing)",
+    "craft": "craft(N, M) with bag tools N and M, or craft(tool, tool)",
+}

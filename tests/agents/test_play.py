@@ -1,0 +1,215 @@
+"""Human play: the terminal command driven through stdin, and the PlaySession it shares with the
+browser play page (numbered commands, hints, save/load, results in the shared layout)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from escapebench.agents.human import PlayError, PlaySession
+from escapebench.bench.hints import HintOptions
+from escapebench.engine.actions import Action
+from escapebench.engine.model import GameDefinition
+from escapebench.games.loading import load_games
+
+
+def tutorial() -> GameDefinition:
+    return next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
+
+
+def numbered(session: PlaySession, action: str) -> str:
+    """How a person types ``action`` with the numbers shown on screen."""
+    resolved = session.game.resolve(action)
+    assert isinstance(resolved, Action), resolved
+    view = session.view()
+    thing = {t["name"]: t["n"] for t in view["things"]}
+    bag = {t["name"]: t["n"] for t in view["bag"]}
+    exits = {e["target"]: e["n"] for e in view["exits"]}
+    kind, args = resolved.kind, resolved.args
+    if kind == "move":
+        return f"move {exits[args[0]]}"
+    if kind == "click":
+        return f"click {thing[args[0]]}"
+    if kind == "apply":
+        return f"apply({bag[args[0]]}, {thing[args[1]]})"
+    if kind == "craft":
+        return f"craft {bag[args[0]]} {bag[args[1]]}"
+    return f"input({args[0]}, {thing[args[1]]})"
+
+
+def test_terminal_play_of_the_tutorial_to_game_end(tmp_path: Path) -> None:
+    """A person types numbered actions, asks for a hint, saves, loads, and escapes."""
+    defn = tutorial()
+    # Work out the typed script on a session in this process, then type it into the command.
+    # The tutorial's reference chain walks between its scenes itself (it has its moves).
+    sim = PlaySession(defn)
+    script = ["help", "hint"]
+    hint = sim.request_hint()
+    assert hint is not None
+    for k, ref in enumerate(defn.reference):
+        if k == 3:
+            script += ["save", "click 99", "frobnicate the door", "load"]
+        assert sim.game.scene_name == ref.scene
+        command = numbered(sim, ref.action)
+        sim.act(command)
+        script.append(command)
+    assert sim.game.ended, "the reference chain should end the tutorial"
+
+    out = tmp_path / "results"
+    proc = subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", "play", "tutorial", "--out", str(out),
+         "--player", "ada"],
+        input="\n".join(script) + "\n",
+        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    text = proc.stdout
+    assert "HINT:" in text and hint["action"] in text
+    assert "Saved at step 3" in text and "Loaded" in text
+    assert "! there is no thing number 99" in text
+    assert "! cannot read 'frobnicate the door'" in text
+    steps = sim.step
+    assert f"Escaped after {steps} steps with 1 hint; progress 100%" in text
+    assert (tmp_path / "tutorial.save.json").is_file()
+
+    episode = out / "episodes" / "tutorial__human__none__r0"
+    result = json.loads((episode / "result.json").read_text())
+    assert result["escaped"] and result["ended_by"] == "escaped"
+    assert (result["agent"], result["model"], result["player"]) == ("human", "none", "ada")
+    assert result["hints_used"] == 1 and result["total_steps"] == steps
+    records = [json.loads(line) for line in (episode / "steps.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records] == list(range(steps))
+    assert records[-1]["game_end"] and records[0]["hint"]["steps_in_help"] == 0
+    rows = list(csv.DictReader((out / "results.csv").open()))
+    assert [(r["agent"], r["player"], r["escaped"]) for r in rows] == [("human", "ada", "True")]
+    run = json.loads((out / "run.json").read_text())
+    assert run["agent"] == "human" and run["games"][0]["setting"] == "tutorial"
+    assert "human" in (out / "summary.md").read_text()
+
+
+def test_the_command_rejects_an_unknown_game_without_a_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", "play", "no-such-game"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60, input="",
+    )
+    assert proc.returncode == 2
+    assert "no-such-game" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_numbers_and_names_resolve_to_the_same_action() -> None:
+    session = PlaySession(tutorial())
+    view = session.view()
+    first = view["things"][0]["name"]
+    assert session.resolve_command("click 1") == f"click({first})"
+    assert session.resolve_command("click(1)") == f"click({first})"
+    assert session.resolve_command(f"CLICK {first}") == f"click({first})"
+    assert session.resolve_command("move 1") == f"move({view['exits'][0]['label']})"
+    assert session.resolve_command("input 427 1") == f"input(427, {first})"
+    assert session.resolve_command("input(4, 2, 7, 1)") == f"input(4, 2, 7, {first})"
+
+
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        ("click 42", "no thing number 42"),
+        ("apply(1, 1)", "no bag tool number 1: there are none"),
+        ("click(unicorn)", "unicorn"),
+        ("apply 1", "two arguments"),
+        ("dance", "cannot read"),
+    ],
+)
+def test_unplayable_commands_cost_no_step(command: str, message: str) -> None:
+    session = PlaySession(tutorial())
+    before = session.game.snapshot()
+    with pytest.raises(PlayError, match=message):
+        session.act(command)
+    assert session.step == 0 and session.game.snapshot() == before
+
+
+def test_automatic_hint_after_patience_and_forced_step_after_help_period() -> None:
+    defn = tutorial()
+    session = PlaySession(defn, hints=HintOptions(patience=3, help_steps=2))
+    for _ in range(3):
+        session.act("move 1")  # pace between two scenes, never progressing
+    view = session.view()
+    assert view["hint"] is not None and view["hints_used"] == 1
+    assert view["scene"] == view["hint"]["scene"]  # put where the hinted action is taken
+    first = defn.reference[0].action
+    assert view["hint"]["action"] == str(session.game.resolve(first))
+    # Two more idle steps in help; the next one is played for the person.
+    session.act("move 1")
+    turns = session.act("move 1")
+    assert turns[-1].forced and turns[-1].success
+    assert turns[-1].feedback.startswith("The hint system did it for you")
+    result = session.result()
+    assert result.hints_used == 1 and result.forced_steps == 1
+
+
+def test_requested_hint_is_counted_once_and_followed(tmp_path: Path) -> None:
+    defn = tutorial()
+    session = PlaySession(defn)
+    hint = session.request_hint()
+    assert hint is not None and session.request_hint() == hint
+    assert session.hints_used == 1
+    session.act(hint["action"])
+    assert session.view()["hint"] is None
+    assert session.result().hints_used == 1
+
+
+def test_save_and_load_continue_exactly(tmp_path: Path) -> None:
+    defn = tutorial()
+    session = PlaySession(defn, player="bo")
+    for ref in defn.reference[:3]:
+        session.act(ref.action)
+    path = session.save_file(tmp_path / "game.json")
+    rest = [ref.action for ref in defn.reference[3:]]
+    for action in rest:
+        session.act(action)
+
+    again = PlaySession.from_save(defn, json.loads(path.read_text()))
+    assert again.step == 3 and again.player == "bo"
+    for action in rest:
+        again.act(action)
+    assert again.game.ended and session.game.ended
+    assert again.game.snapshot() == session.game.snapshot()
+    a, b = again.result().to_dict(), session.result().to_dict()
+    for key in ("wall_time_s",):
+        a.pop(key), b.pop(key)
+    assert a == b
+
+
+def test_loading_a_save_of_another_setting_is_refused(tmp_path: Path) -> None:
+    easy = next(d for d in load_games(["tutorial"]) if d.difficulty == "easy")
+    path = PlaySession(easy).save_file(tmp_path / "easy.json")
+    session = PlaySession(tutorial())
+    with pytest.raises(PlayError, match="tutorial-easy"):
+        session.load_file(path)
+    with pytest.raises(PlayError, match="not valid JSON"):
+        (tmp_path / "bad.json").write_text("{")
+        session.load_file(tmp_path / "bad.json")
+
+
+def test_two_plays_in_one_folder_are_two_repeats_and_other_settings_are_refused(
+    tmp_path: Path,
+) -> None:
+    defn = tutorial()
+    folders = []
+    for player in ("ada", "bo"):
+        session = PlaySession(defn, player=player)
+        session.act(defn.reference[0].action)
+        folders.append(session.write_result(tmp_path))
+    assert [f.name for f in folders] == ["tutorial__human__none__r0", "tutorial__human__none__r1"]
+    rows = list(csv.DictReader((tmp_path / "results.csv").open()))
+    assert [r["player"] for r in rows] == ["ada", "bo"]
+    assert all(r["escaped"] == "False" for r in rows)
+
+    other = PlaySession(defn, hints=HintOptions(patience=5))
+    other.act(defn.reference[0].action)
+    with pytest.raises(PlayError, match="patience"):
+        other.write_result(tmp_path)
