@@ -71,7 +71,7 @@ def _linestyle(series: str) -> str:
 def _save(fig: MplFigure, out_dir: Path, name: str) -> str:
     rel = f"figures/{name}.png"
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_dir / rel, dpi=150, bbox_inches="tight")
+    fig.savefig(out_dir / rel, dpi=150)
     plt.close(fig)
     return rel
 
@@ -94,7 +94,7 @@ def hints_by_action_type(results: Sequence[EpisodeResult], out_dir: Path) -> Fig
     rows = {_series(s): s for s in summaries(results)}
     order = _order(list(rows))
     verbs = list(KEY_STEP_VERBS)
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
     _grouped_bars(
         ax, verbs, order,
         lambda name, verb: 100 * rows[name].hint_share_by_action.get(verb, 0.0),
@@ -118,7 +118,7 @@ def completed_vs_steps(results: Sequence[EpisodeResult], out_dir: Path) -> Figur
     if not escaped:
         return None
     order = _order([_series(r) for r in escaped])
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
     for name in order:
         steps = sorted(r.total_steps for r in escaped if _series(r) == name)
         xs = [0, *[x for x in steps for _ in (0, 1)]]
@@ -166,7 +166,9 @@ def progress_per_game(results: Sequence[EpisodeResult], out_dir: Path) -> Figure
     order = _order([_series(r) for r in shown])
     cols = min(3, len(settings))
     rows = math.ceil(len(settings) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(4.2 * cols, 3.2 * rows + 0.6), squeeze=False, layout="constrained"
+    )
     for ax in axes.flat[len(settings):]:
         ax.axis("off")
     for ax, setting in zip(axes.flat, settings, strict=False):
@@ -190,9 +192,8 @@ def progress_per_game(results: Sequence[EpisodeResult], out_dir: Path) -> Figure
             if lab not in labels:
                 handles.append(h)
                 labels.append(lab)
-    fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8)
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), fontsize=8)
     fig.suptitle("Progress against steps (red dots: hints)")
-    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
     caption = "Progress of each agent's first repeat per game setting; red dots mark hints."
     if len(all_settings) > len(settings):
         caption += (
@@ -218,7 +219,7 @@ def progress_intervals(results: Sequence[EpisodeResult], out_dir: Path) -> Figur
         lo, hi = next((lo, hi) for lo, hi, lab in INTERVAL_BINS if lab == label)
         return 100 * sum(1 for g in gaps[name] if lo <= g <= hi) / len(gaps[name])
 
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
     labels = [b[2] for b in INTERVAL_BINS]
     _grouped_bars(ax, labels, order, share, lambda name: _color(name, order))
     ax.set_xticklabels(labels)
@@ -247,7 +248,7 @@ def _by_difficulty(
     diffs = [d for d in DIFFICULTIES if any(k[1] == d for k in table)]
     order = _order([k[0] for k in table])
     shades = {"easy": "#9ecae1", "normal": "#4292c6", "hard": "#08519c"}
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.5 * len(order) + 2), 3.8))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.5 * len(order) + 2), 3.8), layout="constrained")
     _grouped_bars(ax, order, diffs, lambda diff, series: table.get((series, diff), 0.0),
                   lambda diff: shades[diff])
     ax.set_xticklabels(order, rotation=20, ha="right", fontsize=8)

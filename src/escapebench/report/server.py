@@ -37,8 +37,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from escapebench.report.runs import EPISODES_DIR, RESULT_FILE, STEPS_FILE, load_runs
-from escapebench.report.sessions import MAX_PLAYER_LENGTH, PlayError, PlayStore
+from escapebench.report.runs import (
+    EPISODES_DIR,
+    RESULT_FILE,
+    STEPS_FILE,
+    ReportInputError,
+    load_runs,
+)
+from escapebench.report.sessions import MAX_PLAYER_LENGTH, PlayRequestError, PlayStore
 from escapebench.report.site import STATIC_DIR, build_report, template_environment
 
 log = logging.getLogger("escapebench.serve")
@@ -206,7 +212,7 @@ def create_app(config: ServeConfig) -> Starlette:
         return Response(status_code=exc.status_code)
 
     async def play_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, PlayError)
+        assert isinstance(exc, PlayRequestError)
         return _error(exc.status, exc.message)
 
     async def server_error(request: Request, exc: Exception) -> Response:
@@ -240,7 +246,7 @@ def create_app(config: ServeConfig) -> Starlette:
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
         exception_handlers={
             HTTPException: http_error,
-            PlayError: play_error,
+            PlayRequestError: play_error,
             Exception: server_error,
         },
         lifespan=lifespan,
@@ -261,7 +267,15 @@ class _ReportFiles:
         # The page itself triggers a rebuild check; its figures and data then come from the
         # same build.
         if self.reports.current is None or path.rstrip("/").endswith(("/report", "index.html")):
-            await run_in_threadpool(self.reports.folder)
+            try:
+                await run_in_threadpool(self.reports.folder)
+            except ReportInputError as exc:
+                # A result folder went away or holds a damaged file: say which, keep serving.
+                log.warning("report not rebuilt: %s", exc)
+                if self.reports.current is None:
+                    response = _error(500, f"the report cannot be built: {exc}")
+                    await response(scope, receive, send)
+                    return
         folder = self.reports.current
         assert folder is not None
         static = StaticFiles(directory=str(folder), html=True)

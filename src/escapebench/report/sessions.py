@@ -1,39 +1,45 @@
 """Human games played in the browser: the sessions behind ``escapebench serve``'s play API.
 
-A session is one human episode in the data folder, which is a result folder like an agent run's
-(``DATA/episodes/<episode_id>/steps.jsonl`` and, once escaped, ``result.json``; ``results.csv``
-and the summaries are rewritten when a game ends), so ``escapebench report DATA`` shows the
-human row. The session id *is* the episode id; it is checked against the ids the server makes
-before it touches the disk, and unfinished games are resumed from their log.
+Each game is a :class:`~escapebench.agents.human.PlaySession` (the same engine, hint system and
+metrics as agents, shared with terminal play). The data folder holds:
 
-The page sends action strings (``click(note)``); they go through the same engine, hint system
-and metrics as an agent's.
+* ``DATA/sessions/<id>.json``: every game's save, rewritten (atomically) after every request
+  that changes it, so an unfinished game can be resumed after a restart;
+* the finished games as an ordinary result folder (``run.json``, ``results.csv``,
+  ``episodes/<setting>__human__none__r<n>/``), written by ``PlaySession.write_result``, so
+  ``escapebench report DATA`` shows the human row.
+
+Session ids are random tokens made here; anything else is refused before the disk is touched.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import secrets
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from escapebench.agents.screen import read_screen
+from escapebench.agents.human import PlayError as CommandError
+from escapebench.agents.human import PlaySession
 from escapebench.bench.hints import HintOptions
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_games
-from escapebench.report.human_play import HumanGame, human_episode_id, write_human_tables
-from escapebench.report.runs import EPISODES_DIR, RESULT_FILE, STEPS_FILE, safe_slug
+from escapebench.report.runs import EPISODES_DIR, safe_slug
 
 MAX_PLAYER_LENGTH = 40
 PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9 _.\-]{1,40}$")
-SESSION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,250}$")
-LOG_LENGTH = 40  # log entries sent to the page
+SESSION_PATTERN = re.compile(r"^[0-9a-f]{32}$")
+SESSIONS_DIR = "sessions"
+LOG_LENGTH = 40  # recent steps sent to the page
+SAVE_WRAPPER = "escapebench-serve-session"
 
 
-class PlayError(Exception):
-    """A request the play API refuses, with the HTTP status and a message for the page."""
+class PlayRequestError(Exception):
+    """A request the play API refuses: the HTTP status and a message for the page."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -41,23 +47,17 @@ class PlayError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class GameEntry:
-    """A game the server offers."""
+@dataclass
+class _Open:
+    """A session in memory, with the lock that serializes its requests."""
 
-    defn: GameDefinition
-    builtin: bool
-
-    def describe(self) -> dict[str, Any]:
-        d = self.defn
-        return {
-            "setting": d.setting, "game": d.game, "title": d.title,
-            "difficulty": d.difficulty, "builtin": self.builtin,
-        }
+    session: PlaySession
+    episode: str | None = None  # the result's episode folder name, once finished
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class PlayStore:
-    """The games on offer and the human sessions of one data folder."""
+    """The games on offer and the browser sessions of one data folder."""
 
     def __init__(
         self,
@@ -67,168 +67,177 @@ class PlayStore:
         report_index: int = 0,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self.hint_options = hint_options or HintOptions()
         self.report_index = report_index
         """Index of the data folder among the report's result folders (for report links)."""
-        self.hint_options = hint_options or HintOptions()
-        self._games: dict[str, GameEntry] = {}
+        self._games: dict[str, GameDefinition] = {}
+        self._builtin: set[str] = set()
         for defn in load_games(["builtin"]):
-            self._games.setdefault(defn.setting, GameEntry(defn, True))
+            self._games.setdefault(defn.setting, defn)
+            self._builtin.add(defn.setting)
         for defn in load_games(list(game_specs)) if game_specs else []:
-            # a user game never shadows a built-in one of the same name
-            self._games.setdefault(defn.setting, GameEntry(defn, False))
+            self._games.setdefault(defn.setting, defn)  # never shadows a built-in game
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
         # An episodes folder makes the data folder a result folder from the start, so the
         # report includes it (empty) before the first game ends.
-        self.episodes_dir.mkdir(parents=True, exist_ok=True)
-        self._open: dict[str, HumanGame] = {}
-        self._lock = threading.Lock()  # guards _open; each game has its own lock
-        self._game_locks: dict[str, threading.Lock] = {}
+        (self.data_dir / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
+        self._open: dict[str, _Open] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.data_dir / SESSIONS_DIR
 
     # ------------------------------------------------------------------ games
     def games(self) -> list[dict[str, Any]]:
-        """The games on offer (built-in first, then ``--games``), in a stable order."""
-        return [g.describe() for g in self._games.values()]
+        """The games on offer (built-in first, then ``--games``)."""
+        return [
+            {
+                "setting": d.setting, "game": d.game, "title": d.title,
+                "difficulty": d.difficulty, "builtin": d.setting in self._builtin,
+            }
+            for d in self._games.values()
+        ]
 
-    def _game(self, setting: str) -> GameEntry:
-        entry = self._games.get(setting)
-        if entry is None:
-            raise PlayError(404, f"no game named {setting!r}; GET /api/games lists the games")
-        return entry
+    def _defn(self, setting: str) -> GameDefinition:
+        defn = self._games.get(setting)
+        if defn is None:
+            raise PlayRequestError(
+                404, f"no game named {setting!r}; GET /api/games lists the games"
+            )
+        return defn
 
-    # ------------------------------------------------------------------ sessions
-    @property
-    def episodes_dir(self) -> Path:
-        return self.data_dir / EPISODES_DIR
+    # ------------------------------------------------------------------ storage
+    def _path(self, sid: str) -> Path:
+        if not SESSION_PATTERN.match(sid):
+            raise PlayRequestError(404, "no such game session")
+        return self.sessions_dir / f"{sid}.json"
 
-    def _folder(self, sid: str) -> Path:
-        """The episode folder of a session id, refusing anything that is not one of ours."""
-        if not SESSION_PATTERN.match(sid) or ".." in sid:
-            raise PlayError(404, "no such game session")
-        folder = self.episodes_dir / sid
-        if folder.parent.resolve() != self.episodes_dir.resolve() or not (
-            folder / STEPS_FILE
-        ).is_file():
-            raise PlayError(404, "no such game session")
-        return folder
+    def _write(self, sid: str, item: _Open) -> None:
+        data = {"format": SAVE_WRAPPER, "episode": item.episode, "save": item.session.save()}
+        path = self._path(sid)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
 
-    def _load(self, sid: str) -> tuple[HumanGame, threading.Lock]:
+    def _read(self, sid: str) -> dict[str, Any]:
+        path = self._path(sid)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise PlayRequestError(404, "no such game session") from None
+        except (OSError, ValueError):
+            raise PlayRequestError(409, "this game's save cannot be read") from None
+        if not isinstance(data, dict) or data.get("format") != SAVE_WRAPPER:
+            raise PlayRequestError(409, "this game's save cannot be read")
+        return data
+
+    def _get(self, sid: str) -> _Open:
         with self._lock:
-            game = self._open.get(sid)
-            if game is None:
-                folder = self._folder(sid)
-                setting = self._setting_of(folder)
-                game = HumanGame.resume(self._game(setting).defn, folder, self.hint_options)
-                self._open[sid] = game
-                self._game_locks[sid] = threading.Lock()
-            return game, self._game_locks[sid]
+            item = self._open.get(sid)
+            if item is not None:
+                return item
+            data = self._read(sid)
+            save = data.get("save") or {}
+            defn = self._defn(str(save.get("setting", "")))
+            try:
+                session = PlaySession.from_save(defn, save)
+            except CommandError as exc:
+                raise PlayRequestError(409, f"this game cannot be resumed: {exc}") from None
+            item = _Open(session, data.get("episode"))
+            self._open[sid] = item
+            return item
 
-    def _setting_of(self, folder: Path) -> str:
-        name = folder.name
-        for setting in sorted(self._games, key=len, reverse=True):
-            if name.startswith(setting + "__"):
-                return setting
-        raise PlayError(404, "this session's game is not offered by this server")
-
+    # ------------------------------------------------------------------ requests
     def start(self, setting: str, player: str) -> dict[str, Any]:
         """Start a new game of ``setting`` for ``player``; returns its view."""
-        entry = self._game(setting)
+        defn = self._defn(setting)
         player = player.strip()
         if not PLAYER_PATTERN.match(player):
-            raise PlayError(
+            raise PlayRequestError(
                 400, f"a player name is 1-{MAX_PLAYER_LENGTH} letters, digits, spaces, '_', "
                 "'.' or '-'"
             )
+        sid = secrets.token_hex(16)
+        item = _Open(PlaySession(defn, player=player, hints=self.hint_options))
         with self._lock:
-            repeat = 0
-            while (self.episodes_dir / human_episode_id(setting, player, repeat)).exists():
-                repeat += 1
-            sid = human_episode_id(setting, player, repeat)
-            game = HumanGame.start(
-                entry.defn, self.episodes_dir / sid, player, repeat, self.hint_options
-            )
-            self._open[sid] = game
-            self._game_locks[sid] = threading.Lock()
-        return self._view(sid, game)
+            self._open[sid] = item
+        with item.lock:
+            self._write(sid, item)
+            return self._view(sid, item)
 
     def view(self, sid: str) -> dict[str, Any]:
         """The current view of a session."""
-        game, lock = self._load(sid)
-        with lock:
-            return self._view(sid, game)
+        item = self._get(sid)
+        with item.lock:
+            return self._view(sid, item)
 
-    def act(self, sid: str, action: str) -> dict[str, Any]:
-        """Play ``action`` in a session; a finished game refuses with 409."""
-        game, lock = self._load(sid)
-        with lock:
-            if game.finished:
-                raise PlayError(409, "this game is over; start a new one")
-            game.play(action)
-            if game.finished:
-                write_human_tables(self.data_dir)
-            return self._view(sid, game)
+    def act(self, sid: str, command: str) -> dict[str, Any]:
+        """Play a command; one that cannot be played is a 422 and costs no step."""
+        item = self._get(sid)
+        with item.lock:
+            if item.session.ended:
+                raise PlayRequestError(409, "this game is over; start a new one")
+            try:
+                item.session.act(command)
+            except CommandError as exc:
+                raise PlayRequestError(422, str(exc)) from None
+            if item.session.ended and item.episode is None:
+                try:
+                    item.episode = item.session.write_result(self.data_dir).name
+                except CommandError as exc:
+                    raise PlayRequestError(409, f"the result cannot be saved: {exc}") from None
+            self._write(sid, item)
+            return self._view(sid, item)
 
     def hint(self, sid: str) -> dict[str, Any]:
-        """Ask for a hint now (it counts as a hint used)."""
-        game, lock = self._load(sid)
-        with lock:
-            if game.finished:
-                raise PlayError(409, "this game is over; start a new one")
-            game.ask_hint()
-            return self._view(sid, game)
+        """Ask for a hint now (counted as a hint used; asking again repeats it)."""
+        item = self._get(sid)
+        with item.lock:
+            if item.session.ended:
+                raise PlayRequestError(409, "this game is over; start a new one")
+            item.session.request_hint()
+            self._write(sid, item)
+            return self._view(sid, item)
 
     def unfinished(self) -> list[dict[str, Any]]:
-        """Human games in the data folder that can be resumed, most recent first."""
+        """Games in the data folder that can be resumed, most recently played first."""
         out = []
-        if not self.episodes_dir.is_dir():
-            return out
-        folders = [
-            f for f in self.episodes_dir.iterdir()
-            if f.is_dir() and (f / STEPS_FILE).is_file() and not (f / RESULT_FILE).is_file()
-        ]
-        folders.sort(key=lambda f: (f / STEPS_FILE).stat().st_mtime, reverse=True)
-        for folder in folders:
+        paths = sorted(self.sessions_dir.glob("*.json"), key=lambda p: p.stat().st_mtime,
+                       reverse=True)
+        for path in paths:
+            sid = path.stem
+            if not SESSION_PATTERN.match(sid):
+                continue
             try:
-                game, lock = self._load(folder.name)
-            except PlayError:
-                continue  # a game this server does not offer, or not one of ours
-            with lock:
+                item = self._get(sid)
+            except PlayRequestError:
+                continue  # a game this server does not offer, or a damaged save
+            with item.lock:
+                s = item.session
+                if s.ended:
+                    continue
                 out.append({
-                    "id": folder.name, "setting": game.defn.setting, "player": game.player,
-                    "steps": game.steps, "progress": game.game.progress,
+                    "id": sid, "setting": s.defn.setting, "title": s.defn.title,
+                    "player": s.player, "steps": s.step, "progress": s.game.progress,
                 })
         return out
 
     # ------------------------------------------------------------------ the view
-    def _view(self, sid: str, game: HumanGame) -> dict[str, Any]:
-        screen = read_screen(game.game)
-        hint = game.hint
-        return {
-            "id": sid,
-            "setting": game.defn.setting,
-            "title": game.defn.title,
-            "difficulty": game.defn.difficulty,
-            "player": game.player,
-            "scene": screen.scene,
-            "scene_desc": screen.desc,
-            "position": game.position,
-            "items": [
-                {"name": i.name, "desc": i.desc, "interactable": i.interactable}
-                for i in screen.items
-            ],
-            "scene_tools": [{"name": t.name, "desc": t.desc} for t in screen.scene_tools],
-            "bag": [{"name": t.name, "desc": t.desc} for t in screen.bag],
-            "exits": [{"label": e.label, "target": e.target} for e in screen.exits],
-            "steps": game.steps,
-            "hints_used": game.hints_used,
-            "progress": game.game.progress,
-            "ended": game.finished,
-            "escaped": game.game.ended,
-            "hint": None if hint is None else {
-                "action": hint.action, "scene": hint.scene, "forced_next": game.forced_next,
-            },
-            "log": game.log[-LOG_LENGTH:],
-            "report_key": f"{self._report_index()}-{safe_slug(sid)}",
-        }
-
-    def _report_index(self) -> int:
-        """Index of the data folder among the report's runs (set by the server)."""
-        return getattr(self, "report_index", 0)
+    def _view(self, sid: str, item: _Open) -> dict[str, Any]:
+        s = item.session
+        view = s.view()
+        view.pop("observation", None)  # the page shows the same things as buttons
+        view["id"] = sid
+        view["log"] = [
+            {
+                "step": r["step"], "action": r["action"], "command": r.get("raw_answer", ""),
+                "feedback": r["feedback"], "success": bool(r["success"]),
+                "error": bool(r["error"]), "forced": bool((r.get("hint") or {}).get("forced")),
+            }
+            for r in s.records[-LOG_LENGTH:]
+        ]
+        view["report_key"] = (
+            f"{self.report_index}-{safe_slug(item.episode)}" if item.episode else None
+        )
+        return view

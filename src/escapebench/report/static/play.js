@@ -103,34 +103,36 @@
     state.busy = false;
   }
 
+  // Commands name things by their numbers in the current view (as PlaySession reads them),
+  // which works for any name, commas and parentheses included.
   function select(tool) {
-    state.selected = state.selected === tool ? null : tool;
+    state.selected = state.selected && state.selected.n === tool.n ? null : tool;
     renderThings();
   }
 
-  function clickItem(name) {
+  function clickThing(thing) {
     if (state.selected) {
       const tool = state.selected;
       state.selected = null;
-      act("apply(" + tool + ", " + name + ")");
+      act("apply(" + tool.n + ", " + thing.n + ")");
     } else {
-      act("click(" + name + ")");
+      act("click " + thing.n);
     }
   }
 
-  function clickBagTool(name) {
-    if (state.selected && state.selected !== name) {
+  function clickBagTool(tool) {
+    if (state.selected && state.selected.n !== tool.n) {
       const first = state.selected;
       state.selected = null;
-      act("craft(" + first + ", " + name + ")");
+      act("craft(" + first.n + ", " + tool.n + ")");
     } else {
-      select(name);
+      select(tool);
     }
   }
 
-  function startInput(name) {
-    state.inputTarget = name;
-    $("input-target").textContent = name;
+  function startInput(thing) {
+    state.inputTarget = thing;
+    $("input-target").textContent = thing.name;
     $("input-form").hidden = false;
     $("input-text").value = "";
     $("input-text").focus();
@@ -143,7 +145,7 @@
     const target = state.inputTarget;
     state.inputTarget = null;
     $("input-form").hidden = true;
-    act("input(" + text + ", " + target + ")");
+    act("input(" + text + ", " + target.n + ")");
   });
   $("input-cancel").addEventListener("click", () => { state.inputTarget = null; $("input-form").hidden = true; });
   $("action-form").addEventListener("submit", (ev) => {
@@ -154,34 +156,31 @@
   $("hint-button").addEventListener("click", askHint);
 
   // ------------------------------------------------------------------ rendering
-  function thing(kind, name, desc, onclick, extra) {
-    const attrs = { class: "thing " + kind + (state.selected === name && kind === "tool bagged" ? " selected" : ""),
-      "data-name": name, "data-kind": kind, type: "button" };
+  function thingButton(kind, name, desc, onclick, selected) {
+    const attrs = { class: "thing " + kind + (selected ? " selected" : ""), "data-name": name,
+      "data-kind": kind, type: "button" };
     if (onclick) attrs.onclick = onclick; else { attrs.disabled = "disabled"; attrs.class += " inert"; }
-    const button = el("button", attrs, el("span", { class: "name" }, name), desc ? el("span", { class: "desc" }, desc) : null);
-    return extra ? el("span", { class: "thing-wrap" }, button, extra) : button;
+    return el("button", attrs, el("span", { class: "name" }, name), desc ? el("span", { class: "desc" }, desc) : null);
   }
 
   function renderThings() {
     const v = state.view;
     const ended = v.ended;
-    const items = [];
-    for (const it of v.items) {
-      const typeButton = it.interactable && !ended
-        ? el("button", { type: "button", class: "type-into", "data-name": it.name, onclick: () => startInput(it.name) }, "Type…")
-        : null;
-      items.push(thing("item", it.name, it.desc, it.interactable && !ended ? () => clickItem(it.name) : null, typeButton));
-    }
-    for (const t of v.scene_tools) {
-      items.push(thing("tool", t.name, t.desc, ended ? null : () => clickItem(t.name)));
-    }
-    $("items").replaceChildren(...(items.length ? items : [el("p", { class: "empty" }, "Nothing in particular.")]));
-    const exits = v.exits.map((e) => thing("exit", e.label, "to " + e.target, ended ? null : () => act("move(" + e.label + ")")));
+    const things = v.things.map((t) => {
+      const usable = t.interactable && !ended;
+      const button = thingButton(t.kind, t.name, t.desc, usable ? () => clickThing(t) : null, false);
+      if (t.kind !== "item" || !usable) return button;
+      return el("span", { class: "thing-wrap" }, button,
+        el("button", { type: "button", class: "type-into", "data-name": t.name, onclick: () => startInput(t) }, "Type…"));
+    });
+    $("items").replaceChildren(...(things.length ? things : [el("p", { class: "empty" }, "Nothing in particular.")]));
+    const exits = v.exits.map((e) => thingButton("exit", e.label, "to " + e.target, ended ? null : () => act("move " + e.n)));
     $("exits").replaceChildren(...(exits.length ? exits : [el("p", { class: "empty" }, "No way out you can see.")]));
-    const bag = v.bag.map((t) => thing("tool bagged", t.name, t.desc, ended ? null : () => clickBagTool(t.name)));
+    const bag = v.bag.map((t) => thingButton("bagged", t.name, t.desc, ended ? null : () => clickBagTool(t),
+      state.selected && state.selected.n === t.n));
     $("bag").replaceChildren(...(bag.length ? bag : [el("p", { class: "empty" }, "Your bag is empty.")]));
     $("mode-help").textContent = state.selected
-      ? "Using " + state.selected + ": click a thing to apply it to, or another bag tool to craft them together (click it again to put it back)."
+      ? "Using " + state.selected.name + ": click a thing to apply it to, or another tool in your bag to craft them together (click it again to put it back)."
       : "Click a thing to use it. To apply a tool, pick it in your bag, then click the thing to use it on; pick two tools to craft them together. \"Type…\" enters text into a thing.";
   }
 
@@ -191,31 +190,34 @@
     $("game-view").hidden = false;
     $("title").textContent = view.title + " (" + view.setting + ")";
     $("who").textContent = view.player;
-    $("steps").textContent = view.steps;
+    $("steps").textContent = view.step;
     $("hints").textContent = view.hints_used;
     const pct = Math.round(view.progress * 1000) / 10;
     $("progress-text").textContent = pct + "%";
     $("progress-bar").style.width = pct + "%";
     $("scene-name").textContent = view.scene;
     $("position").textContent = view.position;
-    $("scene-desc").textContent = view.scene_desc;
+    $("scene-desc").textContent = view.description;
     const hb = $("hint-box");
     if (view.hint) {
       hb.hidden = false;
-      hb.textContent = "Hint: go to " + view.hint.scene + " and do " + view.hint.action +
-        (view.hint.forced_next ? " — it will be done for you on your next step." : "");
+      const left = view.hint.help_steps - view.hint.steps_in_help;
+      hb.textContent = "Hint: go to " + view.hint.path + " and do " + view.hint.action + ". " +
+        "If it is not done in " + left + " more step" + (left === 1 ? "" : "s") + ", it will be done for you.";
     } else hb.hidden = true;
     const log = $("log");
     log.replaceChildren(...view.log.slice().reverse().map((e) => el("div", {
       class: "entry " + (e.success ? "ok" : e.error ? "bad" : ""),
-    }, el("div", { class: "act" }, "#" + (e.step + 1) + " " + (e.action || "(not an action)") + (e.forced ? " (played by the hint system)" : "")),
+    }, el("div", { class: "act" }, "#" + (e.step + 1) + " " + e.action + (e.forced ? " (played by the hint system)" : "")),
       el("div", { class: "fb" }, e.feedback))));
     const banner = $("banner");
     if (view.ended) {
       banner.hidden = false;
       banner.replaceChildren(
-        "You escaped in " + view.steps + " steps with " + view.hints_used + " hint" + (view.hints_used === 1 ? "" : "s") + ". Your result is saved. ",
-        el("a", { href: BASE + "report/#episode=" + encodeURIComponent(view.report_key || ""), id: "see-report" }, "See it in the report"),
+        (view.escaped ? "You escaped in " : "Game over after ") + view.step + " steps with " + view.hints_used + " hint" + (view.hints_used === 1 ? "" : "s") + ". Your result is saved. ",
+        view.report_key
+          ? el("a", { href: BASE + "report/#episode=" + encodeURIComponent(view.report_key), id: "see-report" }, "See it in the report")
+          : "",
         " · ",
         el("a", { href: BASE + "play" }, "Play another game"));
       $("hint-button").disabled = true;
@@ -223,7 +225,7 @@
       banner.hidden = true;
       $("hint-button").disabled = false;
     }
-    if (state.selected && !view.bag.some((t) => t.name === state.selected)) state.selected = null;
+    state.selected = null;  // numbers may have changed
     renderThings();
   }
 
