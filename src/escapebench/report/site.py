@@ -28,20 +28,23 @@ PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
 STATIC_DIR = PACKAGE_DIR / "static"
 REPORT_ASSETS = ("style.css", "viewer.js")
-# run.json fields shown in the report's list of runs (never anything secret: run.json holds no
-# keys, and only these named fields are copied into the page).
+# run.json fields shown in the report's list of result folders (run.json holds no keys, and only
+# these named fields are copied into the page).
 RUN_INFO_FIELDS = (
+    "agent",
+    "model",
+    "model_backend",
+    "agent_settings",
+    "sampling",
+    "hints",
+    "max_steps",
+    "repeats",
     "escapebench_version",
     "prompt_version",
     "observation_version",
-    "agent",
-    "model",
     "started",
     "finished",
-    "max_steps",
-    "hints",
-    "sampling",
-    "command",
+    "command_line",
 )
 
 

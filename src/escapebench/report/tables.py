@@ -39,7 +39,7 @@ class TableRow:
     label: str
     cells: list[str]
     summary: Summary
-    deltas: list[tuple[str, bool] | None] = field(default_factory=list)  # (text, is better)
+    deltas: list[tuple[str, bool | None]] = field(default_factory=list)  # (text, is better)
     note: str = ""
 
     @property
@@ -122,12 +122,15 @@ def table3(results: Sequence[EpisodeResult]) -> Table:
     )
 
 
-def _delta(value: float, base: float, name: str, lower_better: bool) -> tuple[str, bool]:
-    diff = value - base
-    scale = 100 if name in PERCENT_FIELDS else 1
+def _delta(
+    value: float, base: float, name: str, lower_better: bool
+) -> tuple[str, bool | None]:
+    """The change as the paper prints it (``↓5.27``) and whether it is an improvement."""
+    diff = (value - base) * (100 if name in PERCENT_FIELDS else 1)
+    if round(diff, 2) == 0:
+        return "±0.00", None
     arrow = "↓" if diff < 0 else "↑"
-    better = diff < 0 if lower_better else diff > 0
-    return f"{arrow}{abs(diff) * scale:.2f}", better
+    return f"{arrow}{abs(diff):.2f}", (diff < 0) == lower_better
 
 
 def table5(results: Sequence[EpisodeResult]) -> Table:

@@ -1,0 +1,220 @@
+"""Real headless Chromium against ``escapebench serve`` started as a subprocess on 127.0.0.1.
+
+Skipped when Debian's chromium or Playwright for Python is missing (CI installs both). Set
+``ESCAPEBENCH_SCREENSHOTS=1`` to refresh the screenshots under ``docs/``; otherwise they go to
+the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.report.conftest import CLOSET
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+STARTUP_TIMEOUT_S = 60
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is missing")
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"chromium not installed ({CHROMIUM})", allow_module_level=True)
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def server(
+    harness_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """``escapebench serve`` on a free port; yields its base URL."""
+    data = tmp_path_factory.mktemp("human-data")
+    runs = [str(harness_runs[k]) for k in ("base-fumbler", "base-solver", "escape-solver")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "escapebench.cli", "serve", *runs, "--data", str(data),
+         "--port", "0", "--games", str(CLOSET)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    url = None
+    seen = []
+    try:
+        while url is None:
+            try:
+                line = lines.get(timeout=STARTUP_TIMEOUT_S)
+            except queue.Empty:
+                pytest.fail(f"escapebench serve did not start: {''.join(seen)}")
+            seen.append(line)
+            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+            if m:
+                url = m.group(1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert not errors, errors  # no JavaScript errors on any page
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if os.environ.get("ESCAPEBENCH_SCREENSHOTS"):
+        DOCS.mkdir(exist_ok=True)
+        return DOCS
+    return tmp_path_factory.mktemp("shots")
+
+
+def test_report_episode_step_to_hint(server: str, page, shots: Path, harness_runs) -> None:
+    page.goto(server + "report/")
+    table3 = page.locator('table[data-table="Table 3: BaseAgent"]')
+    expect(table3).to_contain_text("fumbler")
+    page.screenshot(path=str(shots / "report.png"))
+    # the fumbler's run, the normal setting
+    page.select_option("#pick-run", label="#0 base-fumbler")
+    page.select_option("#pick-setting", "closet")
+    expect(page.locator("#episode-head")).to_contain_text("base / fumbler")
+    expect(page.locator("#step-view h3")).to_have_text("Step 1")
+    page.click("#next-hint")
+    result = json.loads(
+        (harness_runs["base-fumbler"] / "episodes" / "closet__base__fumbler__r0" / "result.json")
+        .read_text(encoding="utf-8")
+    )
+    first_hint = result["hint_steps"][0] + 1  # the viewer counts steps from 1
+    expect(page.locator("#step-view h3")).to_have_text(f"Step {first_hint}")
+    expect(page.locator("#step-view .badge.hint")).to_be_visible()
+    expect(page.locator("#step-view .field.hint")).to_contain_text(result["hints"][0]["action"])
+    assert page.locator("#curve circle.hint-dot").count() == len(result["hint_steps"])
+    page.click("#next-progress")
+    expect(page.locator("#step-view .badge.progress")).to_be_visible()
+    page.locator("#viewer").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "viewer.png"))
+
+
+def click_thing(page, where: str, name: str) -> None:
+    page.locator(f'#{where} button.thing[data-name="{name}"]').click()
+
+
+def test_play_tutorial_to_the_end_then_find_it_in_the_report(
+    server: str, page, shots: Path
+) -> None:
+    page.goto(server + "play")
+    page.fill("#player", "Tess")
+    page.select_option("#game", "tutorial")
+    page.click("#start-button")
+    expect(page.locator("#scene-name")).to_have_text("practice room")
+
+    steps = [
+        ("items", "desk drawer"),
+        ("items", "battery"),
+        ("exits", "To the shelf"),
+        ("items", "flashlight"),
+    ]
+    n = 0
+    for where, name in steps:
+        click_thing(page, where, name)
+        n += 1
+        expect(page.locator("#steps")).to_have_text(str(n))
+    # craft: pick one tool in the bag, then the other
+    click_thing(page, "bag", "battery")
+    expect(page.locator('#bag button.thing.selected[data-name="battery"]')).to_be_visible()
+    page.screenshot(path=str(shots / "play.png"))
+    click_thing(page, "bag", "flashlight")
+    n += 1
+    expect(page.locator("#steps")).to_have_text(str(n))
+    expect(page.locator("#log")).to_contain_text("You combined the battery with the flashlight")
+    click_thing(page, "exits", "Back to the room")
+    n += 1
+    expect(page.locator("#scene-name")).to_have_text("practice room")
+    # apply: the tool from the bag, then the thing
+    click_thing(page, "bag", "flashlight")
+    click_thing(page, "items", "dark cupboard")
+    n += 1
+    expect(page.locator("#log")).to_contain_text("The beam falls on a card")
+    # input: type into the door
+    page.locator('button.type-into[data-name="door"]').click()
+    page.fill("#input-text", "427")
+    page.press("#input-text", "Enter")
+    n += 1
+    expect(page.locator("#log")).to_contain_text("the lock clicks open")
+    click_thing(page, "items", "door")
+    n += 1
+    banner = page.locator("#banner")
+    expect(banner).to_contain_text(f"You escaped in {n} steps with 0 hints")
+
+    page.click("#see-report")
+    human = page.locator('table[data-table="Table 3: BaseAgent"] tr.human')
+    expect(human).to_contain_text("Average Human")
+    expect(human.locator("td").nth(1)).to_have_text(f"{n}.00")
+    expect(page.locator("#episode-head")).to_contain_text("human Tess")
+    expect(page.locator("#step-count")).to_have_text(str(n))
+
+
+def test_resume_an_unfinished_game_in_the_browser(server: str, page) -> None:
+    page.goto(server + "play")
+    page.fill("#player", "Uma")
+    page.select_option("#game", "closet")
+    page.click("#start-button")
+    click_thing(page, "items", "note")
+    expect(page.locator("#steps")).to_have_text("1")
+    page.click("#hint-button")
+    expect(page.locator("#hint-box")).to_contain_text("input(417, keypad)")
+    expect(page.locator("#hints")).to_have_text("1")
+    # a typing slip costs no step and says why
+    page.fill("#action-text", "click(unicorn)")
+    page.press("#action-text", "Enter")
+    expect(page.locator("#error")).to_contain_text("unicorn")
+    expect(page.locator("#steps")).to_have_text("1")
+    # leave, come back from the start page
+    page.goto(server + "play")
+    resume = page.locator("#unfinished button", has_text="Resume closet")
+    expect(resume).to_contain_text("Uma")
+    resume.click()
+    expect(page.locator("#steps")).to_have_text("1")
+    expect(page.locator("#hint-box")).to_contain_text("input(417, keypad)")
