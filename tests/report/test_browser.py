@@ -135,6 +135,11 @@ def test_report_episode_step_to_hint(server: str, page, shots: Path, harness_run
     expect(page.locator("#step-view .badge.progress")).to_be_visible()
     page.locator("#viewer").scroll_into_view_if_needed()
     page.screenshot(path=str(shots / "viewer.png"))
+    # EscapeAgent's state: its task list and foresight queue are shown for every step
+    page.select_option("#pick-run", label="#2 escape-solver")
+    expect(page.locator("#episode-head")).to_contain_text("escape / solver")
+    expect(page.locator("#step-view")).to_contain_text("Task list")
+    expect(page.locator("#step-view")).to_contain_text("Foresight proposals to try")
 
 
 def click_thing(page, where: str, name: str) -> None:

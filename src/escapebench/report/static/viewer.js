@@ -147,26 +147,47 @@
 
   function pre(text) { return el("pre", {}, String(text)); }
 
+  // EscapeAgent logs its task list (reflection) and its queue of foresight proposals; other
+  // agents log other details, shown as JSON.
+  const TASK_KEYS = ["task_list", "tasks"];
+  const PROPOSAL_KEYS = ["try_queue", "proposals"];
+
+  function taskLine(t) {
+    if (typeof t !== "object" || t === null) return String(t);
+    let text = (t.index !== undefined ? "#" + t.index + " " : "") + (t.name || JSON.stringify(t));
+    if (t.target) text += " — " + t.target + (t.position ? " (" + t.position + ")" : "");
+    if (Array.isArray(t.failed) && t.failed.length) text += "; failed: " + t.failed.join(", ");
+    return text;
+  }
+
+  function proposalLine(p) {
+    if (typeof p !== "object" || p === null) return String(p);
+    let text = p.action || JSON.stringify(p);
+    if (p.scene) text += " in " + p.scene;
+    if (p.trigger) text += " (from a new " + p.trigger + ")";
+    if (p.status && p.status !== "pending") text += " — " + p.status;
+    return text;
+  }
+
+  function listBlock(title, items, line, cls) {
+    const list = el(cls === "tasks" ? "ol" : "ul", { class: cls });
+    for (const it of items) list.append(el("li", {}, line(it)));
+    return el("div", {}, el("b", {}, title + " (" + items.length + ")"), list);
+  }
+
   function agentState(agent) {
     if (!agent || typeof agent !== "object" || !Object.keys(agent).length) return null;
     const parts = [];
-    const tasks = agent.tasks || agent.task_list;
-    if (Array.isArray(tasks) && tasks.length) {
-      const list = el("ol", { class: "tasks" });
-      for (const t of tasks) list.append(el("li", {}, typeof t === "string" ? t : JSON.stringify(t)));
-      parts.push(el("div", {}, el("b", {}, "Task list"), list));
-    }
-    const proposals = agent.proposals || agent.foresight;
-    if (Array.isArray(proposals) && proposals.length) {
-      const list = el("ul", { class: "proposals" });
-      for (const p of proposals) list.append(el("li", {}, typeof p === "string" ? p : JSON.stringify(p)));
-      parts.push(el("div", {}, el("b", {}, "Foresight proposals"), list));
-    }
     const rest = {};
     for (const [k, v] of Object.entries(agent)) {
-      if (!["tasks", "task_list", "proposals", "foresight"].includes(k)) rest[k] = v;
+      if (TASK_KEYS.includes(k) && Array.isArray(v)) parts.push(listBlock("Task list", v, taskLine, "tasks"));
+      else if (PROPOSAL_KEYS.includes(k) && Array.isArray(v)) parts.push(listBlock("Foresight proposals to try", v, proposalLine, "proposals"));
+      else rest[k] = v;
     }
-    if (Object.keys(rest).length) parts.push(pre(JSON.stringify(rest, null, 2)));
+    if (Object.keys(rest).length) {
+      parts.push(el("details", {}, el("summary", {}, "More (" + Object.keys(rest).join(", ") + ")"),
+        pre(JSON.stringify(rest, null, 2))));
+    }
     return el("div", {}, ...parts);
   }
 
