@@ -55,7 +55,7 @@ _WORLD_EVENTS = frozenset({"item_changed", "scene_revealed"})
 PICK_AND_CLICK, USE_TOOLS, REVISIT, TYPE_CLUES, LONG_SHOTS = range(5)
 LEVEL_NAMES = ("pick up and click", "use tools", "revisit", "type clues", "long shot")
 
-MEMORY_VERSION = 1
+MEMORY_VERSION = 2
 
 
 def _key(*parts: object) -> str:
@@ -112,53 +112,98 @@ class ExplorerAgent(Agent):
         self.target_level = PICK_AND_CLICK  # the level of work that scene was chosen for
         self.pending: str | None = None  # key of the action decided, until observed
         self.pending_item: str | None = None  # scene/item key the pending action touches
+        # The harness logs the memory at every step, so the snapshot names every string by
+        # its index in one table, and the encoded forms are kept up to date as memory grows.
+        self._names: dict[str, int] = {}
+        self._tried_ids: list[list[int]] = []
+        self._scene_ids: dict[str, list[Any]] = {}
 
     def reset(self, game: EscapeGame) -> None:
         self._clear()
 
+    def _id(self, text: str) -> int:
+        return self._names.setdefault(text, len(self._names))
+
+    def _ids(self, key: str) -> list[int]:
+        return [self._id(p) for p in key.split(_SEP)]
+
+    def _remember(self, key: str) -> None:
+        if key not in self.tried:
+            self.tried[key] = None
+            self._tried_ids.append(self._ids(key))
+
+    def _forget_tool(self, tool: str) -> None:
+        """Drop the keys of a tool that left the bag for good (a used-up tool never returns)."""
+        def uses(key: str) -> bool:
+            parts = key.split(_SEP)
+            return (parts[0] == "apply" and parts[4] == tool) or (
+                parts[0] == "craft" and tool in (parts[1], parts[3])
+            )
+
+        kept = [k for k in self.tried if not uses(k)]
+        if len(kept) != len(self.tried):
+            self.tried = dict.fromkeys(kept)
+            self._tried_ids = [self._ids(k) for k in kept]
+
     def snapshot(self) -> dict[str, Any]:
+        """The memory as JSON data; strings appear once, in ``names``, and are used by index."""
+        def opt(key: str | None) -> list[int] | None:
+            return None if key is None else self._ids(key)
+
         return {
             "version": MEMORY_VERSION,
-            "tried": list(self.tried),
-            "scenes": {
-                name: {
-                    "exits": [list(e) for e in s["exits"]],
-                    "items": [list(i) for i in s["items"]],
-                    "tools": list(s["tools"]),
-                    "seen": s["seen"],
-                }
-                for name, s in self.scenes.items()
-            },
+            "tried": list(self._tried_ids),
+            # [scene, seen, [label, target, ...], [item, state, interactable, ...], [tool, ...]]
+            "scenes": list(self._scene_ids.values()),
             "changes": self.changes,
-            "clues": list(self.clues),
-            "lockish": list(self.lockish),
-            "target": self.target,
+            "clues": [self._id(c) for c in self.clues],
+            "lockish": [self._ids(k) for k in self.lockish],
+            "target": None if self.target is None else self._id(self.target),
             "target_level": self.target_level,
-            "pending": self.pending,
-            "pending_item": self.pending_item,
+            "pending": opt(self.pending),
+            "pending_item": opt(self.pending_item),
+            "names": list(self._names),  # last: the calls above may have added names
         }
 
     def restore(self, data: dict[str, Any]) -> None:
         if data.get("version") != MEMORY_VERSION:
             raise ValueError(f"unsupported explorer memory version {data.get('version')!r}")
         self._clear()
-        self.tried = dict.fromkeys(str(k) for k in data["tried"])
-        self.scenes = {
-            str(name): {
-                "exits": [[str(label), str(target)] for label, target in s["exits"]],
-                "items": [[str(n), int(st), bool(i)] for n, st, i in s["items"]],
-                "tools": [str(t) for t in s["tools"]],
-                "seen": int(s["seen"]),
+        names = [str(n) for n in data["names"]]
+
+        def key(ids: list[int] | None) -> str | None:
+            return None if ids is None else _SEP.join(names[int(i)] for i in ids)
+
+        for ids in data["tried"]:
+            self._remember(str(key(ids)))
+        for scene, seen, exits, items, tools in data["scenes"]:
+            self.scenes[names[scene]] = {
+                "exits": [[names[exits[k]], names[exits[k + 1]]] for k in range(0, len(exits), 2)],
+                "items": [
+                    [names[items[k]], int(items[k + 1]), bool(items[k + 2])]
+                    for k in range(0, len(items), 3)
+                ],
+                "tools": [names[t] for t in tools],
+                "seen": int(seen),
             }
-            for name, s in data["scenes"].items()
-        }
+            self._encode_scene(names[scene])
         self.changes = int(data["changes"])
-        self.clues = dict.fromkeys(str(c) for c in data["clues"])
-        self.lockish = dict.fromkeys(str(k) for k in data["lockish"])
-        self.target = data["target"]
+        self.clues = dict.fromkeys(names[i] for i in data["clues"])
+        self.lockish = dict.fromkeys(str(key(ids)) for ids in data["lockish"])
+        self.target = None if data["target"] is None else names[data["target"]]
         self.target_level = int(data["target_level"])
-        self.pending = data["pending"]
-        self.pending_item = data["pending_item"]
+        self.pending = key(data["pending"])
+        self.pending_item = key(data["pending_item"])
+
+    def _encode_scene(self, scene: str) -> None:
+        known = self.scenes[scene]
+        self._scene_ids[scene] = [
+            self._id(scene),
+            known["seen"],
+            [self._id(x) for e in known["exits"] for x in e],
+            [v for name, st, inter in known["items"] for v in (self._id(name), st, int(inter))],
+            [self._id(t) for t in known["tools"]],
+        ]
 
     # ------------------------------------------------------------------ seeing
     def _look(self, screen: Screen) -> None:
@@ -169,6 +214,7 @@ class ExplorerAgent(Agent):
             "tools": [t.name for t in screen.scene_tools],
             "seen": self.changes,
         }
+        self._encode_scene(screen.scene)
         for item in screen.items:
             if LOCK_WORDS.search(item.desc):
                 self.lockish.setdefault(_key(screen.scene, item.name))
@@ -328,12 +374,16 @@ class ExplorerAgent(Agent):
         self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
     ) -> dict[str, Any]:
         if self.pending is not None and not result.progressed:
-            self.tried.setdefault(self.pending)
+            self._remember(self.pending)
         # A lock's complaint ("wrong code", "needs 4 digits") marks the item as taking input.
         failed = not result.success and not result.error
         if self.pending_item is not None and failed and LOCK_WORDS.search(result.feedback):
             self.lockish.setdefault(self.pending_item)
         kinds = {e.kind for e in result.events}
+        bag = {t.name for t in read_screen(ctx.game).bag}
+        for event in result.events:
+            if event.kind == "tool_used" and event.name not in bag:
+                self._forget_tool(event.name)
         if kinds & _WORLD_EVENTS or (result.key_steps_gained and "tool_crafted" not in kinds):
             self.changes += 1
         self._read(result.feedback)

@@ -28,7 +28,7 @@ class RandomAgent(Agent):
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = int(seed)
-        self._rng = random.Random(self.seed)
+        self.draws = 0  # choices made so far: with the seed, the whole generator state
         self._last_feedback = ""
 
     def settings(self) -> dict[str, Any]:
@@ -36,7 +36,7 @@ class RandomAgent(Agent):
 
     def reset(self, game: EscapeGame) -> None:
         """Start the episode from the seed, so every episode of a seed plays the same."""
-        self._rng = random.Random(self.seed)
+        self.draws = 0
         self._last_feedback = ""
 
     def choices(self, game: EscapeGame) -> list[str]:
@@ -45,11 +45,22 @@ class RandomAgent(Agent):
         texts = candidate_strings("\n".join([*screen.texts, self._last_feedback]))
         return screen_actions(screen, texts[:MAX_INPUT_TEXTS])
 
+    def _draw(self, n: int) -> int:
+        """A uniform index below ``n``, from the generator keyed by (seed, draw number).
+
+        Keying each draw keeps the state two integers (a Mersenne Twister state is 625 of
+        them, and the harness logs the agent's state at every step). Seeding with a string
+        hashes it with SHA-512, the same on every platform and Python process.
+        """
+        rng = random.Random(f"escapebench-random:{self.seed}:{self.draws}")
+        self.draws += 1
+        return rng.randrange(n)
+
     async def decide(self, ctx: TurnContext) -> Decision:
         options = self.choices(ctx.game)
         if not options:  # nothing on screen at all: a harmless no-op the engine rejects
             return Decision("move(nowhere)", reasoning="no action available")
-        action = options[self._rng.randrange(len(options))]
+        action = options[self._draw(len(options))]
         return Decision(action, reasoning=f"random choice among {len(options)} actions")
 
     def observe(
@@ -59,17 +70,10 @@ class RandomAgent(Agent):
         return {}
 
     def snapshot(self) -> dict[str, Any]:
-        """The generator state as JSON lists (``random.getstate`` holds only ints and None)."""
-        version, internal, gauss_next = self._rng.getstate()
-        return {
-            "seed": self.seed,
-            "rng": [version, list(internal), gauss_next],
-            "last_feedback": self._last_feedback,
-        }
+        """The generator state (seed and draws so far) and the last feedback, as JSON data."""
+        return {"seed": self.seed, "draws": self.draws, "last_feedback": self._last_feedback}
 
     def restore(self, data: dict[str, Any]) -> None:
-        version, internal, gauss_next = data["rng"]
         self.seed = int(data["seed"])
-        self._rng = random.Random()
-        self._rng.setstate((int(version), tuple(int(x) for x in internal), gauss_next))
+        self.draws = int(data["draws"])
         self._last_feedback = str(data.get("last_feedback", ""))

@@ -1,0 +1,257 @@
+"""Regenerate ``docs/baselines.md``: the random and explorer agents on the built-in games and on
+the original EscapeBench settings, under the paper's hint system.
+
+    python benchmarks/baselines.py [--upstream ../shared/upstream/data] [--random-repeats 3]
+                                   [--out runs/baselines] [--doc docs/baselines.md] [--keep]
+
+It runs four ``escapebench run`` commands (printed, and written into the document), each into
+its own result folder under ``--out``, then reads the folders back and writes the document:
+the Table-3 columns per agent and difficulty for each game suite, and hints used, total steps
+and early-exit progress per setting. The original settings are skipped (and the document says
+so) when their folder is absent. Result folders are started afresh unless ``--keep`` is given
+(then finished episodes are reused, which is only right if nothing changed since).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from escapebench import __version__
+from escapebench.bench.metrics import EpisodeResult, aggregate, format_markdown
+from escapebench.bench.runner import collect_results
+from escapebench.games.loading import builtin_files
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_UPSTREAM = ROOT.parent / "shared" / "upstream" / "data"
+DEFAULT_OUT = Path("runs") / "baselines"
+DEFAULT_DOC = ROOT / "docs" / "baselines.md"
+AGENTS = ("explorer", "random")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A set of games run by both agents."""
+
+    name: str  # folder name part: "builtin" or "original"
+    title: str
+    games: str  # the --games value
+
+
+@dataclass
+class Job:
+    suite: Suite
+    agent: str
+    command: list[str]
+    out: Path
+    seconds: float = 0.0
+
+
+def commands(suites: Sequence[Suite], out: Path, random_repeats: int) -> list[Job]:
+    """The ``escapebench run`` command of each agent x suite."""
+    jobs = []
+    for suite in suites:
+        for agent in AGENTS:
+            folder = out / f"{agent}-{suite.name}"
+            cmd = ["escapebench", "run", "--agent", agent, "--games", suite.games]
+            if agent == "random":
+                cmd += ["--seed", "0", "--repeats", str(random_repeats)]
+            cmd += ["--out", str(folder), "--no-fsync", "--quiet"]
+            jobs.append(Job(suite, agent, cmd, folder))
+    return jobs
+
+
+def run_job(job: Job, keep: bool) -> None:
+    """Run one command with this Python's ``escapebench`` (its table goes to our stdout)."""
+    if not keep and job.out.exists():
+        shutil.rmtree(job.out)
+    argv = [sys.executable, "-m", "escapebench.cli", *job.command[1:]]
+    print("$ " + " ".join(job.command), flush=True)
+    started = time.perf_counter()
+    proc = subprocess.run(argv, check=False)
+    job.seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"command failed with exit code {proc.returncode}: {' '.join(argv)}")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def per_setting_table(results: dict[str, list[EpisodeResult]]) -> str:
+    """Hints, steps and early-exit progress per setting, the agents side by side.
+
+    An agent with several repeats of a setting (random) shows their means.
+    """
+    by_setting: dict[str, dict[str, list[EpisodeResult]]] = defaultdict(dict)
+    for agent, rs in results.items():
+        for r in rs:
+            by_setting[r.setting].setdefault(agent, []).append(r)
+    agents = [a for a in AGENTS if a in results]
+    head = ["Setting", "Difficulty"]
+    for a in agents:
+        head += [f"{a}: hints", f"{a}: steps", f"{a}: early exit (%)"]
+    lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (3 * len(agents))]
+    order = {"easy": 0, "normal": 1, "hard": 2}
+    first = next(iter(results.values()))
+    games = {r.setting: (r.game, order.get(r.difficulty, 9), r.difficulty) for r in first}
+    for setting in sorted(by_setting, key=lambda s: games.get(s, (s, 9, ""))[:2]):
+        row = [setting, games.get(setting, ("", 9, ""))[2]]
+        for a in agents:
+            rs = by_setting[setting].get(a, [])
+            if not rs:
+                row += ["", "", ""]
+                continue
+            n = len(rs)
+            hints = sum(r.hints_used for r in rs) / n
+            steps = sum(r.total_steps for r in rs) / n
+            early = sum(r.early_exit_progress for r in rs) / n
+            fmt = "{:.0f}" if n == 1 else "{:.1f}"
+            row += [fmt.format(hints), fmt.format(steps), _pct(early)]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def escaped_note(results: dict[str, list[EpisodeResult]]) -> str:
+    parts = []
+    for agent in AGENTS:
+        rs = results.get(agent, [])
+        if rs:
+            parts.append(f"{agent} escaped {sum(r.escaped for r in rs)} of {len(rs)} episodes")
+    return "; ".join(parts) + "."
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        return out + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def write_doc(
+    path: Path,
+    jobs: list[Job],
+    suites: list[Suite],
+    skipped: list[str],
+    invocation: str,
+    random_repeats: int,
+) -> None:
+    """Write the document from the jobs' result folders."""
+    lines = [
+        "# Baselines: random and explorer agents",
+        "",
+        "Floors for model results: what blind and systematic exploration achieve under the",
+        "paper's hint system (a hint after 50 steps without progress, the hinted action played",
+        "for the agent after 10 steps in help, at most 4000 steps). Neither agent uses a",
+        "language model.",
+        "",
+        "- **random** (`agents/random_agent.py`): a uniformly random valid action each step",
+        "  (moves, clicks, applies, crafts, inputs of up to 3 strings read on screen); it ignores",
+        "  hints, so every hint runs its full help period and ends in a forced step.",
+        f"  {random_repeats} seeded repeats per setting (seeds 0..{random_repeats - 1}); the",
+        "  per-setting figures are their means.",
+        "- **explorer** (`agents/explorer.py`): systematic and deterministic: picks up and clicks",
+        "  everything, then tries every bag tool on every item and every craft pair once per",
+        "  state, revisits changed scenes, types numbers, capitals and codes it has read into",
+        "  lock-like items; takes a hinted action at once. One episode per setting.",
+        "",
+        "Columns: **hints used** (mean per episode), **total steps** (mean per episode) and",
+        "**early-exit progress** (progress made before the first hint; pooled over episodes as",
+        "in the paper's Table 3), with the tool and key-step hint shares of Table 3.",
+        "",
+        "## How this file was made",
+        "",
+        "```bash",
+        invocation,
+        "```",
+        "",
+        "which runs:",
+        "",
+        "```bash",
+        *(" ".join(j.command) for j in jobs),
+        "```",
+        "",
+        f"escapebench {__version__}, commit {git_commit()}, Python "
+        f"{platform.python_version()} on {platform.machine()} "
+        f"({os.cpu_count()} CPUs), {_dt.date.today().isoformat()}. Wall time per command: "
+        + ", ".join(f"{j.agent} on {j.suite.name} {j.seconds:.0f} s" for j in jobs)
+        + ". Game files and their hashes are in each result folder's `run.json`.",
+        "",
+    ]
+    if skipped:
+        lines += [f"> **Not included:** {' '.join(skipped)}", ""]
+    for suite in suites:
+        suite_jobs = [j for j in jobs if j.suite == suite]
+        results = {j.agent: collect_results(j.out) for j in suite_jobs}
+        all_results = [r for rs in results.values() for r in rs]
+        settings = sorted({r.setting for r in all_results})
+        lines += [
+            f"## {suite.title}",
+            "",
+            f"{len(settings)} settings. {escaped_note(results)}",
+            "",
+            format_markdown(aggregate(all_results)).rstrip("\n"),
+            "",
+            "Per setting:",
+            "",
+            per_setting_table(results).rstrip("\n"),
+            "",
+        ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--upstream", type=Path, default=DEFAULT_UPSTREAM,
+                        help="folder of the original settings (skipped when absent)")
+    parser.add_argument("--random-repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="result folders go here")
+    parser.add_argument("--doc", type=Path, default=DEFAULT_DOC)
+    parser.add_argument("--keep", action="store_true",
+                        help="resume existing result folders instead of starting afresh")
+    args = parser.parse_args(argv)
+
+    games = ", ".join(p.stem for p in builtin_files())
+    suites = [Suite("builtin", f"Built-in games ({games})", "builtin")]
+    skipped = []
+    if args.upstream.is_dir():
+        suites.append(Suite("original", "Original EscapeBench settings", str(args.upstream)))
+    else:
+        skipped.append(f"the original settings (no folder at `{args.upstream}`).")
+        print(f"original settings not found at {args.upstream}: skipped", file=sys.stderr)
+    jobs = commands(suites, args.out, args.random_repeats)
+    for job in jobs:
+        run_job(job, args.keep)
+    shown = ["python", "benchmarks/baselines.py"]
+    if args.upstream != DEFAULT_UPSTREAM:
+        shown += ["--upstream", str(args.upstream)]
+    if args.random_repeats != 3:
+        shown += ["--random-repeats", str(args.random_repeats)]
+    if args.out != DEFAULT_OUT:
+        shown += ["--out", str(args.out)]
+    write_doc(args.doc, jobs, suites, skipped, " ".join(shown), args.random_repeats)
+    print(f"wrote {args.doc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
