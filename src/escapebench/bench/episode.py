@@ -20,6 +20,7 @@ marks the episode finished.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import time
@@ -125,6 +126,21 @@ def read_step_log(path: Path) -> list[dict[str, Any]]:
     return records
 
 
+# fsync waits on the disk, not the interpreter: enough threads that many concurrent
+# episodes fsync in parallel (the default executor has only cpu_count + 4).
+_FSYNC_THREADS = 32
+_fsync_pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _fsync_executor() -> concurrent.futures.ThreadPoolExecutor:
+    global _fsync_pool
+    if _fsync_pool is None:
+        _fsync_pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=_FSYNC_THREADS, thread_name_prefix="escapebench-fsync"
+        )
+    return _fsync_pool
+
+
 class StepLog:
     """Appends step records to ``steps.jsonl``; each one is on disk before ``append`` returns."""
 
@@ -141,11 +157,12 @@ class StepLog:
             os.fsync(self._file.fileno())
 
     async def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a line; the fsync runs in a worker thread so that other
-        episodes keep playing meanwhile."""
+        """Write one record as a line. With fsync, the write and the fsync happen in a worker
+        thread while other episodes keep playing; the call returns once the record is on
+        disk."""
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         if self.fsync:
-            await asyncio.to_thread(self._write, data)
+            await asyncio.get_running_loop().run_in_executor(_fsync_executor(), self._write, data)
         else:
             self._write(data)
 

@@ -64,6 +64,9 @@ RESULT_COLUMNS: tuple[str, ...] = (
 #: two runs whose results are the same (retries after server faults, wall time).
 ACCOUNTING_COLUMNS: frozenset[str] = frozenset({"retries", "wall_time_s"})
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)  # read the process umask (there is no way to read it without setting it)
+
 KEY_STEP_VERBS: tuple[str, ...] = tuple(v for v in VERBS if v != "move")
 
 
@@ -467,6 +470,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file private (0600); give it the usual permissions instead.
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
             f.flush()

@@ -69,6 +69,19 @@ RESULTS_FILE = "results.csv"
 SUMMARY_CSV = "summary.csv"
 SUMMARY_MD = "summary.md"
 RUN_FORMAT = 1
+FINGERPRINT_KEYS: tuple[str, ...] = (
+    "escapebench_version",
+    "prompt_version",
+    "observation_version",
+    "result_version",
+    "agent",
+    "agent_settings",
+    "model",
+    "sampling",
+    "hints",
+    "max_steps",
+)
+"""Keys of ``run.json`` that decide results: folders must agree on them to be combined."""
 
 MODEL_AGENTS = ("base", "escape")
 """Built-in agents that need a model; the others (random, explorer) play without one."""
@@ -249,8 +262,13 @@ def agent_factory(name: str) -> Callable[..., Agent]:
 
 def make_episode_agent(settings: RunSettings, model: ChatModel | None, repeat: int) -> Agent:
     """A fresh agent for one episode."""
+    from escapebench.agents.registry import AgentConfigError
+
     factory = agent_factory(settings.agent)
-    return factory(model=model, **agent_options(settings, repeat))
+    try:
+        return factory(model=model, **agent_options(settings, repeat))
+    except AgentConfigError as exc:
+        raise RunConfigError(str(exc)) from None
 
 
 def prompt_version() -> str:
@@ -336,7 +354,7 @@ def plan_run(
         i, n = settings.shard
         specs = specs[i - 1 :: n]
     games = [_game_record(d) for d in sorted(definitions, key=lambda d: d.setting)]
-    fingerprint = {
+    fingerprint: dict[str, Any] = {
         "escapebench_version": _package_version(),
         "prompt_version": prompt_version(),
         "observation_version": OBSERVATION_VERSION,
@@ -352,6 +370,7 @@ def plan_run(
         "hints": {"patience": settings.patience, "help_steps": settings.help_steps},
         "max_steps": settings.max_steps,
     }
+    assert tuple(fingerprint) == FINGERPRINT_KEYS
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
     return RunPlan(settings, out, specs, by_setting, effects, model_name, fingerprint, games)
@@ -433,6 +452,9 @@ def _now() -> str:
 
 
 def _redacted_command(argv: Sequence[str]) -> list[str]:
+    """The command line without credentials (URL user info, key-shaped arguments)."""
+    if not any("://" in a or "sk-" in a or "bearer" in a.lower() for a in argv):
+        return list(argv)  # nothing to scrub; spares model-free runs the HTTP client import
     from escapebench.llm.openai_client import redact, safe_url
 
     return [redact(safe_url(a) if "://" in a else a) for a in argv]

@@ -1,0 +1,118 @@
+"""``escapebench merge DIR... --out DIR``: combine the result folders of a sharded run.
+
+The folders must come from the same settings (every result-affecting key of ``run.json`` is
+equal, and games present in several folders have the same file hashes) and must not hold the
+same episode twice. Episode folders are copied; ``results.csv`` and the summaries are rebuilt
+from the episodes' ``result.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from escapebench.bench.episode import RESULT_FILE
+from escapebench.bench.metrics import atomic_write_text, format_table
+from escapebench.bench.runner import (
+    EPISODES_DIR,
+    EXIT_USAGE,
+    FINGERPRINT_KEYS,
+    RUN_FILE,
+    RunConfigError,
+    collect_results,
+    compatible,
+    read_run_json,
+    write_tables,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``escapebench merge``."""
+    parser.add_argument("folders", nargs="+", type=Path, metavar="DIR",
+                        help="result folders of the shards")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="the combined result folder (must not exist or be empty)")
+    parser.add_argument("--quiet", action="store_true", help="do not print the table")
+
+
+def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
+    """Combine ``folders`` into ``out``; return (episodes, unfinished episodes).
+
+    Raises :class:`RunConfigError` when the folders cannot be combined; nothing is written
+    then.
+    """
+    if out.exists() and any(out.iterdir()):
+        raise RunConfigError(f"{out} exists and is not empty; choose a new --out folder")
+    runs: list[dict[str, Any]] = []
+    for folder in folders:
+        if folder.resolve() == out.resolve():
+            raise RunConfigError(f"{folder}: the output folder cannot be one of the inputs")
+        run = read_run_json(folder)
+        if run is None:
+            raise RunConfigError(f"{folder}: no {RUN_FILE}; not a result folder")
+        runs.append(run)
+    first = runs[0]
+    fingerprint = {k: first.get(k) for k in FINGERPRINT_KEYS}
+    for folder, run in zip(folders[1:], runs[1:], strict=True):
+        problems = compatible(run, fingerprint, first.get("games", []))
+        if problems:
+            raise RunConfigError(
+                f"{folder} and {folders[0]} come from different settings:\n  "
+                + "\n  ".join(problems)
+            )
+    # Episode folders: refuse duplicates before copying anything.
+    sources: dict[str, Path] = {}
+    for folder in folders:
+        episodes = folder / EPISODES_DIR
+        for sub in sorted(episodes.iterdir()) if episodes.is_dir() else []:
+            if not sub.is_dir():
+                continue
+            if sub.name in sources:
+                raise RunConfigError(
+                    f"episode {sub.name} is in both {sources[sub.name].parent.parent} and "
+                    f"{folder}; shards must not overlap"
+                )
+            sources[sub.name] = sub
+    (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
+    for name, src in sources.items():
+        shutil.copytree(src, out / EPISODES_DIR / name)
+    unfinished = sum(not (src / RESULT_FILE).is_file() for src in sources.values())
+    games: dict[str, Any] = {}
+    for run in runs:
+        games.update({g["setting"]: g for g in run.get("games", [])})
+    merged = {
+        **{k: v for k, v in first.items() if k not in ("shard", "command_line")},
+        "games": [games[k] for k in sorted(games)],
+        "repeats": max(int(r.get("repeats") or 1) for r in runs),
+        "shard": None,
+        "merged_from": [
+            {"folder": str(f), "shard": r.get("shard"), "command_line": r.get("command_line")}
+            for f, r in zip(folders, runs, strict=True)
+        ],
+        "started": min((str(r.get("started") or "") for r in runs), default=""),
+        "finished": None if unfinished or any(not r.get("finished") for r in runs)
+        else max(str(r["finished"]) for r in runs),
+    }
+    atomic_write_text(out / RUN_FILE, json.dumps(merged, indent=1) + "\n")
+    return len(sources), unfinished
+
+
+def main(args: argparse.Namespace) -> int:
+    """Merge, rebuild the tables, print the Table-3 summary."""
+    try:
+        count, unfinished = merge_folders(list(args.folders), args.out)
+    except (RunConfigError, OSError) as exc:
+        print(f"escapebench merge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    summaries = write_tables(args.out, collect_results(args.out))
+    if not args.quiet and summaries:
+        print(format_table(summaries))
+    print(f"merged {count} episodes into {args.out}", file=sys.stderr)
+    if unfinished:
+        print(f"warning: {unfinished} episodes are unfinished; resume them in their shard "
+              "folders and merge again", file=sys.stderr)
+    return 0

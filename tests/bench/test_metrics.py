@@ -1,0 +1,133 @@
+"""Episode metrics (section 5.1), Table-3 aggregation and the result files."""
+
+from __future__ import annotations
+
+import csv
+
+from escapebench.bench.hints import reference_effects
+from escapebench.bench.metrics import (
+    RESULT_COLUMNS,
+    EpisodeMetrics,
+    EpisodeResult,
+    aggregate,
+    format_markdown,
+    format_table,
+    read_result_json,
+    write_result_json,
+    write_results_csv,
+    write_summary_csv,
+)
+from escapebench.engine.model import GameDefinition
+
+
+def record(step: int, key_steps: int, tools: int, *, hint=None, progressed=False, **extra):
+    return {
+        "step": step, "key_steps": key_steps, "tools_collected": tools,
+        "progress": (key_steps + tools) / 6, "progressed": progressed, "success": progressed,
+        "error": False, "hint": hint, "calls": [{"tokens_in": 10, "tokens_out": 2,
+                                                  "cached": False, "retries": 1}],
+        "wall_s": 0.5, **extra,
+    }
+
+
+def hint(index: int, steps_in_help: int, forced: bool = False) -> dict:
+    return {"action": "x", "scene": "hall", "index": index, "steps_in_help": steps_in_help,
+            "forced": forced}
+
+
+def test_episode_metrics_follow_the_paper(mini: GameDefinition) -> None:
+    m = EpisodeMetrics(mini, reference_effects(mini))
+    m.add(record(0, 1, 0, progressed=True))  # click(drawer): a key step on its own
+    m.add(record(1, 1, 0))
+    # Hint on reference action 1 (click(knife): a tool), done by the player in help.
+    m.add(record(2, 1, 0, hint=hint(1, 0)))
+    m.add(record(3, 1, 1, hint=hint(1, 1), progressed=True, hint_done="completed"))
+    # Hint on action 2 (apply(knife, box): a key step), forced.
+    m.add(record(4, 1, 1, hint=hint(2, 0)))
+    m.add(record(5, 2, 1, hint=hint(2, 1, forced=True), progressed=True, hint_done="completed"))
+    r = m.result(episode_id="e", agent="a", model="m", repeat=0, prompt_version="p",
+                 max_steps=100)
+    assert r.total_steps == 6 and not r.escaped and r.ended_by == "max_steps"
+    assert r.hints_used == 2 and r.hint_steps == [2, 4]
+    assert (r.tool_hints, r.key_step_hints) == (1, 1)
+    assert r.tool_hint_share == 1 / mini.total_tools
+    assert r.key_step_hint_share == 1 / mini.total_key_steps
+    assert r.early_exit_progress == 1 / 6 and r.early_exit_units == 1
+    assert r.hints_by_action == {"click": 0, "apply": 1, "input": 0, "craft": 0}
+    assert r.key_steps_by_action == {"click": 1, "apply": 2, "input": 1, "craft": 0}
+    assert r.forced_steps == 1 and [h.forced for h in r.hints] == [False, True]
+    assert [h.ended_step for h in r.hints] == [3, 5]
+    assert r.progress_curve == [(0, 0, 0, 0), (1, 1, 0, 0), (2, 1, 0, 1), (4, 1, 1, 1),
+                                (4, 1, 1, 2), (6, 2, 1, 2)]
+    assert r.progress_intervals == [1, 3, 2]
+    assert (r.model_calls, r.tokens_in, r.tokens_out, r.retries) == (6, 60, 12, 6)
+    assert r.wall_time_s == 3.0
+
+
+def test_without_hints_the_early_exit_progress_is_the_final_progress(mini):
+    m = EpisodeMetrics(mini, reference_effects(mini))
+    m.add(record(0, 1, 0, progressed=True))
+    m.add(record(1, 1, 1, progressed=True, game_end=True))
+    r = m.result(episode_id="e", agent="a", model="m", repeat=0, prompt_version="",
+                 max_steps=9)
+    assert r.escaped and r.early_exit_progress == r.progress == 2 / 6
+
+
+def result(**kw) -> EpisodeResult:
+    base = dict(episode_id="x", setting="s", game="g", difficulty="easy", agent="base",
+                model="m", total_key_steps=30, total_tools=10)
+    base.update(kw)
+    return EpisodeResult(**base)
+
+
+def test_aggregates_are_micro_averages_per_agent_model_and_difficulty() -> None:
+    results = [
+        result(episode_id="a", hints_used=4, total_steps=100, tool_hints=1, key_step_hints=3,
+               early_exit_units=20, key_steps=30, tools_collected=10,
+               hints_by_action={"apply": 3}, key_steps_by_action={"apply": 10}),
+        result(episode_id="b", hints_used=0, total_steps=50, total_key_steps=10, total_tools=0,
+               early_exit_units=10, key_steps=10, escaped=True,
+               key_steps_by_action={"apply": 5}),
+        result(episode_id="c", difficulty="hard", hints_used=2, total_steps=300, tool_hints=2,
+               early_exit_units=0),
+    ]
+    rows = {s.difficulty: s for s in aggregate(results)}
+    assert list(rows) == ["easy", "hard", "all"]
+    easy = rows["easy"]
+    assert (easy.episodes, easy.escaped, easy.hints_used, easy.total_steps) == (2, 1, 2.0, 75.0)
+    # Pooled over the episodes: 1 tool hint / 10 tools, 3 key-step hints / 40 key steps.
+    assert easy.tool_hint_share == 1 / 10 and easy.key_step_hint_share == 3 / 40
+    assert easy.early_exit_progress == 30 / 50
+    assert easy.hint_share_by_action["apply"] == 3 / 15
+    assert rows["all"].episodes == 3 and rows["all"].tool_hint_share == 3 / 20
+
+    table = format_table(aggregate(results))
+    assert "Early Exit Progress (%)" in table.splitlines()[0]
+    all_line = next(line for line in table.splitlines() if " all " in line)
+    # Tool hints 1+0+2 over 3 episodes, 3 of 20 tools; key-step hints 3+0+0, 3 of 70.
+    assert all_line.split()[-4:] == ["1.00", "(15.00%)", "1.00", "(4.29%)"]
+    assert format_markdown(aggregate(results)).count("\n") == 2 + 3
+
+
+def test_results_round_trip_through_json_and_csv(mini, tmp_path) -> None:
+    m = EpisodeMetrics(mini, reference_effects(mini))
+    m.add(record(0, 0, 0, hint=hint(0, 0)))
+    m.add(record(1, 1, 0, hint=hint(0, 1, forced=True), progressed=True, hint_done="completed"))
+    r = m.result(episode_id="mini__base__m__r0", agent="base", model="m", repeat=0,
+                 prompt_version="v1", max_steps=10)
+    write_result_json(tmp_path / "result.json", r)
+    assert read_result_json(tmp_path / "result.json") == r
+    assert not list(tmp_path.glob("*.tmp"))  # the atomic write left nothing behind
+
+    write_results_csv(tmp_path / "results.csv", [r])
+    with open(tmp_path / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0]) == RESULT_COLUMNS
+    assert rows[0]["episode_id"] == "mini__base__m__r0" and rows[0]["hints_used"] == "1"
+    assert float(rows[0]["key_step_hint_share"]) == r.key_step_hint_share
+
+    write_summary_csv(tmp_path / "summary.csv", aggregate([r]))
+    with open(tmp_path / "summary.csv", newline="") as f:
+        summary = list(csv.DictReader(f))
+    assert [s["difficulty"] for s in summary] == ["normal", "all"]
+    assert summary[0]["click_hint_share"] == "1.0"
