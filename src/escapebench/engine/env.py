@@ -21,7 +21,13 @@ from escapebench.engine.actions import (
     parse_call,
     split_candidates,
 )
-from escapebench.engine.model import GameDefinition, Transition
+from escapebench.engine.model import (
+    TOOL_GONE,
+    TOOL_IN_BAG,
+    TOOL_IN_SCENE,
+    GameDefinition,
+    Trigger,
+)
 from escapebench.engine.observation import render
 
 EventKind = Literal[
@@ -36,51 +42,12 @@ EventKind = Literal[
     "game_end",
 ]
 
-# Where a tool is.
-_IN_SCENE, _IN_BAG, _GONE = 0, 1, 2
+_IN_SCENE, _IN_BAG, _GONE = TOOL_IN_SCENE, TOOL_IN_BAG, TOOL_GONE
 
 SNAPSHOT_VERSION = 1
 
 # An action resolved to indices: (kind, a, b); see EscapeGame._resolve.
 _Resolved = tuple[str, int, "int | str"]
-
-
-class _NameIndex:
-    """Normalized names of one definition, grouped the way the engine looks them up.
-
-    Built once per definition (kept in ``defn.derived``) so that resolving a name is a dict
-    lookup plus a visibility test, not a scan that normalizes every name on screen. Every list
-    keeps file order, so the first visible match is the one a scan would have found.
-    """
-
-    __slots__ = ("items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes")
-
-    def __init__(self, d: GameDefinition) -> None:
-        def group(pairs: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]:
-            out: dict[str, list[int]] = {}
-            for name, idx in pairs:
-                out.setdefault(normalize_name(name), []).append(idx)
-            return {k: tuple(v) for k, v in out.items()}
-
-        self.items_in_scene = tuple(group((d.items[i].name, i) for i in s.items) for s in d.scenes)
-        self.tools_in_scene = tuple(group((d.tools[t].name, t) for t in s.tools) for s in d.scenes)
-        self.tools_by_name = group((t.name, k) for k, t in enumerate(d.tools))
-        idx = d.scene_index
-        self.link_labels = tuple(
-            group((ln.label, idx[ln.target]) for ln in s.links if ln.target in idx)
-            for s in d.scenes
-        )
-        self.link_scenes = tuple(
-            group((ln.target, idx[ln.target]) for ln in s.links if ln.target in idx)
-            for s in d.scenes
-        )
-
-
-def _names_of(d: GameDefinition) -> _NameIndex:
-    names = d.derived.get("names")
-    if names is None:
-        names = d.derived["names"] = _NameIndex(d)
-    return names
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +58,12 @@ class Event:
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StepResult:
-    """What one action did.
+    """What one action did (read-only by convention).
+
+    Not a frozen dataclass on purpose: a frozen one takes several times longer to construct,
+    and one is made for every step. Nothing in the engine keeps a reference to it.
 
     ``success`` is the engine's verdict on a well-formed action; ``error`` means the action could
     not be carried out at all (malformed, or naming something not on screen) and changed nothing.
@@ -112,6 +82,146 @@ class StepResult:
     def progressed(self) -> bool:
         """A new key step or a newly collected tool: the paper's notion of progress."""
         return self.key_steps_gained > 0 or self.tools_gained > 0
+
+
+# Trigger operations, compiled once per definition (see _Plan.fire_ops).
+_OP_ITEM_VISIBLE, _OP_ITEM_INTERACT, _OP_ITEM_STATE, _OP_ITEM_TOUCH = 0, 1, 2, 3
+_OP_TOOL_VISIBLE, _OP_TOOL_STATE, _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = 4, 5, 6, 7
+_OP_NOTHING, _OP_MISSING_SCENE = 8, 9
+_GAME_END_EVENT = Event("game_end")
+_NORM_MEMO_LIMIT = 4096
+_Op = tuple[int, int, Any, Any]  # (operation, target index, value, event to report)
+
+
+class _Plan:
+    """What the engine derives once per definition to keep ``step`` and lookups cheap.
+
+    Kept in ``defn.derived`` and shared by every game of the definition (read-only, except the
+    bounded memo of normalized names). Name groups keep file order, so the first visible match
+    is the one a scan over the screen would find; trigger targets are resolved in advance the
+    way the engine always resolved them (same scene first, then the first in the file); the
+    events a step reports are made once, since they are immutable values.
+    """
+
+    __slots__ = (
+        "items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes",
+        "norm_memo", "fire_ops", "waits", "item_key_step", "item_changed", "tool_key_step",
+        "tool_collected", "tool_used", "tool_crafted", "moved",
+    )
+
+    def __init__(self, d: GameDefinition) -> None:
+        self.norm_memo: dict[str, str] = {}
+
+        def group(pairs: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]:
+            out: dict[str, list[int]] = {}
+            for name, idx in pairs:
+                out.setdefault(normalize_name(name), []).append(idx)
+            return {k: tuple(v) for k, v in out.items()}
+
+        self.items_in_scene = tuple(group((d.items[i].name, i) for i in s.items) for s in d.scenes)
+        self.tools_in_scene = tuple(group((d.tools[t].name, t) for t in s.tools) for s in d.scenes)
+        self.tools_by_name = group((t.name, k) for k, t in enumerate(d.tools))
+        idx = d.scene_index
+        self.link_labels = tuple(
+            group((ln.label, idx[ln.target]) for ln in s.links if ln.target in idx)
+            for s in d.scenes
+        )
+        self.link_scenes = tuple(
+            group((ln.target, idx[ln.target]) for ln in s.links if ln.target in idx)
+            for s in d.scenes
+        )
+        self.item_key_step = tuple(Event("key_step", it.name) for it in d.items)
+        self.item_changed = tuple(Event("item_changed", it.name) for it in d.items)
+        self.tool_key_step = tuple(Event("key_step", t.name) for t in d.tools)
+        self.tool_collected = tuple(Event("tool_collected", t.name) for t in d.tools)
+        self.tool_used = tuple(Event("tool_used", t.name) for t in d.tools)
+        self.tool_crafted = tuple(Event("tool_crafted", t.name) for t in d.tools)
+        self.moved = tuple(Event("moved", s.name) for s in d.scenes)
+        # per item, per state, per transition: the waits as (kind, tool name or the input
+        # text normalized) and the compiled triggers
+        self.waits = tuple(
+            tuple(
+                tuple(
+                    tuple(
+                        (w.kind, normalize_name(w.arg) if w.kind == "input" else w.arg)
+                        for w in tr.waits
+                    )
+                    for tr in st.transitions
+                )
+                for st in it.states
+            )
+            for it in d.items
+        )
+        self.fire_ops = tuple(
+            tuple(
+                tuple(tuple(self._compile(d, i, g) for g in tr.triggers) for tr in st.transitions)
+                for st in it.states
+            )
+            for i, it in enumerate(d.items)
+        )
+
+    def _compile(self, d: GameDefinition, i: int, g: Trigger) -> _Op:
+        """One trigger of item ``i`` as (operation, target index, value, event)."""
+        scene = d.items[i].scene
+        kind, tk, value = g.kind, g.target_kind, g.value
+        if kind == "become_tool":
+            t = _near(str(value), d.scenes[scene].tools, d.tools, d.tool_index)
+            return (_OP_BECOME_TOOL, -1 if t is None else t, None,
+                    None if t is None else self.tool_collected[t])
+        if tk == "scene":
+            sc = d.scene_index.get(g.target)
+            if sc is None:  # the checker reports it; the engine fails loudly, as it always did
+                return (_OP_MISSING_SCENE, -1, g.target, None)
+            if kind == "change_visible":
+                return (_OP_SCENE_VISIBLE, sc, bool(value), Event("scene_revealed", g.target))
+            return (_OP_NOTHING, -1, None, None)
+        if tk == "tool":
+            t = _near(g.target, d.scenes[scene].tools, d.tools, d.tool_index)
+            if t is None:
+                return (_OP_NOTHING, -1, None, None)
+            if kind == "change_visible":
+                return (_OP_TOOL_VISIBLE, t, bool(value), None)
+            if kind == "change_state":
+                return (_OP_TOOL_STATE, t, int(value), None)
+            return (_OP_NOTHING, -1, None, None)
+        target = (
+            i if tk == "self" else _near(g.target, d.scenes[scene].items, d.items, d.item_index)
+        )
+        if target is None:
+            return (_OP_NOTHING, -1, None, None)
+        op = {
+            "change_visible": (_OP_ITEM_VISIBLE, bool(value)),
+            "change_interact": (_OP_ITEM_INTERACT, bool(value)),
+            "change_state": (_OP_ITEM_STATE, int(value)),
+        }.get(kind, (_OP_ITEM_TOUCH, None))
+        return (op[0], target, op[1], self.item_changed[target])
+
+    def norm(self, text: str) -> str:
+        """``normalize_name(text)``, memoized: the same strings come back step after step."""
+        memo = self.norm_memo
+        key = memo.get(text)
+        if key is None:
+            if len(memo) >= _NORM_MEMO_LIMIT:
+                memo.clear()
+            key = memo[text] = normalize_name(text)
+        return key
+
+
+def _near(
+    name: str, here: tuple[int, ...], things: tuple[Any, ...], index: dict[str, int]
+) -> int | None:
+    """The thing a trigger names: one in the owner's scene first, else the first in the file."""
+    for j in here:
+        if things[j].name == name:
+            return j
+    return index.get(name)
+
+
+def _plan_of(d: GameDefinition) -> _Plan:
+    plan = d.derived.get("plan")
+    if plan is None:
+        plan = d.derived["plan"] = _Plan(d)
+    return plan
 
 
 class EscapeGame:
@@ -135,12 +245,12 @@ class EscapeGame:
         "key_steps",
         "tools_collected",
         "ended",
-        "_names",
+        "_plan",
     )
 
     def __init__(self, defn: GameDefinition) -> None:
         self.defn = defn
-        self._names = _names_of(defn)
+        self._plan = _plan_of(defn)
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -290,7 +400,7 @@ class EscapeGame:
 
     def _find_item(self, name: str) -> int | None:
         """The first visible item of the current scene with this name (in any case)."""
-        found = self._names.items_in_scene[self.scene].get(normalize_name(name))
+        found = self._plan.items_in_scene[self.scene].get(self._plan.norm(name))
         if found:
             iv, ip = self.item_visible, self.item_present
             for i in found:
@@ -299,7 +409,7 @@ class EscapeGame:
         return None
 
     def _find_scene_tool(self, name: str) -> int | None:
-        found = self._names.tools_in_scene[self.scene].get(normalize_name(name))
+        found = self._plan.tools_in_scene[self.scene].get(self._plan.norm(name))
         if found:
             tv, tw = self.tool_visible, self.tool_where
             for t in found:
@@ -308,7 +418,7 @@ class EscapeGame:
         return None
 
     def _find_bag_tool(self, name: str) -> int | None:
-        found = self._names.tools_by_name.get(normalize_name(name))
+        found = self._plan.tools_by_name.get(self._plan.norm(name))
         if not found:
             return None
         if len(found) == 1:
@@ -320,12 +430,12 @@ class EscapeGame:
 
     def _find_link(self, name: str) -> int | None:
         """An exit by its label, else by the name of the scene it leads to."""
-        key = normalize_name(name)
+        key = self._plan.norm(name)
         sv = self.scene_visible
-        for target in self._names.link_labels[self.scene].get(key, ()):
+        for target in self._plan.link_labels[self.scene].get(key, ()):
             if sv[target]:
                 return target
-        for target in self._names.link_scenes[self.scene].get(key, ()):
+        for target in self._plan.link_scenes[self.scene].get(key, ()):
             if sv[target]:
                 return target
         return None
@@ -492,7 +602,7 @@ class EscapeGame:
     def _move(self, target: int) -> StepResult:
         self.scene = target
         name = self.defn.scenes[target].name
-        return StepResult(f"move({name})", True, False, fb.moved(name), (Event("moved", name),))
+        return StepResult(f"move({name})", True, False, fb.moved(name), (self._plan.moved[target],))
 
     def _collect(self, t: int) -> StepResult:
         """Pick up tool ``t`` lying in the current scene."""
@@ -501,7 +611,7 @@ class EscapeGame:
         self.bag.append(t)
         self.tools_collected += 1
         return StepResult(
-            f"click({name})", True, False, fb.collected(name), (Event("tool_collected", name),),
+            f"click({name})", True, False, fb.collected(name), (self._plan.tool_collected[t],),
             tools_gained=1,
         )
 
@@ -515,65 +625,64 @@ class EscapeGame:
         if tool >= 0 and item.name not in d.tools[tool].states[self.tool_state[tool]].apply_to:
             return self._fail(action, kind, i)
         s = self.item_state[i]
-        match = self._match_wait(i, s, item.states[s].transitions, kind, arg)
+        match = self._match_wait(i, s, kind, arg)
         if match is None:
             return self._fail(action, kind, i)
         ti, wi = match
         key = (0, i, s, ti)
-        done = self.satisfied.setdefault(key, set())
+        done = self.satisfied.get(key)
+        if done is None:
+            done = self.satisfied[key] = set()
         done.add(wi)
         events: list[Event] = []
         gained = 0
-        if (0, i, s, ti, wi) not in self.counted:
-            self.counted.add((0, i, s, ti, wi))
+        counted_key = (0, i, s, ti, wi)
+        if counted_key not in self.counted:
+            self.counted.add(counted_key)
             self.key_steps += 1
             gained = 1
-            events.append(Event("key_step", item.name))
+            events.append(self._plan.item_key_step[i])
         if tool >= 0:
             self._mark_used(tool, item.name)
         transition = item.states[s].transitions[ti]
         if len(done) < len(transition.waits):
             if tool >= 0:
                 self._release_if_spent(tool, events)
-            return StepResult(
-                action, True, False, fb.partial(item.name), tuple(events), gained
-            )
+            return StepResult(action, True, False, fb.partial(item.name), tuple(events), gained)
         tools_before = self.tools_collected
-        self._fire(i, transition, events)
+        self._fire(i, self._plan.fire_ops[i][s][ti], events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
         if tool >= 0:
             self._release_if_spent(tool, events)
         ended = transition.ends_game
         if ended:
             self.ended = True
-            events.append(Event("game_end"))
+            events.append(_GAME_END_EVENT)
         text = transition.reward if transition.reward else fb.changed(item.name)
         return StepResult(
             action, True, False, text, tuple(events), gained,
             self.tools_collected - tools_before, ended,
         )
 
-    @staticmethod
-    def _wait_matches(kind: str, arg: str, wait_kind: str, wait_arg: str) -> bool:
-        if kind != wait_kind:
-            return False
-        if kind == "click":
-            return True
-        if kind == "apply":
-            return wait_arg == arg
-        # Inputs compare without case or surrounding space: the original's case-sensitive
-        # comparison is a documented bug, and models cannot see the expected case.
-        return normalize_name(wait_arg) == normalize_name(arg)
+    def _match_wait(self, i: int, s: int, kind: str, arg: str) -> tuple[int, int] | None:
+        """First transition wait matching the offer, preferring one not yet satisfied.
 
-    def _match_wait(
-        self, i: int, s: int, transitions: Iterable[Transition], kind: str, arg: str
-    ) -> tuple[int, int] | None:
-        """First transition wait matching the offer, preferring one not yet satisfied."""
+        Clicks match any click wait, tools their own name; inputs compare without case or
+        surrounding space (the original's case-sensitive comparison is a documented bug, and
+        models cannot see the expected case).
+        """
+        if kind == "input":
+            arg = self._plan.norm(arg)
+        elif kind == "click":
+            arg = ""
         fallback = None
-        for ti, tr in enumerate(transitions):
-            done = self.satisfied.get((0, i, s, ti), ())
-            for wi, w in enumerate(tr.waits):
-                if self._wait_matches(kind, arg, w.kind, w.arg):
+        satisfied = self.satisfied
+        for ti, waits in enumerate(self._plan.waits[i][s]):
+            done = None
+            for wi, (wait_kind, wait_arg) in enumerate(waits):
+                if wait_kind == kind and (kind == "click" or wait_arg == arg):
+                    if done is None:
+                        done = satisfied.get((0, i, s, ti), ())
                     if wi not in done:
                         return ti, wi
                     if fallback is None:
@@ -586,17 +695,24 @@ class EscapeGame:
 
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
-        self.used.setdefault((t, self.tool_state[t]), set()).add(target)
+        key = (t, self.tool_state[t])
+        used = self.used.get(key)
+        if used is None:
+            self.used[key] = {target}
+        else:
+            used.add(target)
 
     def _release_if_spent(self, t: int, events: list[Event]) -> None:
         """A tool leaves the bag once its current state has nothing left to be used on."""
-        s = self.tool_state[t]
         if self.tool_where[t] != _IN_BAG:
             return
-        if self.used.get((t, s), set()).issuperset(self.defn.tools[t].states[s].apply_to):
+        s = self.tool_state[t]
+        used = self.used.get((t, s))
+        apply_to = self.defn.tools[t].states[s].apply_to
+        if (used.issuperset(apply_to) if used is not None else not apply_to):
             self.tool_where[t] = _GONE
             self.bag.remove(t)
-            events.append(Event("tool_used", self.defn.tools[t].name))
+            events.append(self._plan.tool_used[t])
 
     def _craft(self, a: int, b: int) -> StepResult:
         d = self.defn
@@ -613,7 +729,7 @@ class EscapeGame:
                 key = (1, dst, s, 0)
                 done = self.satisfied.setdefault(key, set())
                 done.add(wi)
-                events = [Event("tool_crafted", dst_name)]
+                events = [self._plan.tool_crafted[dst]]
                 self._mark_used(src, dst_name)
                 self._release_if_spent(src, events)
                 gained = 0
@@ -621,70 +737,46 @@ class EscapeGame:
                     self.counted.add((1, dst, s, 0, wi))
                     self.key_steps += 1
                     gained = 1
-                    events.insert(0, Event("key_step", dst_name))
+                    events.insert(0, self._plan.tool_key_step[dst])
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
                 return StepResult(
-                    action, True, False, fb.crafted(src_name, dst_name), tuple(events),
-                    gained,
+                    action, True, False, fb.crafted(src_name, dst_name), tuple(events), gained,
                 )
         return StepResult(action, False, False, fb.craft_failed())
 
     # ------------------------------------------------------------------ triggers
-    def _fire(self, i: int, transition: Transition, events: list[Event]) -> None:
-        d = self.defn
-        for trig in transition.triggers:
-            kind, tk, value = trig.kind, trig.target_kind, trig.value
-            if kind == "become_tool":
-                t = self._tool_for(str(value), d.items[i].scene)
+    def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
+        """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``)."""
+        for op, target, value, event in ops:
+            if op == _OP_ITEM_STATE:
+                self.item_state[target] = value
+                events.append(event)
+            elif op == _OP_ITEM_VISIBLE:
+                self.item_visible[target] = value
+                events.append(event)
+            elif op == _OP_ITEM_INTERACT:
+                self.item_interact[target] = value
+                events.append(event)
+            elif op == _OP_SCENE_VISIBLE:
+                if value and not self.scene_visible[target]:
+                    events.append(event)
+                self.scene_visible[target] = value
+            elif op == _OP_BECOME_TOOL:
                 self.item_present[i] = False
-                if t is not None and self.tool_where[t] == _IN_SCENE:
-                    self.tool_where[t] = _IN_BAG
-                    self.bag.append(t)
+                if target >= 0 and self.tool_where[target] == _IN_SCENE:
+                    self.tool_where[target] = _IN_BAG
+                    self.bag.append(target)
                     self.tools_collected += 1
-                    events.append(Event("tool_collected", d.tools[t].name))
-                continue
-            if tk == "scene":
-                sc = d.scene_index[trig.target]
-                if kind == "change_visible":
-                    if value and not self.scene_visible[sc]:
-                        events.append(Event("scene_revealed", trig.target))
-                    self.scene_visible[sc] = bool(value)
-                continue
-            if tk == "tool":
-                t = self._tool_for(trig.target, d.items[i].scene)
-                if t is None:
-                    continue
-                if kind == "change_visible":
-                    self.tool_visible[t] = bool(value)
-                elif kind == "change_state":
-                    self.tool_state[t] = int(value)
-                continue
-            target = i if tk == "self" else self._item_for(trig.target, d.items[i].scene)
-            if target is None:
-                continue
-            if kind == "change_visible":
-                self.item_visible[target] = bool(value)
-            elif kind == "change_interact":
-                self.item_interact[target] = bool(value)
-            elif kind == "change_state":
-                self.item_state[target] = int(value)
-            events.append(Event("item_changed", d.items[target].name))
-
-    def _item_for(self, name: str, near_scene: int) -> int | None:
-        """The item a trigger names: one in the same scene first, else the first in the file."""
-        d = self.defn
-        for j in d.scenes[near_scene].items:
-            if d.items[j].name == name:
-                return j
-        return d.item_index.get(name)
-
-    def _tool_for(self, name: str, near_scene: int) -> int | None:
-        d = self.defn
-        for j in d.scenes[near_scene].tools:
-            if d.tools[j].name == name:
-                return j
-        return d.tool_index.get(name)
+                    events.append(event)
+            elif op == _OP_TOOL_VISIBLE:
+                self.tool_visible[target] = value
+            elif op == _OP_TOOL_STATE:
+                self.tool_state[target] = value
+            elif op == _OP_ITEM_TOUCH:
+                events.append(event)
+            elif op == _OP_MISSING_SCENE:
+                raise KeyError(value)
 
     # ------------------------------------------------------------------ paths
     def path_to(self, scene: str, *, only_visible: bool = True) -> list[str] | None:

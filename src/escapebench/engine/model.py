@@ -18,6 +18,9 @@ Difficulty = Literal["easy", "normal", "hard"]
 DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "normal", "hard")
 GAME_END_MARK = "GAME END"
 
+# Where a tool is, in the play state (``EscapeGame.tool_where``).
+TOOL_IN_SCENE, TOOL_IN_BAG, TOOL_GONE = 0, 1, 2
+
 
 @dataclass(frozen=True, slots=True)
 class Wait:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from escapebench.engine.model import TOOL_IN_SCENE
+
 if TYPE_CHECKING:
     from escapebench.engine.env import EscapeGame
     from escapebench.engine.model import GameDefinition
@@ -26,19 +28,32 @@ def _seen_line(position: str, name: str, desc: str) -> str:
     return f"- {where}, there is {name}: {desc}"
 
 
+SEEN_HEAD = "Here are the items you can see in this scene:\n"
+NOTHING_SEEN = "You see nothing in particular here."
+ACTIONS_HEAD = (
+    "Here are all the items in the scene that you can perform 'click', 'apply' or 'input':\n"
+)
+NO_ACTIONS = "There is nothing in this scene you can click, apply or input to."
+LINKS_HEAD = "\nHere are nearby scenes that you can perform 'move' to further explore:\n"
+BAG_HEAD = (
+    "Here are the tools in your bag. You can perform 'craft' to use two tools in your bag to "
+    "craft a new one, or perform 'apply' to apply one tool in your bag to an item in the scene:\n"
+)
+EMPTY_BAG = "Your bag is empty."
+
+
 @dataclass(frozen=True)
 class ObservationTexts:
     """Pre-rendered pieces of a definition's observations."""
 
-    scene_head: tuple[str, ...]  # per scene
-    item_lines: tuple[tuple[str, ...], ...]  # per item, per state
-    item_action_lines: tuple[str, ...]  # per item
-    tool_scene_lines: tuple[str, ...]  # per tool (its state 0 as it lies in the scene)
-    tool_action_lines: tuple[str, ...]  # per tool
-    tool_bag_lines: tuple[tuple[str, ...], ...]  # per tool, per state
-    link_lines: tuple[tuple[str, ...], ...]  # per scene, per link
+    scene_head: tuple[str, ...]  # per scene, with the blank line that follows it
+    # per scene, in file order: (item, its line per state, its action line)
+    scene_items: tuple[tuple[tuple[int, tuple[str, ...], str], ...], ...]
+    # per scene, in file order: (tool, its line as it lies in the scene, its action line)
+    scene_tools: tuple[tuple[tuple[int, str, str], ...], ...]
     # per scene: (line, target scene index) of the links whose target exists, in file order
-    link_targets: tuple[tuple[tuple[str, int], ...], ...] = ()
+    link_targets: tuple[tuple[tuple[str, int], ...], ...]
+    tool_bag_lines: tuple[tuple[str, ...], ...]  # per tool, per state
 
 
 def texts_for(defn: GameDefinition) -> ObservationTexts:
@@ -50,82 +65,84 @@ def texts_for(defn: GameDefinition) -> ObservationTexts:
 
 
 def _build_texts(defn: GameDefinition) -> ObservationTexts:
-    link_lines = tuple(
-        tuple(f"{SCENE_TAG} {ln.label}: It leads to {ln.target}" for ln in s.links)
-        for s in defn.scenes
-    )
     idx = defn.scene_index
+    items, tools = defn.items, defn.tools
     return ObservationTexts(
         scene_head=tuple(
-            f"Scene Description:\nYou are in the scene '{s.name}'. {s.desc}".rstrip()
+            f"Scene Description:\nYou are in the scene '{s.name}'. {s.desc}".rstrip() + "\n\n"
             for s in defn.scenes
         ),
-        item_lines=tuple(
-            tuple(_seen_line(it.position, it.name, st.desc) for st in it.states)
-            for it in defn.items
+        scene_items=tuple(
+            tuple(
+                (
+                    i,
+                    tuple(_seen_line(items[i].position, items[i].name, st.desc)
+                          for st in items[i].states),
+                    f"{ITEM_TAG} {items[i].name}",
+                )
+                for i in s.items
+            )
+            for s in defn.scenes
         ),
-        item_action_lines=tuple(f"{ITEM_TAG} {it.name}" for it in defn.items),
-        tool_scene_lines=tuple(
-            _seen_line(t.position, t.name, t.states[0].desc) for t in defn.tools
+        scene_tools=tuple(
+            tuple(
+                (
+                    t,
+                    _seen_line(tools[t].position, tools[t].name, tools[t].states[0].desc),
+                    f"{ITEM_TAG} {tools[t].name}",
+                )
+                for t in s.tools
+            )
+            for s in defn.scenes
         ),
-        tool_action_lines=tuple(f"{ITEM_TAG} {t.name}" for t in defn.tools),
-        tool_bag_lines=tuple(
-            tuple(f"{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in defn.tools
-        ),
-        link_lines=link_lines,
         link_targets=tuple(
             tuple(
-                (line, idx[ln.target])
-                for line, ln in zip(lines, s.links, strict=True)
+                (f"{SCENE_TAG} {ln.label}: It leads to {ln.target}", idx[ln.target])
+                for ln in s.links
                 if ln.target in idx
             )
-            for lines, s in zip(link_lines, defn.scenes, strict=True)
+            for s in defn.scenes
+        ),
+        tool_bag_lines=tuple(
+            tuple(f"{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in tools
         ),
     )
 
 
 def render(game: EscapeGame) -> str:
     """The full observation text of the current state."""
-    d = game.defn
-    tx = texts_for(d)
+    tx = texts_for(game.defn)
     sc = game.scene
-    items = game.visible_items()
-    tools = game.visible_scene_tools()
-    seen = [tx.item_lines[i][game.item_state[i]] for i in items]
-    seen += [tx.tool_scene_lines[t] for t in tools]
-    acts = [tx.item_action_lines[i] for i in items if game.item_interact[i]]
-    acts += [tx.tool_action_lines[t] for t in tools]
-    sv = game.scene_visible
-    links = [line for line, target in tx.link_targets[sc] if sv[target]]
-    bag = [tx.tool_bag_lines[t][game.tool_state[t]] for t in game.bag]
-    parts = [tx.scene_head[sc], ""]
-    if seen:
-        parts.append("Here are the items you can see in this scene:")
-        parts.extend(seen)
+    # What is seen: visible items (their current state's line), then the tools lying here;
+    # what can be acted on: the interactable ones among the items, then the same tools.
+    seen: list[str] = []
+    acts: list[str] = []
+    visible, present, state, interact = (
+        game.item_visible, game.item_present, game.item_state, game.item_interact
+    )
+    for i, lines, act in tx.scene_items[sc]:
+        if visible[i] and present[i]:
+            seen.append(lines[state[i]])
+            if interact[i]:
+                acts.append(act)
+    tool_visible, where = game.tool_visible, game.tool_where
+    for t, line, act in tx.scene_tools[sc]:
+        if tool_visible[t] and where[t] == TOOL_IN_SCENE:
+            seen.append(line)
+            acts.append(act)
+    scene_visible = game.scene_visible
+    links = [line for line, target in tx.link_targets[sc] if scene_visible[target]]
+    if game.bag:
+        tool_state, bag_lines = game.tool_state, tx.tool_bag_lines
+        bag = BAG_HEAD + "\n".join([bag_lines[t][tool_state[t]] for t in game.bag])
     else:
-        parts.append("You see nothing in particular here.")
-    parts.append("")
-    parts.append("Possible Actions:")
-    if acts:
-        parts.append(
-            "Here are all the items in the scene that you can perform 'click', 'apply' or "
-            "'input':"
-        )
-        parts.extend(acts)
-    else:
-        parts.append("There is nothing in this scene you can click, apply or input to.")
-    if links:
-        parts.append("Here are nearby scenes that you can perform 'move' to further explore:")
-        parts.extend(links)
-    parts.append("")
-    parts.append("Tools in Bag:")
-    if bag:
-        parts.append(
-            "Here are the tools in your bag. You can perform 'craft' to use two tools in your "
-            "bag to craft a new one, or perform 'apply' to apply one tool in your bag to an "
-            "item in the scene:"
-        )
-        parts.extend(bag)
-    else:
-        parts.append("Your bag is empty.")
-    return "\n".join(parts)
+        bag = EMPTY_BAG
+    return "".join((
+        tx.scene_head[sc],
+        SEEN_HEAD + "\n".join(seen) if seen else NOTHING_SEEN,
+        "\n\nPossible Actions:\n",
+        ACTIONS_HEAD + "\n".join(acts) if acts else NO_ACTIONS,
+        LINKS_HEAD + "\n".join(links) if links else "",
+        "\n\nTools in Bag:\n",
+        bag,
+    ))
