@@ -213,3 +213,28 @@ def test_two_plays_in_one_folder_are_two_repeats_and_other_settings_are_refused(
     other.act(defn.reference[0].action)
     with pytest.raises(PlayError, match="patience"):
         other.write_result(tmp_path)
+
+
+def test_terminal_shows_the_automatic_hint_and_the_forced_step(tmp_path: Path) -> None:
+    """Run the command in-process with injected streams: stuck for 2 steps, then helped."""
+    import argparse
+    import io
+
+    from escapebench.agents import command_play
+
+    parser = argparse.ArgumentParser()
+    command_play.add_arguments(parser)
+    args = parser.parse_args(
+        ["tutorial", "--patience", "2", "--help-steps", "1", "--out", str(tmp_path)]
+    )
+    out = io.StringIO()
+    code = command_play.run_play(args, io.StringIO("move 1\nmove 1\nmove 1\nquit\n"), out)
+    text = out.getvalue()
+    assert code == 0
+    assert "No progress for a while: the hint system takes you to" in text
+    assert "The hint system did it for you" in text
+    assert "Stopped after 4 steps with 1 hint" in text  # 3 typed, 1 forced
+    result = json.loads(
+        (tmp_path / "episodes" / "tutorial__human__none__r0" / "result.json").read_text()
+    )
+    assert result["forced_steps"] == 1 and result["ended_by"] == "quit"

@@ -99,7 +99,7 @@ def render(session: PlaySession) -> str:
     lines.append("Things here:" if v["things"] else "Things here: none")
     for t in v["things"]:
         note = " (tool: click to take it)" if t["kind"] == "tool" else ""
-        note = note if t["interactable"] else " (does not react any more)"
+        note = note if t["interactable"] else " (nothing to do with it)"
         lines.append(f"  {t['n']}. {t['name']}{note}: {t['desc']}")
     lines.append("Exits:" if v["exits"] else "Exits: none")
     lines += [f"  {e['n']}. {e['label']} -> {e['target']}" for e in v["exits"]]
@@ -182,8 +182,12 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                 say(f"Loaded {rest or default_save}: step {session.step}.")
                 say(render(session))
             else:
+                before = session.hint_info()
                 for turn in session.act(command):
                     say(turn.feedback)
+                hint = session.hint_info()
+                if hint is not None and (before is None or before["index"] != hint["index"]):
+                    say(f"No progress for a while: the hint system takes you to {hint['scene']}.")
                 if not session.ended:
                     say(render(session))
         except PlayError as exc:

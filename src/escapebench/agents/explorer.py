@@ -26,9 +26,13 @@ nearest scene (by moves over the map it has seen):
 4. type candidate strings into every other item (long shots).
 
 With nothing left it paces between two scenes until the hint system helps; with a hint it takes
-the hinted action at once. All memory is plain JSON data (:meth:`ExplorerAgent.snapshot`) and
-:meth:`ExplorerAgent.decide` depends only on that memory and the game, so a resumed run
-continues exactly as the uninterrupted one.
+the hinted action at once.
+
+All memory is plain JSON data (:meth:`ExplorerAgent.snapshot`) and :meth:`ExplorerAgent.decide`
+depends only on that memory and the game, so a resumed run continues exactly as the
+uninterrupted one. The harness logs the memory at every step, so it is kept small: strings are
+stored once and referred to by index, and what was tried with a tool is forgotten once the tool
+is used up (it never comes back).
 """
 
 from __future__ import annotations
