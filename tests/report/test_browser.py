@@ -142,6 +142,21 @@ def test_report_episode_step_to_hint(server: str, page, shots: Path, harness_run
     expect(page.locator("#step-view")).to_contain_text("Foresight proposals to try")
 
 
+def test_report_opened_from_disk(harness_runs, tmp_path: Path, page) -> None:
+    """The static report works from file:// (no server): tables, figures and the viewer."""
+    from escapebench.report.site import build_report
+
+    build_report([harness_runs["base-fumbler"]], tmp_path / "out")
+    page.goto((tmp_path / "out" / "index.html").as_uri())
+    expect(page.locator('table[data-table="Table 3: BaseAgent"]')).to_contain_text("fumbler")
+    for img in page.locator("#figures img").all():
+        assert img.evaluate("i => i.complete && i.naturalWidth > 0")
+    page.select_option("#pick-setting", "closet-hard")
+    expect(page.locator("#episode-head")).to_contain_text("closet-hard")
+    page.click("#last")
+    expect(page.locator("#step-view")).to_contain_text("GAME END")
+
+
 def click_thing(page, where: str, name: str) -> None:
     page.locator(f'#{where} button.thing[data-name="{name}"]').click()
 

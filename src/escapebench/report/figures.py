@@ -161,7 +161,10 @@ def progress_per_game(results: Sequence[EpisodeResult], out_dir: Path) -> Figure
         k = (r.setting, _series(r), r.player)
         first[k] = min(first.get(k, r.repeat), r.repeat)
     shown = [r for r in have if r.repeat == first[(r.setting, _series(r), r.player)]]
-    all_settings = sorted({r.setting for r in shown})
+    # game by game, each in the order easy, normal, hard
+    order_of = {r.setting: (r.game, DIFFICULTIES.index(r.difficulty)
+                            if r.difficulty in DIFFICULTIES else 9, r.setting) for r in shown}
+    all_settings = sorted(order_of, key=order_of.__getitem__)
     settings = all_settings[:MAX_GAME_PANELS]
     order = _order([_series(r) for r in shown])
     cols = min(3, len(settings))
