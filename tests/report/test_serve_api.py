@@ -206,3 +206,24 @@ def test_pages_render(client: TestClient) -> None:
     assert play.status_code == 200 and 'src="/static/play.js"' in play.text
     assert client.get("/static/play.js").status_code == 200
     assert client.get("/report").status_code in (200, 307)
+
+
+@pytest.mark.parametrize("kind", ["run-dir", "games", "port"])
+def test_serve_cli_refuses_bad_options_before_starting(kind, tmp_path, capsys) -> None:
+    from escapebench.cli import main as cli_main
+
+    args = ["serve", "--data", str(tmp_path / "data")]
+    if kind == "run-dir":
+        args += [str(tmp_path / "missing")]
+        expected = "no such result folder"
+    elif kind == "games":
+        bad = tmp_path / "bad.yaml"
+        bad.write_text("escapebench: 1\nid: x\nscenes: 3\n")
+        args += ["--games", str(bad)]
+        expected = "bad.yaml"
+    else:
+        args += ["--port", "70000"]
+        expected = "not a port number"
+    assert cli_main(args) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err

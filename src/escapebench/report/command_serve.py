@@ -71,5 +71,11 @@ def main(args: argparse.Namespace) -> int:
                 return
 
     server.startup = startup  # type: ignore[method-assign]
-    server.run()
+    try:
+        server.run()
+    except SystemExit:
+        # uvicorn exits this way when it cannot listen (it has printed why, e.g. port in use)
+        print(f"escapebench serve: cannot listen on {args.host}:{args.port}; "
+              "try another --port (0 picks a free one)", file=sys.stderr)
+        return 2
     return 0
