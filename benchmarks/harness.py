@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import multiprocessing
-import re
 import shutil
 import statistics
 import sys
@@ -44,32 +42,12 @@ if str(ROOT) not in sys.path:
 from escapebench.agents.base import Agent, Decision, TurnContext  # noqa: E402
 from escapebench.bench.runner import RunSettings, run_suite  # noqa: E402
 from escapebench.llm.openai_client import OpenAIChatModel  # noqa: E402
+from tests.bench.answers import pick_answer  # noqa: E402
 from tests.support.fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 GAMES = ["cabin", "clocktower", "lab", "museum", "ship", "submarine"]
 TARGET_SPEEDUP_FRACTION = 0.8
 TARGET_HARNESS_MS = 1.0
-
-_ITEM = re.compile(r"^<interactable item> (.+)$", re.MULTILINE)
-_SCENE = re.compile(r"^<interactable scene> (.+?): It leads to", re.MULTILINE)
-_HINT = re.compile(r"target action should be: (.+?)\.?$", re.MULTILINE)
-
-
-def answer(request: dict[str, Any]) -> str:
-    """A deterministic player: clicks or moves among what the last observation shows,
-    chosen by a hash of the prompt; follows a hint half of the time."""
-    prompt = str(request["messages"][-1]["content"])
-    digest = int(hashlib.sha256(prompt.encode()).hexdigest()[:12], 16)
-    hint = _HINT.findall(prompt)
-    if hint and digest % 2:
-        return f"Thought: follow the hint.\nAction: {hint[-1]}"
-    tail = prompt[prompt.rfind("Scene Description") :]
-    options = [f"click({n})" for n in _ITEM.findall(tail)]
-    options += [f"move({n})" for n in _SCENE.findall(tail)]
-    if not options:
-        return "Thought: nothing to do.\nAction: move(nowhere)"
-    return f"Thought: let me try.\nAction: {options[digest % len(options)]}"
-
 
 class InstantAgent(Agent):
     """Answers at once, without a model: clicks the first visible item (or moves)."""
@@ -92,7 +70,7 @@ def make_instant_agent(**_: Any) -> InstantAgent:
 
 def _serve(latency: float, conn: Connection) -> None:
     """Child process: run the test server until the parent says stop."""
-    with FakeOpenAIServer(answer=answer, latency_s=latency) as server:
+    with FakeOpenAIServer(answer=pick_answer, latency_s=latency) as server:
         conn.send(server.base_url)
         conn.recv()
 
