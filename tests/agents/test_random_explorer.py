@@ -233,3 +233,34 @@ def test_candidate_strings_are_numbers_capitals_codes_and_quoted_words() -> None
         assert expected in found
     assert "GAME END" not in found and "END" not in found
     assert len(found) == len(set(found))
+
+
+@pytest.mark.parametrize("agent_name", ["explorer", "random"])
+def test_an_episode_cut_in_the_middle_resumes_to_the_same_result(
+    tmp_path: Path, agent_name: str
+) -> None:
+    """Through the harness: kill an episode halfway (its log cut), run it again, same result."""
+    from escapebench.agents.registry import make_agent
+
+    defn = LONGEST
+    spec = EpisodeSpec(f"{defn.setting}__{agent_name}__none__r0", defn, agent_name, "none")
+
+    def run(folder: Path) -> Any:
+        agent = make_agent(agent_name, seed=5)
+        return asyncio.run(play_episode(spec, agent, folder, fsync=False))
+
+    whole = run(tmp_path / "whole")
+    cut = tmp_path / "cut"
+    run(cut)
+    log = cut / "steps.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[: len(lines) // 2]))
+    (cut / "result.json").unlink()
+    resumed = run(cut)
+    keep = ("escaped", "hints_used", "total_steps", "early_exit_progress", "progress_curve")
+    assert {k: getattr(resumed, k) for k in keep} == {k: getattr(whole, k) for k in keep}
+    actions = [json.loads(line)["action"] for line in log.read_text().splitlines()]
+    expected = [
+        json.loads(line)["action"] for line in (tmp_path / "whole" / "steps.jsonl").open()
+    ]
+    assert actions == expected
