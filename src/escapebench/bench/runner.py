@@ -28,7 +28,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -507,6 +507,37 @@ def write_tables(folder: Path, results: Sequence[EpisodeResult]) -> list[Summary
 
 
 # ---------------------------------------------------------------------- running
+LOCK_FILE = ".lock"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on a result folder for the duration of a run.
+
+    Two processes appending to the same step logs would corrupt them; the second one is
+    refused. The lock is released by the operating system when the process dies, even by
+    kill -9, so it never needs cleaning up.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no protection, as before
+        yield
+        return
+    with open(folder / LOCK_FILE, "a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RunConfigError(
+                f"{folder} is in use by another escapebench run; wait for it to finish or "
+                "choose another --out"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 @dataclass
 class RunOutcome:
     """What a run did."""
@@ -573,6 +604,18 @@ async def run_suite(
     sample_agent = make_episode_agent(settings, model, 0)
     agent_settings = _normalized(sample_agent.settings())
     plan = plan_run(settings, model_name, agent_settings, settings.agent_label(sample_agent))
+    with folder_lock(plan.out):
+        return await _run_plan(plan, model, started, stream, live)
+
+
+async def _run_plan(
+    plan: RunPlan,
+    model: ChatModel | None,
+    started: float,
+    stream: IO[str],
+    live: bool | None,
+) -> RunOutcome:
+    settings = plan.settings
     existing = read_run_json(plan.out)
     if existing is not None:
         problems = compatible(existing, plan.fingerprint, plan.games)
