@@ -17,7 +17,7 @@ everywhere it knows before starting the next, always in the current scene first 
 nearest scene (by moves over the map it has seen):
 
 0. pick up tools lying around, click items, visit scenes never visited;
-1. craft untried pairs of bag tools, apply bag tools to items;
+1. craft untried pairs of bag tools, apply bag tools to items (newest tools first);
 2. revisit scenes that may have changed since the last look (a key step, a changed item or a
    revealed scene happened since);
 3. type candidate strings into items that look like they take input (their description or a
@@ -258,7 +258,8 @@ class ExplorerAgent(Agent):
                     if _key("craft", na, sa, nb, sb) not in tried:
                         return f"craft({a.name}, {b.name})"
             for it in items:
-                for tool in bag:
+                # Newest tools first: what was just found is the likeliest missing piece.
+                for tool in reversed(bag):
                     key = _key("apply", scene, it.name, it.state, tool.name, tool.state)
                     if key not in tried:
                         return f"apply({tool.name}, {it.name})"
