@@ -159,7 +159,7 @@ target location, please directly perform the action."""
 """Appendix D.1: the help instruction added to the action prompt while a hint is active."""
 
 # --------------------------------------------------------------------------- ours
-NO_HISTORY = "History: none yet, this is your first step."
+NO_HISTORY = "History: none."
 """Ours: the history part of the first step's prompt."""
 
 CURRENT_STEP_TEMPLATE = """\
