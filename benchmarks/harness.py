@@ -42,6 +42,7 @@ if str(ROOT) not in sys.path:
 from escapebench.agents.base import Agent, Decision, TurnContext  # noqa: E402
 from escapebench.bench.runner import RunSettings, run_suite  # noqa: E402
 from escapebench.llm.openai_client import OpenAIChatModel  # noqa: E402
+from escapebench.llm.scripted import ScriptedChatModel  # noqa: E402
 from tests.bench.answers import pick_answer  # noqa: E402
 from tests.support.fake_openai_server import FakeOpenAIServer  # noqa: E402
 
@@ -93,13 +94,23 @@ class ServerProcess:
         self._proc.join(timeout=10)
 
 
-async def speedup_run(base_url: str, latency: float, concurrency: int, max_steps: int,
-                      out: Path) -> dict[str, float]:
+async def speedup_run(base_url: str | None, latency: float, concurrency: int, max_steps: int,
+                      out: Path, fsync: bool = True) -> dict[str, float]:
+    """One suite; ``base_url=None`` uses an in-process model that only sleeps ``latency``
+    (the harness and the agent without any HTTP client)."""
     settings = RunSettings(
         agent="base", model="fake-model", games=list(GAMES), repeats=2,
         max_steps=max_steps, out=out, concurrency=concurrency, no_cache=True, quiet=True,
+        fsync=fsync,
     )
-    model = OpenAIChatModel("fake-model", [base_url], max_in_flight=concurrency)
+    model: Any
+    if base_url is None:
+        model = ScriptedChatModel(
+            lambda messages: pick_answer({"messages": list(messages)}),
+            name="fake-model", latency_s=latency,
+        )
+    else:
+        model = OpenAIChatModel("fake-model", [base_url], max_in_flight=concurrency)
     outcome = await run_suite(settings, model=model)
     if outcome.exit_code != 0:
         raise SystemExit(f"benchmark run failed: {outcome.failed or outcome.model_error}")
@@ -157,7 +168,13 @@ def main(argv: list[str] | None = None) -> int:
                 speed.append(asyncio.run(speedup_run(
                     base_url, args.latency, args.concurrency, args.max_steps,
                     work / f"speed{i}")))
-        harness = {True: [], False: []}
+        in_process = {True: [], False: []}
+        for fsync in (True, False):
+            for i in range(args.runs):
+                in_process[fsync].append(asyncio.run(speedup_run(
+                    None, args.latency, args.concurrency, args.max_steps,
+                    work / f"inproc{int(fsync)}{i}", fsync=fsync)))
+        harness: dict[bool, list[dict[str, float]]] = {True: [], False: []}
         for fsync in (True, False):
             for i in range(args.runs):
                 harness[fsync].append(asyncio.run(harness_run(
@@ -180,6 +197,10 @@ def main(argv: list[str] | None = None) -> int:
         "speedup_vs_serial": med(speed, "speedup_vs_serial"),
         "ideal_wall_s": med(speed, "ideal_wall_s"),
         "speedup_target": TARGET_SPEEDUP_FRACTION * args.concurrency,
+        "in_process_wall_s_fsync": med(in_process[True], "wall_s"),
+        "in_process_speedup_fsync": med(in_process[True], "speedup_vs_serial"),
+        "in_process_wall_s_no_fsync": med(in_process[False], "wall_s"),
+        "in_process_speedup_no_fsync": med(in_process[False], "speedup_vs_serial"),
         "harness_steps": harness[True][0]["steps"],
         "harness_ms_per_step_fsync": med(harness[True], "ms_per_step"),
         "harness_ms_per_step_no_fsync": med(harness[False], "ms_per_step"),
@@ -201,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     ok = "ok" if f["speedup_vs_serial"] >= f["speedup_target"] else "BELOW TARGET"
     print(f"  vs calls x latency      {f['speedup_vs_serial']:8.2f} x  ({f['serial_s']:.0f} s "
           f"of pure model time: {ok})")
+    print("Same suite, in-process model sleeping the same latency (no HTTP client)")
+    for label, key in (("with fsync", "fsync"), ("without fsync", "no_fsync")):
+        speedup = f[f"in_process_speedup_{key}"]
+        ok = "ok" if speedup >= f["speedup_target"] else "BELOW TARGET"
+        print(f"  {label:<23} {f[f'in_process_wall_s_{key}']:8.2f} s   speed-up vs calls x "
+              f"latency {speedup:.2f} x ({ok})")
     print(f"Harness time per step, no model ({f['harness_steps']} steps, concurrency 1)")
     for label, key in (("with fsync", "harness_ms_per_step_fsync"),
                        ("without fsync", "harness_ms_per_step_no_fsync")):
