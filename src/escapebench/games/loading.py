@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -111,16 +112,67 @@ def _line_of(text: str, path: Path_) -> tuple[int | None, int | None]:
 
 
 # ------------------------------------------------------------------ raw YAML
+# Parsing YAML is most of the time a load takes (libyaml still builds a Python object for every
+# node and mark), so parsed documents are kept as JSON, named by the SHA-256 of the file's bytes
+# and the PyYAML version: a changed file is a different entry, and JSON is plain data. Set
+# ESCAPEBENCH_GAME_CACHE to a folder to move the cache, or to "off" to disable it.
+CACHE_ENV = "ESCAPEBENCH_GAME_CACHE"
+_CACHE_FORMAT = b"escapebench-yaml-cache-1"
+
+
+def yaml_cache_dir() -> Path | None:
+    """Where parsed game files are cached, or None when caching is off."""
+    value = os.environ.get(CACHE_ENV)
+    if value is not None:
+        off = not value.strip() or value.strip().lower() in ("0", "off", "no", "false")
+        return None if off else Path(value)
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # no home directory to be found
+        return None
+    return base / "escapebench" / "games"
+
+
+def _cache_file(raw: bytes) -> Path | None:
+    folder = yaml_cache_dir()
+    if folder is None:
+        return None
+    digest = hashlib.sha256(_CACHE_FORMAT + yaml.__version__.encode() + b"\0" + raw)
+    return folder / f"{digest.hexdigest()}.json"
+
+
+def _cache_store(path: Path, data: Any) -> None:
+    """Keep ``data`` as JSON if JSON gives back exactly the same (no dates, sets, int keys)."""
+    try:
+        encoded = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        if json.loads(encoded) != data:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
+        tmp.write_text(encoded, encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a reader sees the whole entry or none
+    except (OSError, TypeError, ValueError):
+        return  # a cache that cannot be written only costs speed
+
+
 def read_yaml(path: Path) -> tuple[Any, str]:
     """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GameFileError(str(path), f"not UTF-8 text: {exc.reason}") from exc
+    cached = _cache_file(raw)
+    if cached is not None:
+        try:
+            return json.loads(cached.read_text(encoding="utf-8")), text
+        except (OSError, ValueError):
+            pass  # not cached yet (or a damaged entry): parse the YAML
     try:
-        return yaml.load(text, Loader=_SafeLoader), text
+        data = yaml.load(text, Loader=_SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -128,6 +180,9 @@ def read_yaml(path: Path) -> tuple[Any, str]:
         raise GameFileError(str(path), f"invalid YAML: {exc.problem or exc}", line, col) from exc
     except yaml.YAMLError as exc:
         raise GameFileError(str(path), f"invalid YAML: {exc}") from exc
+    if cached is not None:
+        _cache_store(cached, data)
+    return data, text
 
 
 # ------------------------------------------------------------------ builder
