@@ -172,6 +172,8 @@ class RunSettings:
                 f"--agent {self.agent} needs --model (a served model name with --base-url, "
                 "or 'local' for the bundled SmolLM2)"
             )
+        if self.base_urls and not self.model:
+            raise RunConfigError("--base-url needs --model (the name of the served model)")
         if self.model and self.agent in ("random", "explorer"):
             raise RunConfigError(f"--agent {self.agent} plays without a model; drop --model")
         checks = [
