@@ -72,7 +72,7 @@ class BaseAgent(Agent):
         self.model = model
         self.memory_size = memory
         self.sampling = sampling or SamplingSettings()
-        self.memory: deque[prompts.MemoryStep] = deque(maxlen=memory or None)
+        self.memory: deque[prompts.MemoryStep] = deque(maxlen=memory)
 
     # ----------------------------------------------------------------- contract
     def settings(self) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
 from escapebench.agents.foresight import DEFAULT_MEMORY_PAD, Foresight, KnownItem, Proposal
 from escapebench.agents.plain_data import as_plain
 from escapebench.agents.reflection import DEFAULT_FAILED_MEMORY, Reflection, ReflectionRequest
+from escapebench.agents.screen import read_screen
 from escapebench.engine.actions import normalize_name, parse_call, split_candidates
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
@@ -292,25 +293,23 @@ class EscapeAgent(BaseAgent):
     # ----------------------------------------------------------------- perception
     def _perceive(self, game: EscapeGame) -> None:
         """Note the current scene as visited and the interactable items on screen."""
-        scene = game.scene_name
-        self.visited.add(scene)
-        d = game.defn
-        for i in game.visible_items():
-            if game.item_interact[i]:
-                name = d.items[i].name
-                self.known_items[normalize_name(name)] = KnownItem(name, scene)
+        screen = read_screen(game)
+        self.visited.add(screen.scene)
+        for item in screen.items:
+            if item.interactable:
+                self.known_items[normalize_name(item.name)] = KnownItem(item.name, screen.scene)
 
-    def _on_screen(self, game: EscapeGame, item: str) -> bool:
+    @staticmethod
+    def _on_screen(game: EscapeGame, item: str) -> bool:
         key = normalize_name(item)
-        d = game.defn
         return any(
-            game.item_interact[i] and normalize_name(d.items[i].name) == key
-            for i in game.visible_items()
+            i.interactable and normalize_name(i.name) == key for i in read_screen(game).items
         )
 
-    def _bag(self, game: EscapeGame) -> list[tuple[str, str]]:
-        d = game.defn
-        return [(d.tools[t].name, d.tools[t].states[game.tool_state[t]].desc) for t in game.bag]
+    @staticmethod
+    def _bag(game: EscapeGame) -> list[tuple[str, str]]:
+        """(name, description) of every tool in the bag."""
+        return [(t.name, t.desc) for t in read_screen(game).bag]
 
     def _target_item(self, call_text: str, verb: str) -> str | None:
         """The item a click / apply / input acted on, if it is an item the agent knows."""

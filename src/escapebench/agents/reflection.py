@@ -11,8 +11,11 @@ an item it is maintained with one of four operations:
   are honoured too (the paper's prompt offers them), but the rules above come first.
 
 Tasks target items (the paper's "Target Item"), so actions on tools (picking one up, crafting)
-are not reflected on. The module also remembers, per scene, the last actions that failed there;
-the agent shows them with the nearby unexplored scenes in its action prompt.
+are not reflected on, nor are actions the engine could not carry out at all (an unknown name, no
+readable action): they changed nothing and say nothing about the item.
+
+The module also remembers, per scene, the last actions that failed there; the agent shows them
+with the nearby unexplored scenes in its action prompt.
 
 Everything is plain data (:meth:`Reflection.snapshot`) so a resumed run continues exactly.
 """
