@@ -238,3 +238,19 @@ def test_terminal_shows_the_automatic_hint_and_the_forced_step(tmp_path: Path) -
         (tmp_path / "episodes" / "tutorial__human__none__r0" / "result.json").read_text()
     )
     assert result["forced_steps"] == 1 and result["ended_by"] == "quit"
+
+
+def test_a_result_folder_in_use_by_a_run_is_not_written_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from escapebench.agents import human
+    from escapebench.bench.runner import folder_lock
+
+    monkeypatch.setattr(human, "LOCK_WAIT_S", 0.2)
+    defn = tutorial()
+    session = PlaySession(defn)
+    session.act(defn.reference[0].action)
+    with folder_lock(tmp_path), pytest.raises(PlayError, match="in use"):
+        session.write_result(tmp_path)
+    assert not (tmp_path / "episodes").exists()
+    assert session.write_result(tmp_path).name == "tutorial__human__none__r0"

@@ -31,6 +31,7 @@ Asking again while a hint is in force repeats it without counting it twice.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -38,6 +39,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,12 +57,33 @@ HUMAN_MODEL = "none"  # no model plays; all people pool into one "human" row of 
 SAVE_FORMAT = "escapebench-play-save"
 SAVE_VERSION = 1
 FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
+LOCK_WAIT_S = 5.0  # how long a result write waits for a result folder in use
 
 _VERB_FIRST = re.compile(r"^\s*(move|click|apply|input|craft)\b\s*(.*?)\s*$", re.I | re.S)
 _NUMBER = re.compile(r"^\s*#?(\d+)\s*$")
 
 # Result folders are written by several browser sessions of one server process at once.
 _WRITE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _folder_locked(folder: Path) -> Iterator[None]:
+    """The runner's lock on a result folder, waiting up to :data:`LOCK_WAIT_S` if another
+    writer holds it (another person's play finishing at the same moment)."""
+    from escapebench.bench.runner import RunConfigError, folder_lock
+
+    wait_s = 0.1
+    attempts = max(1, round(LOCK_WAIT_S / wait_s))
+    with contextlib.ExitStack() as stack:
+        for attempt in range(attempts):
+            try:
+                stack.enter_context(folder_lock(folder))
+                break
+            except RunConfigError as exc:
+                if attempt == attempts - 1:
+                    raise PlayError(str(exc)) from None
+                time.sleep(wait_s)
+        yield
 
 
 class PlayError(ValueError):
@@ -548,7 +571,7 @@ class PlaySession:
             return self.written
         out_dir = Path(out)
         plan = self._plan(out_dir)
-        with _WRITE_LOCK:
+        with _WRITE_LOCK, _folder_locked(out_dir):
             self.check_out(out_dir)
             existing = read_run_json(out_dir)
             repeat = 0
