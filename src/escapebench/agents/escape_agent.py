@@ -335,7 +335,7 @@ class EscapeAgent(BaseAgent):
         if target is None:
             return None
         request = ReflectionRequest(
-            step=ctx.step + 1,
+            step=ctx.step,
             position=ctx.position,
             scene=scene_of(ctx.position),
             action=action,

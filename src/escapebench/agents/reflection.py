@@ -47,7 +47,7 @@ class Task:
     position: str  # path from the start scene to that scene
     description: str
     failed: list[str] = field(default_factory=list)  # actions tried on it that failed
-    created_step: int = 0
+    created_step: int = 0  # step (0-based, as in the step log) of the action that found it
 
     def view(self) -> prompts.TaskView:
         """The task as the prompts show it."""
@@ -60,7 +60,7 @@ class Task:
 class ReflectionRequest:
     """A non-move action on an item that the model is to reflect on."""
 
-    step: int  # 1-based step of the action
+    step: int  # the step of the action, 0-based as in the step log
     position: str
     scene: str
     action: str
