@@ -89,7 +89,7 @@ SHARED_SETTINGS = ["game1-1", "game1-2", "game2-1"]
 
 
 async def test_escape_agent_needs_fewer_steps_than_base_agent_on_shared_games(
-    upstream_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    upstream_dir: Path, tmp_path: Path
 ) -> None:
     """Same scripted exploration for both; foresight answered with the right tool."""
     defns = load_games([str(upstream_dir / "data" / f"{s}.yaml") for s in SHARED_SETTINGS])
@@ -110,5 +110,4 @@ async def test_escape_agent_needs_fewer_steps_than_base_agent_on_shared_games(
             f"escape {escape.total_steps} steps / {escape.hints_used} hints "
             f"({escape.model_calls} model calls)"
         )
-    with capsys.disabled():
-        print("\n" + "\n".join(rows))
+    print("\n" + "\n".join(rows))  # the figures, with pytest -s
