@@ -26,6 +26,8 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
+import resource
 import shutil
 import statistics
 import sys
@@ -69,11 +71,18 @@ def make_instant_agent(**_: Any) -> InstantAgent:
     return InstantAgent()
 
 
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _serve(latency: float, conn: Connection) -> None:
-    """Child process: run the test server until the parent says stop."""
+    """Child process: run the test server until the parent says stop; report its CPU time
+    on request."""
     with FakeOpenAIServer(answer=pick_answer, latency_s=latency) as server:
         conn.send(server.base_url)
-        conn.recv()
+        while conn.recv() == "cpu":
+            conn.send(_cpu_s())
 
 
 class ServerProcess:
@@ -85,9 +94,15 @@ class ServerProcess:
         self._conn, child = ctx.Pipe()
         self._proc = ctx.Process(target=_serve, args=(latency, child), daemon=True)
 
-    def __enter__(self) -> str:
+    def __enter__(self) -> ServerProcess:
         self._proc.start()
-        return str(self._conn.recv())
+        self.base_url = str(self._conn.recv())
+        return self
+
+    def cpu_s(self) -> float:
+        """CPU seconds the server process has used so far."""
+        self._conn.send("cpu")
+        return float(self._conn.recv())
 
     def __exit__(self, *exc: object) -> None:
         self._conn.send("stop")
@@ -163,11 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="escapebench-harness-"))
     try:
         speed = []
-        with ServerProcess(args.latency) as base_url:
+        with ServerProcess(args.latency) as server:
             for i in range(args.runs):
-                speed.append(asyncio.run(speedup_run(
-                    base_url, args.latency, args.concurrency, args.max_steps,
-                    work / f"speed{i}")))
+                server_cpu, own_cpu = server.cpu_s(), _cpu_s()
+                row = asyncio.run(speedup_run(
+                    server.base_url, args.latency, args.concurrency, args.max_steps,
+                    work / f"speed{i}"))
+                row["server_cpu_s"] = server.cpu_s() - server_cpu
+                row["harness_cpu_s"] = _cpu_s() - own_cpu
+                speed.append(row)
         in_process = {True: [], False: []}
         for fsync in (True, False):
             for i in range(args.runs):
@@ -197,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         "speedup_vs_serial": med(speed, "speedup_vs_serial"),
         "ideal_wall_s": med(speed, "ideal_wall_s"),
         "speedup_target": TARGET_SPEEDUP_FRACTION * args.concurrency,
+        "harness_cpu_s": med(speed, "harness_cpu_s"),
+        "server_cpu_s": med(speed, "server_cpu_s"),
+        "cpus": os.cpu_count() or 1,
         "in_process_wall_s_fsync": med(in_process[True], "wall_s"),
         "in_process_speedup_fsync": med(in_process[True], "speedup_vs_serial"),
         "in_process_wall_s_no_fsync": med(in_process[False], "wall_s"),
@@ -222,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     ok = "ok" if f["speedup_vs_serial"] >= f["speedup_target"] else "BELOW TARGET"
     print(f"  vs calls x latency      {f['speedup_vs_serial']:8.2f} x  ({f['serial_s']:.0f} s "
           f"of pure model time: {ok})")
+    print(f"  CPU time                harness process {f['harness_cpu_s']:.1f} s, test server "
+          f"process {f['server_cpu_s']:.1f} s ({f['cpus']} cores)")
     print("Same suite, in-process model sleeping the same latency (no HTTP client)")
     for label, key in (("with fsync", "fsync"), ("without fsync", "no_fsync")):
         speedup = f[f"in_process_speedup_{key}"]
