@@ -310,3 +310,20 @@ def test_the_default_agent_plays_a_builtin_game_without_a_model(tmp_path, capsys
     assert run["agent"] == "explorer" and run["model_backend"] is None
     assert {g["setting"] for g in run["games"]} == {r["setting"] for r in rows}
     assert all(len(g["sha256"]) == 64 for g in run["games"])
+
+
+async def test_the_api_key_is_used_but_never_written(tmp_path, mini_game_file, monkeypatch):
+    secret = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("ESCAPEBENCH_TEST_KEY", secret)
+    with FakeOpenAIServer(answer=pick_answer, require_api_key=secret) as s:
+        outcome = await run_suite(settings(
+            tmp_path, mini_game_file, difficulties=["easy"], base_urls=[s.base_url],
+            api_key_env="ESCAPEBENCH_TEST_KEY", command_line=["escapebench", "run"],
+        ))
+        assert s.request_count > 0
+    assert outcome.exit_code == 0
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert run["model_backend"]["api_key_env"] == "ESCAPEBENCH_TEST_KEY"
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
