@@ -277,3 +277,28 @@ def test_mutated_original_file_names_file_and_line(tmp_path: Path, upstream_dir:
     (ref,) = _errors(report, "reference")
     assert ref.source == str(log) and "'hairpen'" in ref.message
     assert ref.line == line_of(log.read_text(), "click(hairpen)")
+
+
+def test_solver_state_copies_cover_the_whole_play_state(tmp_path: Path) -> None:
+    """The solver's fast save/restore must follow the engine if it gains state."""
+    from escapebench.engine import EscapeGame
+    from escapebench.games import checking
+
+    covered = {
+        *checking._LIST_FIELDS, *checking._SET_MAP_FIELDS, *checking._VALUE_FIELDS,
+        *checking._SET_FIELDS,
+    }
+    assert covered | {"defn", "_plan"} == set(EscapeGame.__slots__)
+    (defn,) = load_file(write_shed(tmp_path))
+    game = EscapeGame(defn)
+    for step in defn.reference[:4]:
+        game.teleport(step.scene)
+        game.step(step.action)
+    before = game.snapshot()
+    saved = checking._save(game)
+    for step in defn.reference[4:]:
+        game.teleport(step.scene)
+        game.step(step.action)
+    assert game.ended
+    checking._load(game, saved)
+    assert game.snapshot() == before

@@ -19,7 +19,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,7 +39,7 @@ Severity = Literal["error", "warning"]
 YamlPath = tuple[str | int, ...]
 
 # States the solver may visit before it gives up (a warning, not an error).
-SOLVER_STATE_LIMIT = 20_000
+SOLVER_STATE_LIMIT = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +51,15 @@ class CheckIssue:
     message: str
     source: str  # the file the problem is in
     line: int | None = None
+    setting: str = ""  # the setting it was found in ("" for a file that did not load)
+
+    @property
+    def where(self) -> str:
+        return self.source if self.line is None else f"{self.source}:{self.line}"
 
     def __str__(self) -> str:
-        where = self.source if self.line is None else f"{self.source}:{self.line}"
-        return f"{where}: {self.severity}: {self.message}"
+        tag = f"[{self.setting}] " if self.setting else ""
+        return f"{self.where}: {self.severity}: {tag}{self.message}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +68,7 @@ class CheckIssue:
             "message": self.message,
             "source": self.source,
             "line": self.line,
+            "setting": self.setting,
         }
 
 
@@ -257,7 +263,7 @@ class _StaticChecker:
     def add(self, severity: Severity, check: str, message: str, path: YamlPath | None) -> None:
         line = self.loc.line(path) if path is not None else None
         self.issues.append(
-            CheckIssue(severity, check, f"[{self.d.setting}] {message}", self.loc.source, line)
+            CheckIssue(severity, check, message, self.loc.source, line)
         )
 
     # -- the checks
@@ -618,7 +624,7 @@ def _check_reference_names(
 ) -> None:
     scene_names = {s.name for s in defn.scenes}
     for step, place in zip(defn.reference, places, strict=True):
-        what = f"[{defn.setting}] {place.label} {step.action!r}"
+        what = f"{place.label} {step.action!r}"
         for name in step.path:
             if name not in scene_names:
                 issues.append(CheckIssue(
@@ -688,9 +694,8 @@ def replay_reference(
     game = EscapeGame(defn)
     oracle = 0
     position = 0
-    tag = f"[{defn.setting}]"
     for k, (step, place) in enumerate(zip(defn.reference, places, strict=True)):
-        what = f"{tag} {place.label} {step.action!r} in scene {step.scene!r}"
+        what = f"{place.label} {step.action!r} in scene {step.scene!r}"
         goal = defn.scene_index.get(step.scene)
         if goal is None:
             issues.append(CheckIssue(
@@ -729,13 +734,13 @@ def replay_reference(
         position = game.scene
     if not defn.reference:
         issues.append(CheckIssue(
-            "error", "reference", f"{tag} the game has no reference solution", defn.source, None,
+            "error", "reference", "the game has no reference solution", defn.source, None,
         ))
         return ReplayOutcome(None, False, game.progress, issues)
     if not game.ended:
         issues.append(CheckIssue(
             "error", "reference",
-            f"{tag} the reference chain ends without reaching {GAME_END_MARK!r} "
+            f"the reference chain ends without reaching {GAME_END_MARK!r} "
             f"(progress {game.progress:.3f}){_missing(game)}",
             places[-1].source, places[-1].line,
         ))
@@ -743,7 +748,7 @@ def replay_reference(
     if game.progress < 1.0:
         issues.append(CheckIssue(
             "error", "reference",
-            f"{tag} the reference reaches {GAME_END_MARK!r} with progress {game.progress:.3f}, "
+            f"the reference reaches {GAME_END_MARK!r} with progress {game.progress:.3f}, "
             f"not 1.0{_missing(game)}",
             places[-1].source, places[-1].line,
         ))
@@ -790,6 +795,39 @@ def _state_key(game: EscapeGame) -> tuple[Any, ...]:
         frozenset((k, frozenset(v)) for k, v in game.satisfied.items() if v),
         frozenset((k, frozenset(v)) for k, v in game.used.items() if v),
     )
+
+
+# The play state the solver saves and restores between branches. snapshot()/restore() would
+# do, but they build JSON-ready data and validate it, which made them most of the search's
+# time; tests/games/test_checking.py checks this list against EscapeGame.__slots__.
+_LIST_FIELDS = (
+    "scene_visible", "item_visible", "item_interact", "item_state", "item_present",
+    "tool_visible", "tool_where", "tool_state", "bag",
+)
+_SET_MAP_FIELDS = ("satisfied", "used")
+_VALUE_FIELDS = ("scene", "key_steps", "tools_collected", "ended")
+_SET_FIELDS = ("counted",)
+
+
+def _save(game: EscapeGame) -> tuple[Any, ...]:
+    return (
+        tuple(getattr(game, f)[:] for f in _LIST_FIELDS),
+        tuple({k: set(v) for k, v in getattr(game, f).items()} for f in _SET_MAP_FIELDS),
+        tuple(getattr(game, f) for f in _VALUE_FIELDS),
+        tuple(set(getattr(game, f)) for f in _SET_FIELDS),
+    )
+
+
+def _load(game: EscapeGame, saved: tuple[Any, ...]) -> None:
+    lists, set_maps, values, sets = saved
+    for f, v in zip(_LIST_FIELDS, lists, strict=True):
+        setattr(game, f, v[:])
+    for f, v in zip(_SET_MAP_FIELDS, set_maps, strict=True):
+        setattr(game, f, {k: set(x) for k, x in v.items()})
+    for f, v in zip(_VALUE_FIELDS, values, strict=True):
+        setattr(game, f, v)
+    for f, v in zip(_SET_FIELDS, sets, strict=True):
+        setattr(game, f, set(v))
 
 
 def _reachable_scenes(game: EscapeGame) -> list[int]:
@@ -850,37 +888,57 @@ def _candidates(game: EscapeGame) -> Iterator[tuple[int, Action]]:
                 yield saved, Action("craft", (ta.name, tb.name))
 
 
+def _collect_all(game: EscapeGame) -> None:
+    """Pick up every tool lying in a scene the player can walk to and back from.
+
+    Collecting a tool never closes a way forward, so the search does it at once instead of
+    branching on the order of pick-ups. Scenes behind one-way links are left to the search:
+    going there may be a commitment.
+    """
+    d = game.defn
+    here = game.scene
+    for sc in _reachable_scenes(game):
+        game.scene = sc
+        tools = game.visible_scene_tools()
+        if tools and (sc == here or here in _reachable_scenes(game)):
+            for t in tools:
+                game.step(Action("click", (d.tools[t].name,)))
+    game.scene = here
+
+
 def solve(defn: GameDefinition, state_limit: int = SOLVER_STATE_LIMIT) -> tuple[str, int]:
     """Search the game's states for any way to ``GAME END`` (walking, never teleporting).
 
-    Returns ``("reached" | "unreachable" | "gave up", states visited)``. The search is complete
-    (only state-changing actions are skipped), so "unreachable" is a proof, not a guess.
+    Returns ``("reached" | "unreachable" | "gave up", states visited)``. Only actions that
+    cannot change the state are left out, so "unreachable" is a proof, not a guess; a game
+    whose end cannot be reached usually has too many states to prove it, hence "gave up".
     """
     game = EscapeGame(defn)
+    _collect_all(game)
     visited = {_state_key(game)}
-    stack: list[tuple[dict[str, Any], Iterator[tuple[int, Action]]]] = []
-    snap = game.snapshot()
-    stack.append((snap, iter(list(_candidates(game)))))
+    stack: list[tuple[tuple[Any, ...], Iterator[tuple[int, Action]]]] = []
+    stack.append((_save(game), iter(list(_candidates(game)))))
     while stack:
-        snap, todo = stack[-1]
+        saved, todo = stack[-1]
         nxt = next(todo, None)
         if nxt is None:
             stack.pop()
             continue
-        game.restore(snap)
+        _load(game, saved)
         game.scene, action = nxt
         result = game.step(action)
         if result.error or not result.success:
             continue
         if result.game_end:
             return "reached", len(visited)
+        _collect_all(game)
         key = _state_key(game)
         if key in visited:
             continue
         visited.add(key)
         if len(visited) >= state_limit:
             return "gave up", len(visited)
-        stack.append((game.snapshot(), iter(list(_candidates(game)))))
+        stack.append((_save(game), iter(list(_candidates(game)))))
     return "unreachable", len(visited)
 
 
@@ -899,6 +957,14 @@ def check_definition(
     defn: GameDefinition, text: str | None = None, *, run_solver: bool = True
 ) -> SettingReport:
     """All checks of one setting. ``text`` is the file's YAML, used to find lines."""
+    report = _check_definition(defn, text, run_solver=run_solver)
+    report.issues = [replace(i, setting=defn.setting) for i in report.issues]
+    return report
+
+
+def _check_definition(
+    defn: GameDefinition, text: str | None, *, run_solver: bool
+) -> SettingReport:
     locator = _Locator(defn.source, text)
     report = SettingReport(
         setting=defn.setting,
@@ -924,7 +990,7 @@ def check_definition(
     if static.unplayable:
         report.issues.append(CheckIssue(
             "warning", "skipped",
-            f"[{defn.setting}] the reference replay and the solver were skipped: the errors "
+            "the reference replay and the solver were skipped: the errors "
             "above must be fixed before the game can be played",
             defn.source, None,
         ))
@@ -934,7 +1000,7 @@ def check_definition(
     except Exception as exc:  # an engine bug must not hide the other findings in a traceback
         report.issues.append(CheckIssue(
             "error", "internal",
-            f"[{defn.setting}] the engine failed while playing this game "
+            f"the engine failed while playing this game "
             f"({type(exc).__name__}: {exc}); please report this as a bug",
             defn.source, None,
         ))
@@ -959,14 +1025,14 @@ def _dynamic_checks(
         if verdict == "unreachable":
             report.issues.append(CheckIssue(
                 "error", "solver",
-                f"[{defn.setting}] no sequence of actions reaches {GAME_END_MARK!r} "
+                f"no sequence of actions reaches {GAME_END_MARK!r} "
                 f"(searched all {visited} reachable states)",
                 defn.source, None,
             ))
         elif verdict == "gave up":
             report.issues.append(CheckIssue(
                 "warning", "solver",
-                f"[{defn.setting}] the search for a way to {GAME_END_MARK!r} stopped after "
+                f"the search for a way to {GAME_END_MARK!r} stopped after "
                 f"{visited} states without finding one",
                 defn.source, None,
             ))

@@ -83,6 +83,25 @@ def format_table(reports: Sequence[SettingReport]) -> str:
     return "\n".join(lines)
 
 
+def format_issues(reports: Sequence[SettingReport], *, errors_only: bool = False) -> list[str]:
+    """One line per problem. The versions of a game share their logic, so the same problem is
+    usually found in each: it is printed once, naming every setting it was found in."""
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for report in reports:
+        for issue in report.issues:
+            if errors_only and issue.severity != "error":
+                continue
+            key = (issue.where, issue.severity, issue.message)
+            grouped.setdefault(key, [])
+            if issue.setting and issue.setting not in grouped[key]:
+                grouped[key].append(issue.setting)
+    out = []
+    for (where, severity, message), settings in grouped.items():
+        tag = f"[{', '.join(settings)}] " if settings else ""
+        out.append(f"{where}: {severity}: {tag}{message}")
+    return out
+
+
 def main(args: argparse.Namespace) -> int:
     paths = list(args.paths)
     if not paths:
@@ -98,11 +117,10 @@ def main(args: argparse.Namespace) -> int:
         return 0 if ok else 1
     if not args.quiet:
         print(format_table(reports))
-    issues = [i for r in reports for i in r.issues if i.severity == "error" or not args.quiet]
-    if issues:
+    lines = format_issues(reports, errors_only=args.quiet)
+    if lines:
         print()
-        for issue in issues:
-            print(issue)
+        print("\n".join(lines))
     n_err = sum(len(r.errors) for r in reports)
     n_warn = sum(len(r.warnings) for r in reports)
     print()
