@@ -11,12 +11,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.support.fake_openai_server import FakeOpenAIServer
 
 from escapebench.llm.base import Completion, ModelUnavailableError, SamplingSettings
 from escapebench.llm.cache import CachedChatModel, ResponseCache, cache_key
 from escapebench.llm.openai_client import OpenAIChatModel
 from escapebench.llm.scripted import ScriptedChatModel
+from tests.support.fake_openai_server import FakeOpenAIServer
 
 MESSAGES = [{"role": "user", "content": "Where is the key?"}]
 SETTINGS = SamplingSettings()

@@ -7,6 +7,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+
 from tests.support.fake_openai_server import FAULT_KINDS, FakeOpenAIServer
 
 

@@ -8,7 +8,6 @@ import random
 import time
 
 import pytest
-from tests.support.fake_openai_server import FakeOpenAIServer
 
 from escapebench.llm.base import (
     Completion,
@@ -17,6 +16,7 @@ from escapebench.llm.base import (
     estimate_prompt_tokens,
 )
 from escapebench.llm.openai_client import OpenAIChatModel, parse_retry_after, redact, safe_url
+from tests.support.fake_openai_server import FakeOpenAIServer
 
 MESSAGES = [
     {"role": "system", "content": "You are in a locked room."},
