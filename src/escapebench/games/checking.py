@@ -148,7 +148,6 @@ class _Locator:
         self._text = text
         self._root: yaml.Node | None = None
         self._composed = False
-        self._ref_lines: list[int] | None = None
 
     def _compose(self) -> yaml.Node | None:
         if not self._composed:
@@ -572,7 +571,8 @@ class _RefPlace:
 
 def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace]:
     n = len(defn.reference)
-    log = _reference_log_of(defn)
+    # Only the original layout (a bare list of scenes) keeps its reference in a key_log file.
+    log = _reference_log_of(defn) if not locator.scenes_base else None
     if log is not None:
         try:
             lines: list[int | None] = list(_action_lines(log.read_text(encoding="utf-8")))
@@ -590,33 +590,37 @@ def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace
 
 def _names_exist(defn: GameDefinition, verb: str, text: str) -> str | None:
     """Why a reference action's names cannot exist anywhere in the game (None when fine)."""
-    items = {normalize_name(it.name) for it in defn.items}
-    tools = {normalize_name(t.name) for t in defn.tools}
-    scenes = {normalize_name(s.name) for s in defn.scenes}
-    labels = {normalize_name(ln.label) for s in defn.scenes for ln in s.links}
+    item_names = [it.name for it in defn.items]
+    tool_names = [t.name for t in defn.tools]
+    items = {normalize_name(n) for n in item_names}
+    tools = {normalize_name(n) for n in tool_names}
+
+    def missing(what: str, name: str, known: list[str]) -> str:
+        return f"no {what} {name.strip()!r} in this game{_suggest(name.strip(), known)}"
+
     if verb == "move":
-        key = normalize_name(text)
-        return None if key in scenes or key in labels else f"no scene {text.strip()!r}"
+        places = [s.name for s in defn.scenes] + [ln.label for s in defn.scenes for ln in s.links]
+        if normalize_name(text) in {normalize_name(p) for p in places}:
+            return None
+        return missing("scene", text, places)
     if verb == "click":
         key = normalize_name(text)
-        return None if key in items or key in tools else f"no item or tool {text.strip()!r}"
+        return None if key in items or key in tools else missing(
+            "item or tool", text, item_names + tool_names
+        )
     cuts = split_candidates(text)
     if not cuts:
         return f"{verb} needs two arguments"
-    left_ok, right_ok = (tools, items) if verb == "apply" else (tools, tools)
+    right_ok, right_names = (tools, tool_names) if verb == "craft" else (items, item_names)
     for left, right in cuts:
-        if verb == "input":
-            if normalize_name(right) in items:
-                return None
-            continue
-        if normalize_name(left) in left_ok and normalize_name(right) in right_ok:
+        if normalize_name(right) in right_ok and (
+            verb == "input" or normalize_name(left) in tools
+        ):
             return None
     left, right = cuts[0]
-    if verb == "input":
-        return f"no item {right.strip()!r}"
-    if normalize_name(left) not in left_ok:
-        return f"no tool {left.strip()!r}"
-    return f"no {'item' if verb == 'apply' else 'tool'} {right.strip()!r}"
+    if verb != "input" and normalize_name(left) not in tools:
+        return missing("tool", left, tool_names)
+    return missing("tool" if verb == "craft" else "item", right, right_names)
 
 
 def _check_reference_names(
@@ -643,7 +647,7 @@ def _check_reference_names(
         problem = _names_exist(defn, call.verb, call.arg_text)
         if problem:
             issues.append(CheckIssue(
-                "error", "reference", f"{what}: {problem} in this game", place.source, place.line,
+                "error", "reference", f"{what}: {problem}", place.source, place.line,
             ))
 
 
