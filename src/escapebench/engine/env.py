@@ -593,7 +593,8 @@ class EscapeGame:
         return self._craft(a, b)  # type: ignore[arg-type]
 
     def teleport(self, scene: str) -> None:
-        """Put the player in ``scene`` (the hint system's move); reveals the scene if hidden."""
+        """Put the player in ``scene`` (the hint system's move); visibility is left unchanged,
+        as the original engine does."""
         idx = self.defn.scene_index.get(scene)
         if idx is None:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}")
