@@ -738,7 +738,7 @@ def replay_reference(
         position = game.scene
     if not defn.reference:
         issues.append(CheckIssue(
-            "error", "reference", "the game has no reference solution", defn.source, None,
+            "error", "reference", "the game has no reference solution (hints and the oracle step count need one)", defn.source, None,
         ))
         return ReplayOutcome(None, False, game.progress, issues)
     if not game.ended:
