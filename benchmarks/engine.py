@@ -30,7 +30,9 @@ from pathlib import Path
 from escapebench.engine import EscapeGame, GameDefinition, parse_call
 from escapebench.games.loading import CACHE_ENV, builtin_files, load_file, yaml_cache_dir
 
-UPSTREAM_DATA = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "data"
+# As in tests/conftest.py: ESCAPEBENCH_SHARED names the shared folder, else ../shared.
+SHARED = Path(os.environ.get("ESCAPEBENCH_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+UPSTREAM_DATA = SHARED / "upstream" / "data"
 TARGET_STEPS_PER_S = 250_000
 TARGET_LOAD_MS = 5.0
 TARGET_RESET_US = 50.0
