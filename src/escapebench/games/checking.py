@@ -28,7 +28,7 @@ import yaml
 from escapebench.engine.actions import Action, normalize_name, parse_call, split_candidates
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GAME_END_MARK, GameDefinition, Item, Tool
-from escapebench.games.loading import ORIGINAL_NAME, GameFileError, load_file
+from escapebench.games.loading import ORIGINAL_NAME, GameFileError, deepest_node, load_file
 
 try:  # composing with libyaml is much faster; only done when an issue needs its line
     from yaml import CSafeLoader as _ComposeLoader
@@ -168,19 +168,7 @@ class _Locator:
         node = self._compose()
         if node is None:
             return None
-        for key in path:
-            nxt = None
-            if isinstance(node, yaml.SequenceNode) and isinstance(key, int):
-                if 0 <= key < len(node.value):
-                    nxt = node.value[key]
-            elif isinstance(node, yaml.MappingNode):
-                for k, v in node.value:
-                    if k.value == key:
-                        nxt = v
-                        break
-            if nxt is None:
-                break
-            node = nxt
+        node = deepest_node(node, path)
         return node.start_mark.line + 1
 
 
@@ -738,7 +726,9 @@ def replay_reference(
         position = game.scene
     if not defn.reference:
         issues.append(CheckIssue(
-            "error", "reference", "the game has no reference solution (hints and the oracle step count need one)", defn.source, None,
+            "error", "reference",
+            "the game has no reference solution (hints and the oracle step count need one)",
+            defn.source, None,
         ))
         return ReplayOutcome(None, False, game.progress, issues)
     if not game.ended:

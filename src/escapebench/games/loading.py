@@ -90,10 +90,15 @@ def _line_of(text: str, path: Path_) -> tuple[int | None, int | None]:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return None, None
-    best = node
+    best = deepest_node(node, path) if node is not None else None
+    if best is None:
+        return None, None
+    return best.start_mark.line + 1, best.start_mark.column + 1
+
+
+def deepest_node(node: yaml.Node, path: Path_) -> yaml.Node:
+    """The node at ``path`` below ``node``, or the deepest one on the way that exists."""
     for key in path:
-        if node is None:
-            break
         nxt = None
         if isinstance(node, yaml.SequenceNode) and isinstance(key, int):
             if 0 <= key < len(node.value):
@@ -105,10 +110,8 @@ def _line_of(text: str, path: Path_) -> tuple[int | None, int | None]:
                     break
         if nxt is None:
             break
-        node = best = nxt
-    if best is None:
-        return None, None
-    return best.start_mark.line + 1, best.start_mark.column + 1
+        node = nxt
+    return node
 
 
 # ------------------------------------------------------------------ raw YAML
