@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 import openai
 
 from escapebench.llm.base import (
@@ -287,6 +288,8 @@ class OpenAIChatModel:
             payload["seed"] = settings.seed
         if settings.stop:
             payload["stop"] = list(settings.stop)
+        # Server-specific options win over ours, as the SDK's ``extra_body`` would.
+        payload.update(self.extra_body)
         return payload
 
     def _backoff(self, round_number: int) -> float:
@@ -394,13 +397,14 @@ class OpenAIChatModel:
         try:
             # wait_for is a hard deadline over the whole exchange; the SDK's timeout is per
             # read, so a server that trickles bytes could otherwise hold us forever.
-            raw = await asyncio.wait_for(
-                client.chat.completions.with_raw_response.create(
-                    **payload, extra_body=self.extra_body or None
-                ),
+            # The raw response (``cast_to``) skips the SDK's request validation and response
+            # models; the body is checked by _parse_chat_body, which also catches a 200 with a
+            # broken body.
+            response = await asyncio.wait_for(
+                client.post("/chat/completions", body=payload, cast_to=httpx.Response),
                 timeout=self.timeout,
             )
-            body = raw.text
+            body = response.content
         except (asyncio.TimeoutError, openai.APITimeoutError):
             raise _RetryableError(f"timed out after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
@@ -436,12 +440,13 @@ def _as_int(value: object) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
-def _parse_chat_body(body: str) -> tuple[str, dict[str, Any]]:
+def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     """Extract the answer from a chat-completion JSON body, or raise ``_RetryableError``."""
     try:
         data = json.loads(body)
     except ValueError:
-        raise _RetryableError(f"malformed response: invalid JSON ({body[:80]!r})") from None
+        start = body[:80].decode("utf-8", errors="replace")
+        raise _RetryableError(f"malformed response: invalid JSON ({start!r})") from None
     if not isinstance(data, dict):
         raise _RetryableError("malformed response: JSON body is not an object")
     choices = data.get("choices")
