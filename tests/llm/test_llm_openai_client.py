@@ -250,3 +250,15 @@ def test_helpers() -> None:
     )
     assert "sk-" not in redact("key sk-proj-****************abcd is wrong")
     assert safe_url("https://u:p@host/v1?key=1") == "https://host/v1"
+
+
+async def test_restarted_server_costs_no_retry() -> None:
+    """Keep-alive connections that a restarted server has closed are replaced on the spot,
+    not counted as failed attempts."""
+    with FakeOpenAIServer(answer="same", latency_s=0.05) as server:
+        model = fast_model([server.base_url], max_in_flight=4)
+        first = await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(8)))
+        server.restart()
+        again = await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(8)))
+        assert [r.retries for r in first + again] == [0] * 16
+        assert server.request_count == 16
