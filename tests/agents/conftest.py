@@ -17,11 +17,11 @@ from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_file
 from escapebench.llm.base import Message
 from escapebench.llm.scripted import ScriptedChatModel
+from tests.conftest import SHARED
 
 WORKSHOP = Path(__file__).with_name("workshop.yaml")
-PAPER = (
-    Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_042d90cdc8f094ed.txt"
-)
+# The paper's text sits beside the original games: same place, same $ESCAPEBENCH_SHARED override.
+PAPER = SHARED / "seeds" / "000_042d90cdc8f094ed.txt"
 
 KIND_OF_SYSTEM_PROMPT = {
     prompts.ACTION_SYSTEM_PROMPT: "action",

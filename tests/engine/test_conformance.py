@@ -17,7 +17,7 @@ def _trace_id(path) -> str:
     return f"{path.parent.name}/{path.stem}"
 
 
-@pytest.mark.skipif(not TRACES, reason="original traces not present (../shared/upstream)")
+@pytest.mark.skipif(not TRACES, reason=f"original traces not present at {UPSTREAM}")
 @pytest.mark.parametrize("trace_path", TRACES, ids=_trace_id)
 def test_trace_matches_original_engine(trace_path) -> None:
     trace = json.loads(trace_path.read_text())
