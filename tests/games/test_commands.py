@@ -197,3 +197,30 @@ def test_replay_unknown_game_or_missing_trace(tmp_path: Path, capsys) -> None:
     game_file = write_shed(tmp_path)
     code, _, err = _run(["replay", str(game_file), "--trace", str(tmp_path / "t")], capsys)
     assert code == 2 and "cannot read trace" in err
+
+
+def test_replay_of_a_run_step_log_follows_the_hint_teleports(tmp_path: Path, capsys) -> None:
+    # The random agent ignores hints, so with short patience the hint system moves it around
+    # and plays forced steps; the step log has no "teleport_to", only its hint records.
+    out_dir = tmp_path / "run"
+    code = main([
+        "run", "--agent", "random", "--seed", "0", "--games", "tutorial", "--difficulty",
+        "normal", "--patience", "3", "--help-steps", "2", "--out", str(out_dir), "--quiet",
+        "--no-fsync",
+    ])
+    capsys.readouterr()
+    assert code == 0
+    (log,) = out_dir.glob("episodes/*/steps.jsonl")
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert any(r["hint"] and r["hint"]["forced"] for r in logged)  # the case worth testing
+    assert logged[-1]["game_end"] is True
+
+    code, out, _ = _run(["replay", "tutorial", "--trace", str(log), "--states"], capsys)
+    assert code == 0
+    replayed = [json.loads(line) for line in out.splitlines()]
+    assert len(replayed) == len(logged)
+    for again, played in zip(replayed, logged, strict=True):
+        assert again["feedback"] == played["feedback"], again["index"]
+        assert (again["success"], again["game_end"]) == (played["success"], played["game_end"])
+        assert again["state"]["key_steps"] == played["key_steps"], again["index"]
+    assert any(r["teleport_to"] for r in replayed)

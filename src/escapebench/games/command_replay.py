@@ -10,6 +10,11 @@ does). One JSON line is printed per step::
 with ``state`` (``--states``) in the state schema of the original engine's traces. The whole
 trace is read and checked before anything is played, so a malformed line gives a clear error
 naming it and no partial output.
+
+An episode's step log (``RUN_DIR/episodes/<id>/steps.jsonl``) is a trace too: its lines have no
+``teleport_to``, but the hint system's moves can be read from their ``hint`` records (the player
+is put in the hint's scene when a hint starts and before a forced step), so a logged trajectory
+replays to the same end as it was played.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help="a game file or a built-in game name")
     parser.add_argument(
         "--trace", required=True, metavar="FILE",
-        help='JSON Lines of {"action": ..., "teleport_to": scene or null} ("-" for stdin)',
+        help='JSON Lines of {"action": ..., "teleport_to": scene or null} ("-" for stdin), '
+        "or an episode's steps.jsonl from a result folder",
     )
     parser.add_argument(
         "--states", action="store_true", help="add the full game state after every step"
@@ -70,13 +76,28 @@ def read_trace(text: str, source: str) -> list[TraceStep]:
         action = obj.get("action")
         if not isinstance(action, str):
             raise TraceError(f'{source}:{n}: "action" must be a string, got {action!r}')
-        teleport = obj.get("teleport_to")
+        teleport = obj.get("teleport_to") if "teleport_to" in obj else hint_teleport(obj)
         if teleport is not None and not isinstance(teleport, str):
             raise TraceError(
                 f'{source}:{n}: "teleport_to" must be a scene name or null, got {teleport!r}'
             )
         steps.append(TraceStep(action, teleport or None, n))
     return steps
+
+
+def hint_teleport(record: dict[str, Any]) -> str | None:
+    """The scene a step log's hint put the player in before this step, or None.
+
+    The hint system teleports when a hint starts (``steps_in_help`` 0) and again before the
+    forced step; on other steps of a hint the player walks on their own.
+    """
+    hint = record.get("hint")
+    if not isinstance(hint, dict):
+        return None
+    if hint.get("steps_in_help") == 0 or hint.get("forced") is True:
+        scene = hint.get("scene")
+        return scene if isinstance(scene, str) else None
+    return None
 
 
 def pick_setting(game: str, difficulty: str | None) -> GameDefinition:
