@@ -254,3 +254,26 @@ def test_a_result_folder_in_use_by_a_run_is_not_written_to(
         session.write_result(tmp_path)
     assert not (tmp_path / "episodes").exists()
     assert session.write_result(tmp_path).name == "tutorial__human__none__r0"
+
+
+def test_terminal_hint_says_where_it_takes_you(tmp_path: Path) -> None:
+    """Asking for a hint away from its scene moves you there, and the screen says so."""
+    import argparse
+    import io
+
+    from escapebench.agents import command_play
+
+    parser = argparse.ArgumentParser()
+    command_play.add_arguments(parser)
+    args = parser.parse_args(["tutorial", "--no-result"])
+    out = io.StringIO()
+    # The first reference action is in the practice room; the shelf is one move away.
+    code = command_play.run_play(args, io.StringIO("move 1\nhint\nquit\n"), out)
+    text = out.getvalue()
+    assert code == 0
+    after_hint = text.split("\n> ")[2]
+    assert after_hint.startswith("The hint takes you to practice room.")
+    assert "You are in: practice room" in after_hint
+    # the hint line names the scene once when it is the start scene (no "(path)" repeating it)
+    hint_line = next(line for line in after_hint.splitlines() if line.startswith("HINT:"))
+    assert hint_line.startswith("HINT: in practice room do: ")

@@ -60,13 +60,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--load", metavar="FILE", default=None, help="continue a saved game")
     parser.add_argument(
         "--patience", type=int, default=DEFAULT_PATIENCE,
-        help="steps without progress before the hint system helps",
+        help=f"steps without progress before the hint system helps (default: {DEFAULT_PATIENCE})",
     )
     parser.add_argument(
         "--help-steps", type=int, default=DEFAULT_HELP_STEPS,
-        help="steps in help before the hinted action is played for you",
+        help="steps in help before the hinted action is played for you "
+        f"(default: {DEFAULT_HELP_STEPS})",
     )
-    parser.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS)
+    parser.add_argument(
+        "--max-steps", type=int, default=DEFAULT_MAX_STEPS,
+        help=f"the game ends unescaped after this many steps (default: {DEFAULT_MAX_STEPS})",
+    )
 
 
 def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
@@ -111,9 +115,12 @@ def render(session: PlaySession) -> str:
 
 
 def hint_text(hint: dict) -> str:
+    """The hint line under the scene: where, what, and when it will be played for you."""
     left = hint["help_steps"] - hint["steps_in_help"]
+    # The path only adds something when the scene is not the start scene itself.
+    where = hint["scene"] if hint["path"] == hint["scene"] else f"{hint['scene']} ({hint['path']})"
     return (
-        f"HINT: in {hint['scene']} ({hint['path']}) do: {hint['action']}  "
+        f"HINT: in {where} do: {hint['action']}  "
         f"[played for you in {left} step{'' if left == 1 else 's'}]"
     )
 
@@ -170,9 +177,13 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             elif word == "look":
                 say(render(session))
             elif word == "hint" and not rest:
+                scene_before = session.view()["scene"]
                 if session.request_hint() is None:
                     say("No hint left: the solution has no further step.")
                 else:
+                    hint = session.hint_info()
+                    if hint is not None and hint["scene"] != scene_before:
+                        say(f"The hint takes you to {hint['scene']}.")
                     say(render(session))
             elif word == "save":
                 path = session.save_file(rest or default_save)
