@@ -1,11 +1,12 @@
 """The pure rules of EscapeBench: definitions, play state, step, observations, parsing.
 
-No I/O, no printing, no module-level mutable state: load definitions with
+No I/O, no printing, no module-level mutable state beyond a bounded memo of parsed action
+strings (immutable values, so sharing them is safe): load definitions with
 ``escapebench.games.loading`` and play them with :class:`EscapeGame`.
 """
 
 from escapebench.engine.actions import Action, Call, extract_call, parse_call
-from escapebench.engine.env import EscapeGame, Event, StepResult
+from escapebench.engine.env import EscapeGame, Event, StepResult, clear_memos
 from escapebench.engine.model import GameDefinition, ReferenceStep
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "GameDefinition",
     "ReferenceStep",
     "StepResult",
+    "clear_memos",
     "extract_call",
     "parse_call",
 ]

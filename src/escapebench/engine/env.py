@@ -17,6 +17,7 @@ from escapebench.engine.actions import (
     Action,
     Call,
     clean_input_text,
+    clear_parse_memo,
     normalize_name,
     parse_call,
     split_candidates,
@@ -26,9 +27,10 @@ from escapebench.engine.model import (
     TOOL_IN_BAG,
     TOOL_IN_SCENE,
     GameDefinition,
+    Transition,
     Trigger,
 )
-from escapebench.engine.observation import render
+from escapebench.engine.observation import ScreenCache, render
 
 EventKind = Literal[
     "moved",
@@ -90,6 +92,9 @@ _OP_TOOL_VISIBLE, _OP_TOOL_STATE, _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = 4, 5, 6, 
 _OP_NOTHING, _OP_MISSING_SCENE = 8, 9
 _GAME_END_EVENT = Event("game_end")
 _NORM_MEMO_LIMIT = 4096
+# Recipes are kept per scene and verb, for argument texts of a sensible length only.
+_RECIPE_MEMO_LIMIT = 512
+_RECIPE_MAX_TEXT = 200
 _Op = tuple[int, int, Any, Any]  # (operation, target index, value, event to report)
 
 
@@ -97,16 +102,21 @@ class _Plan:
     """What the engine derives once per definition to keep ``step`` and lookups cheap.
 
     Kept in ``defn.derived`` and shared by every game of the definition (read-only, except the
-    bounded memo of normalized names). Name groups keep file order, so the first visible match
-    is the one a scan over the screen would find; trigger targets are resolved in advance the
-    way the engine always resolved them (same scene first, then the first in the file); the
-    events a step reports are made once, since they are immutable values.
+    bounded memos of normalized names and of recipes, which depend on the definition alone).
+    Name groups keep file order, so the first visible match is the one a scan over the screen
+    would find; trigger targets are resolved in advance the way the engine always resolved them
+    (same scene first, then the first in the file); the events, canonical action strings and
+    feedback texts a step reports are made once, since they are immutable values.
     """
 
     __slots__ = (
         "items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes",
-        "norm_memo", "fire_ops", "waits", "item_key_step", "item_changed", "tool_key_step",
-        "tool_collected", "tool_used", "tool_crafted", "moved",
+        "norm_memo", "recipes", "fire_ops", "wait_index", "transition_end", "item_key_step",
+        "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
+        "moved_events", "collected_events",
+        "click_item_action", "click_tool_action", "move_action", "moved_feedback",
+        "collected_feedback", "changed_feedback", "partial_feedback", "stuck_feedback",
+        "item_names", "tool_names", "tool_apply_to", "item_scene", "tool_scene",
     )
 
     def __init__(self, d: GameDefinition) -> None:
@@ -130,27 +140,48 @@ class _Plan:
             group((ln.target, idx[ln.target]) for ln in s.links if ln.target in idx)
             for s in d.scenes
         )
+        # per scene, per verb: argument text -> recipe (see _recipe)
+        self.recipes: tuple[dict[str, dict[str, Any]], ...] = tuple(
+            {verb: {} for verb in ARITY} for _ in d.scenes
+        )
         self.item_key_step = tuple(Event("key_step", it.name) for it in d.items)
         self.item_changed = tuple(Event("item_changed", it.name) for it in d.items)
         self.tool_key_step = tuple(Event("key_step", t.name) for t in d.tools)
         self.tool_collected = tuple(Event("tool_collected", t.name) for t in d.tools)
         self.tool_used = tuple(Event("tool_used", t.name) for t in d.tools)
         self.tool_crafted = tuple(Event("tool_crafted", t.name) for t in d.tools)
-        self.moved = tuple(Event("moved", s.name) for s in d.scenes)
-        # per item, per state, per transition: the waits as (kind, tool name or the input
-        # text normalized) and the compiled triggers
-        self.waits = tuple(
+        # the events of a move and of a pick-up, as the step reports them
+        self.moved_events = tuple((Event("moved", s.name),) for s in d.scenes)
+        self.collected_events = tuple((e,) for e in self.tool_collected)
+        self.click_item_action = tuple(f"click({it.name})" for it in d.items)
+        self.click_tool_action = tuple(f"click({t.name})" for t in d.tools)
+        self.move_action = tuple(f"move({s.name})" for s in d.scenes)
+        self.moved_feedback = tuple(fb.moved(s.name) for s in d.scenes)
+        self.collected_feedback = tuple(fb.collected(t.name) for t in d.tools)
+        self.changed_feedback = tuple(fb.changed(it.name) for it in d.items)
+        self.partial_feedback = tuple(fb.partial(it.name) for it in d.items)
+        self.stuck_feedback = tuple(fb.not_interactable(it.name) for it in d.items)
+        self.item_names = tuple(it.name for it in d.items)
+        self.tool_names = tuple(t.name for t in d.tools)
+        self.item_scene = tuple(it.scene for it in d.items)
+        self.tool_scene = tuple(t.scene for t in d.tools)
+        self.tool_apply_to = tuple(tuple(st.apply_to for st in t.states) for t in d.tools)
+        # per item, per state: {(wait kind, tool name or the input text normalized, "" for a
+        # click): ((transition, wait), ...) in file order}
+        self.wait_index = tuple(
+            tuple(self._index_waits(st.transitions) for st in it.states) for it in d.items
+        )
+        # per item, per state, per transition: (number of waits, feedback when it fires,
+        # whether it ends the game); an empty reward text counts as none
+        self.transition_end = tuple(
             tuple(
                 tuple(
-                    tuple(
-                        (w.kind, normalize_name(w.arg) if w.kind == "input" else w.arg)
-                        for w in tr.waits
-                    )
+                    (len(tr.waits), tr.reward or self.changed_feedback[i], tr.ends_game)
                     for tr in st.transitions
                 )
                 for st in it.states
             )
-            for it in d.items
+            for i, it in enumerate(d.items)
         )
         self.fire_ops = tuple(
             tuple(
@@ -159,6 +190,15 @@ class _Plan:
             )
             for i, it in enumerate(d.items)
         )
+
+    @staticmethod
+    def _index_waits(transitions: tuple[Transition, ...]) -> dict[tuple[str, str], tuple[Any, ...]]:
+        out: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for ti, tr in enumerate(transitions):
+            for wi, w in enumerate(tr.waits):
+                arg = normalize_name(w.arg) if w.kind == "input" else w.arg
+                out.setdefault((w.kind, "" if w.kind == "click" else arg), []).append((ti, wi))
+        return {k: tuple(v) for k, v in out.items()}
 
     def _compile(self, d: GameDefinition, i: int, g: Trigger) -> _Op:
         """One trigger of item ``i`` as (operation, target index, value, event)."""
@@ -207,6 +247,63 @@ class _Plan:
         return key
 
 
+    def recipe(self, scene: int, verb: str, text: str) -> Any:
+        """What ``verb(text)`` can mean in ``scene``, whatever is visible: memoized.
+
+        The names in an action depend only on the definition; which of them are on screen
+        depends on the state. So the string work (comma splits, normalizing) is done once per
+        (scene, verb, text), and a step only checks visibility. A recipe keeps every candidate
+        in the order the lookup tries them and drops the splits that can never match, so the
+        first visible candidate is what the full search would find:
+
+        - move: the target scenes, exits by label first, then by scene name;
+        - click: (items, tools) named by the text;
+        - apply, craft: ((left tools, right items or tools), ...) per comma split;
+        - input: ((items, the input text), ...) per comma split.
+        """
+        memo = self.recipes[scene][verb]
+        found = memo.get(text)
+        if found is not None:
+            return found
+        norm = normalize_name
+        if verb == "move":
+            key = norm(text)
+            found = self.link_labels[scene].get(key, ()) + self.link_scenes[scene].get(key, ())
+        elif verb == "click":
+            key = norm(text)
+            found = (
+                self.items_in_scene[scene].get(key, ()), self.tools_in_scene[scene].get(key, ())
+            )
+        elif verb == "input":
+            items = self.items_in_scene[scene]
+            found = tuple(
+                (group, clean_input_text(left))
+                for left, right in split_candidates(text)
+                if (group := items.get(norm(right)))
+            )
+        else:
+            lefts = self.tools_by_name
+            rights = self.items_in_scene[scene] if verb == "apply" else lefts
+            found = tuple(
+                (left_group, right_group)
+                for left, right in split_candidates(text)
+                if (left_group := lefts.get(norm(left)))
+                and (right_group := rights.get(norm(right)))
+            )
+        if len(text) <= _RECIPE_MAX_TEXT:
+            if len(memo) >= _RECIPE_MEMO_LIMIT:
+                memo.clear()
+            memo[text] = found
+        return found
+
+    def clear_memos(self) -> None:
+        """Forget memoized names and recipes (they are rebuilt on demand)."""
+        self.norm_memo.clear()
+        for per_verb in self.recipes:
+            for memo in per_verb.values():
+                memo.clear()
+
+
 def _near(
     name: str, here: tuple[int, ...], things: tuple[Any, ...], index: dict[str, int]
 ) -> int | None:
@@ -215,6 +312,20 @@ def _near(
         if things[j].name == name:
             return j
     return index.get(name)
+
+
+def clear_memos(*definitions: GameDefinition) -> None:
+    """Forget what was memoized from action strings: the parsed calls, and for each of
+    ``definitions`` the normalized names and recipes.
+
+    Never needed for correctness (memos hold only what the definition implies); benchmarks
+    call it so that each run starts cold.
+    """
+    clear_parse_memo()
+    for d in definitions:
+        plan = d.derived.get("plan")
+        if plan is not None:
+            plan.clear_memos()
 
 
 def _plan_of(d: GameDefinition) -> _Plan:
@@ -246,11 +357,13 @@ class EscapeGame:
         "tools_collected",
         "ended",
         "_plan",
+        "_screen",
     )
 
     def __init__(self, defn: GameDefinition) -> None:
         self.defn = defn
         self._plan = _plan_of(defn)
+        self._screen = ScreenCache(defn)
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -277,6 +390,7 @@ class EscapeGame:
         self.key_steps = 0
         self.tools_collected = 0
         self.ended = False
+        self._screen.forget()
 
     @property
     def progress(self) -> float:
@@ -349,6 +463,16 @@ class EscapeGame:
         self.key_steps = int(snap["key_steps"])
         self.tools_collected = int(snap["tools_collected"])
         self.ended = bool(snap["ended"])
+        self._screen.forget()
+
+    def state_changed(self) -> None:
+        """Say that the state lists were changed from outside ``step``/``reset``/``restore``.
+
+        The engine keeps the parts of the observation until a step changes what they show;
+        code that sets the state directly (the checker's solver restoring a saved state) calls
+        this so that the next observation is rendered afresh.
+        """
+        self._screen.forget()
 
     def state_dict(self) -> dict[str, Any]:
         """The observable state in the conformance schema of the original engine's traces."""
@@ -398,47 +522,56 @@ class EscapeGame:
                 out.append((link.label, target))
         return out
 
-    def _find_item(self, name: str) -> int | None:
-        """The first visible item of the current scene with this name (in any case)."""
-        found = self._plan.items_in_scene[self.scene].get(self._plan.norm(name))
-        if found:
-            iv, ip = self.item_visible, self.item_present
-            for i in found:
-                if iv[i] and ip[i]:
-                    return i
+    # A name group (see _Plan) holds every thing of that name; these pick the one on screen.
+    def _first_item(self, group: tuple[int, ...]) -> int | None:
+        """The first item of ``group`` that is visible (and not turned into a tool)."""
+        iv, ip = self.item_visible, self.item_present
+        for i in group:
+            if iv[i] and ip[i]:
+                return i
         return None
 
-    def _find_scene_tool(self, name: str) -> int | None:
-        found = self._plan.tools_in_scene[self.scene].get(self._plan.norm(name))
-        if found:
-            tv, tw = self.tool_visible, self.tool_where
-            for t in found:
-                if tv[t] and tw[t] == _IN_SCENE:
-                    return t
-        return None
-
-    def _find_bag_tool(self, name: str) -> int | None:
-        found = self._plan.tools_by_name.get(self._plan.norm(name))
-        if not found:
-            return None
-        if len(found) == 1:
-            return found[0] if found[0] in self.bag else None
-        for t in self.bag:  # several tools of that name: the first in the bag wins
-            if t in found:
+    def _first_scene_tool(self, group: tuple[int, ...]) -> int | None:
+        """The first tool of ``group`` lying visible in its scene."""
+        tv, tw = self.tool_visible, self.tool_where
+        for t in group:
+            if tv[t] and tw[t] == _IN_SCENE:
                 return t
         return None
 
-    def _find_link(self, name: str) -> int | None:
-        """An exit by its label, else by the name of the scene it leads to."""
-        key = self._plan.norm(name)
+    def _first_bag_tool(self, group: tuple[int, ...]) -> int | None:
+        """The tool of ``group`` in the bag; with several of that name, the first in the bag."""
+        if len(group) == 1:
+            return group[0] if group[0] in self.bag else None
+        for t in self.bag:
+            if t in group:
+                return t
+        return None
+
+    def _first_open_link(self, targets: tuple[int, ...]) -> int | None:
+        """The first of ``targets`` (scene indices) that is visible."""
         sv = self.scene_visible
-        for target in self._plan.link_labels[self.scene].get(key, ()):
-            if sv[target]:
-                return target
-        for target in self._plan.link_scenes[self.scene].get(key, ()):
+        for target in targets:
             if sv[target]:
                 return target
         return None
+
+    def _find_item(self, name: str) -> int | None:
+        """The first visible item of the current scene with this name (in any case)."""
+        plan = self._plan
+        return self._first_item(plan.items_in_scene[self.scene].get(plan.norm(name), ()))
+
+    def _find_scene_tool(self, name: str) -> int | None:
+        plan = self._plan
+        return self._first_scene_tool(plan.tools_in_scene[self.scene].get(plan.norm(name), ()))
+
+    def _find_bag_tool(self, name: str) -> int | None:
+        found = self._plan.tools_by_name.get(self._plan.norm(name))
+        return self._first_bag_tool(found) if found else None
+
+    def _find_link(self, name: str) -> int | None:
+        """An exit by its label, else by the name of the scene it leads to."""
+        return self._first_open_link(self._plan.recipe(self.scene, "move", name))
 
     # ------------------------------------------------------------------- actions
     def resolve(self, action: str | Call | Action) -> Action | str:
@@ -464,40 +597,59 @@ class EscapeGame:
         call = action if isinstance(action, Call) else parse_call(action)
         if call is None:
             return fb.not_an_action(str(action))
-        verb, text = call.verb, call.arg_text
-        if ARITY[verb] == 1:
-            if verb == "move":
-                target = self._find_link(text)
-                if target is None:
-                    return fb.unknown_scene(text, [label for label, _ in self.open_links()])
-                return ("move", target, "")
-            i = self._find_item(text)
-            if i is not None:
-                return ("click_item", i, "")
-            t = self._find_scene_tool(text)
-            if t is not None:
-                return ("click_tool", t, "")
+        found = self._match(call.verb, call.arg_text)
+        return found if found is not None else self._explain(call.verb, call.arg_text)
+
+    def _match(self, verb: str, text: str) -> _Resolved | None:
+        """The first reading of ``verb(text)`` whose names are all on screen, or None.
+
+        Two-argument actions try every comma, last first, so names with commas still resolve;
+        for ``input`` the text may hold commas too, and the item is what follows the last
+        usable comma.
+        """
+        recipe = self._plan.recipe(self.scene, verb, text)
+        if verb == "click":
+            items, tools = recipe
+            if items:
+                i = self._first_item(items)
+                if i is not None:
+                    return ("click_item", i, "")
+            if tools:
+                t = self._first_scene_tool(tools)
+                if t is not None:
+                    return ("click_tool", t, "")
+            return None
+        if verb == "move":
+            target = self._first_open_link(recipe)
+            return None if target is None else ("move", target, "")
+        if verb == "input":
+            for items, input_text in recipe:
+                i = self._first_item(items)
+                if i is not None:
+                    return ("input", i, input_text)
+            return None
+        find_right = self._first_item if verb == "apply" else self._first_bag_tool
+        for lefts, rights in recipe:
+            a = self._first_bag_tool(lefts)
+            if a is not None:
+                b = find_right(rights)
+                if b is not None:
+                    return (verb, a, b)
+        return None
+
+    def _explain(self, verb: str, text: str) -> str:
+        """Why ``verb(text)`` matches nothing on screen, with the names that are valid."""
+        if verb == "move":
+            return fb.unknown_scene(text, [label for label, _ in self.open_links()])
+        if verb == "click":
             if "," in text and self._split(text, self._find_item, self._find_item):
                 return fb.wrong_arity(verb)
             return fb.unknown_item(text, self._clickable_names())
-        # Two arguments: try every comma, so names with commas still resolve.
         if verb == "apply":
-            pair = self._split(text, self._find_bag_tool, self._find_item)
-            if pair is None:
-                return self._explain_pair(verb, text, self._find_bag_tool, self._find_item)
-            return ("apply", pair[0], pair[1])
+            return self._explain_pair(verb, text, self._find_bag_tool, self._find_item)
         if verb == "craft":
-            pair = self._split(text, self._find_bag_tool, self._find_bag_tool)
-            if pair is None:
-                return self._explain_pair(verb, text, self._find_bag_tool, self._find_bag_tool)
-            return ("craft", pair[0], pair[1])
-        # input: the text may hold commas too; the item is what follows the last usable comma.
-        cuts = split_candidates(text)
-        for left, right in cuts:
-            i = self._find_item(right)
-            if i is not None:
-                return ("input", i, clean_input_text(left))
-        if not cuts:
+            return self._explain_pair(verb, text, self._find_bag_tool, self._find_bag_tool)
+        if not split_candidates(text):
             return fb.wrong_arity(verb)
         return fb.unknown_item(text.rsplit(",", 1)[-1], self._item_names())
 
@@ -578,18 +730,23 @@ class EscapeGame:
         if isinstance(found, str):
             return StepResult(str(action), False, True, found)
         kind, a, b = found
-        d = self.defn
+        plan = self._plan
         if kind == "click_item":
-            return self._offer(f"click({d.items[a].name})", a, "click", "")
+            return self._offer(plan.click_item_action[a], a, "click", "")
         if kind == "apply":
-            tool = d.tools[a].name
-            return self._offer(f"apply({tool}, {d.items[b].name})", b, "apply", tool, tool=a)
+            tool = plan.tool_names[a]
+            return self._offer(f"apply({tool}, {plan.item_names[b]})", b, "apply", tool, a)
         if kind == "click_tool":
             return self._collect(a)
         if kind == "input":
-            return self._offer(f"input({b}, {d.items[a].name})", a, "input", str(b))
+            return self._offer(
+                f"input({b}, {plan.item_names[a]})", a, "input", plan.norm(str(b))
+            )
         if kind == "move":
-            return self._move(a)
+            self.scene = a
+            return StepResult(
+                plan.move_action[a], True, False, plan.moved_feedback[a], plan.moved_events[a]
+            )
         return self._craft(a, b)  # type: ignore[arg-type]
 
     def teleport(self, scene: str) -> None:
@@ -600,40 +757,51 @@ class EscapeGame:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}")
         self.scene = idx
 
-    def _move(self, target: int) -> StepResult:
-        self.scene = target
-        name = self.defn.scenes[target].name
-        return StepResult(f"move({name})", True, False, fb.moved(name), (self._plan.moved[target],))
-
     def _collect(self, t: int) -> StepResult:
         """Pick up tool ``t`` lying in the current scene."""
-        name = self.defn.tools[t].name
         self.tool_where[t] = _IN_BAG
         self.bag.append(t)
         self.tools_collected += 1
+        plan = self._plan
+        screen = self._screen
+        screen.bodies[plan.tool_scene[t]] = None
+        screen.bag = screen.text = None
         return StepResult(
-            f"click({name})", True, False, fb.collected(name), (self._plan.tool_collected[t],),
-            tools_gained=1,
+            plan.click_tool_action[t], True, False, plan.collected_feedback[t],
+            plan.collected_events[t], 0, 1,
         )
 
     def _offer(self, action: str, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
-        """Give a click / tool / text to item ``i``; fire the transition it completes."""
-        d = self.defn
-        item = d.items[i]
+        """Give a click / tool / text to item ``i``; fire the transition it completes.
+
+        ``arg`` is what the item's waits are indexed by: "" for a click, the tool's name, or the
+        input text normalized.
+        """
+        plan = self._plan
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
-            return StepResult(action, False, True, fb.not_interactable(item.name))
-        if tool >= 0 and item.name not in d.tools[tool].states[self.tool_state[tool]].apply_to:
+            return StepResult(action, False, True, plan.stuck_feedback[i])
+        if tool >= 0 and plan.item_names[i] not in plan.tool_apply_to[tool][self.tool_state[tool]]:
             return self._fail(action, kind, i)
         s = self.item_state[i]
-        match = self._match_wait(i, s, kind, arg)
-        if match is None:
+        # The first transition wait matching the offer, preferring one not yet satisfied. Clicks
+        # match any click wait, tools their own name; inputs compare without case or
+        # surrounding space (the original's case-sensitive comparison is a documented bug, and
+        # models cannot see the expected case).
+        matches = plan.wait_index[i][s].get((kind, arg))
+        if matches is None:
             return self._fail(action, kind, i)
-        ti, wi = match
-        key = (0, i, s, ti)
-        done = self.satisfied.get(key)
-        if done is None:
-            done = self.satisfied[key] = set()
+        satisfied = self.satisfied
+        for ti, wi in matches:
+            done = satisfied.get((0, i, s, ti))
+            if done is None:
+                done = satisfied[(0, i, s, ti)] = set()
+                break
+            if wi not in done:
+                break
+        else:
+            ti, wi = matches[0]
+            done = satisfied[(0, i, s, ti)]
         done.add(wi)
         events: list[Event] = []
         gained = 0
@@ -642,53 +810,26 @@ class EscapeGame:
             self.counted.add(counted_key)
             self.key_steps += 1
             gained = 1
-            events.append(self._plan.item_key_step[i])
+            events.append(plan.item_key_step[i])
         if tool >= 0:
-            self._mark_used(tool, item.name)
-        transition = item.states[s].transitions[ti]
-        if len(done) < len(transition.waits):
+            self._mark_used(tool, plan.item_names[i])
+        n_waits, fired_feedback, ends_game = plan.transition_end[i][s][ti]
+        if len(done) < n_waits:
             if tool >= 0:
                 self._release_if_spent(tool, events)
-            return StepResult(action, True, False, fb.partial(item.name), tuple(events), gained)
+            return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
         tools_before = self.tools_collected
-        self._fire(i, self._plan.fire_ops[i][s][ti], events)
+        self._fire(i, plan.fire_ops[i][s][ti], events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
         if tool >= 0:
             self._release_if_spent(tool, events)
-        ended = transition.ends_game
-        if ended:
+        if ends_game:
             self.ended = True
             events.append(_GAME_END_EVENT)
-        text = transition.reward if transition.reward else fb.changed(item.name)
         return StepResult(
-            action, True, False, text, tuple(events), gained,
-            self.tools_collected - tools_before, ended,
+            action, True, False, fired_feedback, tuple(events), gained,
+            self.tools_collected - tools_before, ends_game,
         )
-
-    def _match_wait(self, i: int, s: int, kind: str, arg: str) -> tuple[int, int] | None:
-        """First transition wait matching the offer, preferring one not yet satisfied.
-
-        Clicks match any click wait, tools their own name; inputs compare without case or
-        surrounding space (the original's case-sensitive comparison is a documented bug, and
-        models cannot see the expected case).
-        """
-        if kind == "input":
-            arg = self._plan.norm(arg)
-        elif kind == "click":
-            arg = ""
-        fallback = None
-        satisfied = self.satisfied
-        for ti, waits in enumerate(self._plan.waits[i][s]):
-            done = None
-            for wi, (wait_kind, wait_arg) in enumerate(waits):
-                if wait_kind == kind and (kind == "click" or wait_arg == arg):
-                    if done is None:
-                        done = satisfied.get((0, i, s, ti), ())
-                    if wi not in done:
-                        return ti, wi
-                    if fallback is None:
-                        fallback = (ti, wi)
-        return fallback
 
     def _fail(self, action: str, kind: str, i: int) -> StepResult:
         state = self.defn.items[i].states[self.item_state[i]]
@@ -709,10 +850,11 @@ class EscapeGame:
             return
         s = self.tool_state[t]
         used = self.used.get((t, s))
-        apply_to = self.defn.tools[t].states[s].apply_to
+        apply_to = self._plan.tool_apply_to[t][s]
         if (used.issuperset(apply_to) if used is not None else not apply_to):
             self.tool_where[t] = _GONE
             self.bag.remove(t)
+            self._screen.bag_changed()
             events.append(self._plan.tool_used[t])
 
     def _craft(self, a: int, b: int) -> StepResult:
@@ -741,6 +883,7 @@ class EscapeGame:
                     events.insert(0, self._plan.tool_key_step[dst])
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
+                    self._screen.bag_changed()
                 return StepResult(
                     action, True, False, fb.crafted(src_name, dst_name), tuple(events), gained,
                 )
@@ -748,32 +891,47 @@ class EscapeGame:
 
     # ------------------------------------------------------------------ triggers
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
-        """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``)."""
+        """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``).
+
+        Each change also drops the part of the cached screen that shows it.
+        """
+        screen, bodies = self._screen, self._screen.bodies
+        item_scene, tool_scene = self._plan.item_scene, self._plan.tool_scene
+        screen.text = None
         for op, target, value, event in ops:
             if op == _OP_ITEM_STATE:
                 self.item_state[target] = value
+                bodies[item_scene[target]] = None
                 events.append(event)
             elif op == _OP_ITEM_VISIBLE:
                 self.item_visible[target] = value
+                bodies[item_scene[target]] = None
                 events.append(event)
             elif op == _OP_ITEM_INTERACT:
                 self.item_interact[target] = value
+                bodies[item_scene[target]] = None
                 events.append(event)
             elif op == _OP_SCENE_VISIBLE:
                 if value and not self.scene_visible[target]:
                     events.append(event)
                 self.scene_visible[target] = value
+                screen.links_changed()
             elif op == _OP_BECOME_TOOL:
                 self.item_present[i] = False
+                bodies[item_scene[i]] = None
                 if target >= 0 and self.tool_where[target] == _IN_SCENE:
                     self.tool_where[target] = _IN_BAG
                     self.bag.append(target)
                     self.tools_collected += 1
+                    bodies[tool_scene[target]] = None
+                    screen.bag = None
                     events.append(event)
             elif op == _OP_TOOL_VISIBLE:
                 self.tool_visible[target] = value
+                bodies[tool_scene[target]] = None
             elif op == _OP_TOOL_STATE:
                 self.tool_state[target] = value
+                screen.bag = None  # a tool's state shows only in the bag
             elif op == _OP_ITEM_TOUCH:
                 events.append(event)
             elif op == _OP_MISSING_SCENE:

@@ -1,7 +1,9 @@
 """What the player sees: the scene text in the layout of the paper's appendix C.1.
 
-Rendering is on the hot path of every step, so the per-item lines are built once per
-definition (:class:`ObservationTexts`) and a render only joins the lines that are visible now.
+Rendering is on the hot path of every step. The per-item lines are built once per definition
+(:class:`ObservationTexts`), and each game keeps the three parts of its screen (the scene with
+its items and actions, the exits, the bag) in a :class:`ScreenCache` until the engine reports a
+change to what that part shows: a step usually changes one part, often none.
 """
 
 from __future__ import annotations
@@ -40,11 +42,21 @@ BAG_HEAD = (
     "craft a new one, or perform 'apply' to apply one tool in your bag to an item in the scene:\n"
 )
 EMPTY_BAG = "Your bag is empty."
+# The heads above without their last newline: each line brings its own.
+_SEEN = SEEN_HEAD[:-1]
+_ACTIONS = ACTIONS_HEAD[:-1]
+_LINKS = LINKS_HEAD[:-1]
+_BAG = BAG_HEAD[:-1]
+_POSSIBLE_ACTIONS = "\n\nPossible Actions:\n"
+_BAG_TITLE = "\n\nTools in Bag:\n"
 
 
 @dataclass(frozen=True)
 class ObservationTexts:
-    """Pre-rendered pieces of a definition's observations."""
+    """Pre-rendered pieces of a definition's observations.
+
+    Lines start with their newline, so a part is its head followed by the lines that show.
+    """
 
     scene_head: tuple[str, ...]  # per scene, with the blank line that follows it
     # per scene, in file order: (item, its line per state, its action line)
@@ -76,9 +88,9 @@ def _build_texts(defn: GameDefinition) -> ObservationTexts:
             tuple(
                 (
                     i,
-                    tuple(_seen_line(items[i].position, items[i].name, st.desc)
+                    tuple("\n" + _seen_line(items[i].position, items[i].name, st.desc)
                           for st in items[i].states),
-                    f"{ITEM_TAG} {items[i].name}",
+                    f"\n{ITEM_TAG} {items[i].name}",
                 )
                 for i in s.items
             )
@@ -88,8 +100,8 @@ def _build_texts(defn: GameDefinition) -> ObservationTexts:
             tuple(
                 (
                     t,
-                    _seen_line(tools[t].position, tools[t].name, tools[t].states[0].desc),
-                    f"{ITEM_TAG} {tools[t].name}",
+                    "\n" + _seen_line(tools[t].position, tools[t].name, tools[t].states[0].desc),
+                    f"\n{ITEM_TAG} {tools[t].name}",
                 )
                 for t in s.tools
             )
@@ -97,52 +109,117 @@ def _build_texts(defn: GameDefinition) -> ObservationTexts:
         ),
         link_targets=tuple(
             tuple(
-                (f"{SCENE_TAG} {ln.label}: It leads to {ln.target}", idx[ln.target])
+                (f"\n{SCENE_TAG} {ln.label}: It leads to {ln.target}", idx[ln.target])
                 for ln in s.links
                 if ln.target in idx
             )
             for s in defn.scenes
         ),
         tool_bag_lines=tuple(
-            tuple(f"{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in tools
+            tuple(f"\n{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in tools
         ),
     )
 
 
+class ScreenCache:
+    """One game's observation, kept in parts until the engine reports that one changed.
+
+    ``bodies[scene]`` is the scene's head, what is seen and what can be acted on; ``links
+    [scene]`` its exits; ``bag`` the bag; ``text`` the whole observation of ``text_scene``.
+    None means "render again". The engine calls the ``*_changed`` methods (or clears the
+    entries itself on its hot paths) whenever it changes what a part shows.
+    """
+
+    __slots__ = ("texts", "bodies", "links", "bag", "text", "text_scene")
+
+    def __init__(self, defn: GameDefinition) -> None:
+        self.texts = texts_for(defn)
+        self.bodies: list[str | None] = [None] * len(defn.scenes)
+        self.links: list[str | None] = [None] * len(defn.scenes)
+        self.bag: str | None = None
+        self.text: str | None = None
+        self.text_scene = -1
+
+    def forget(self) -> None:
+        """Everything may have changed (reset, restore, a state set from outside)."""
+        n = len(self.bodies)
+        self.bodies = [None] * n
+        self.links = [None] * n
+        self.bag = None
+        self.text = None
+
+    def scene_changed(self, scene: int) -> None:
+        """An item or a tool lying in ``scene`` changed."""
+        self.bodies[scene] = None
+        self.text = None
+
+    def links_changed(self) -> None:
+        """A scene's visibility changed: any scene's exits may show differently."""
+        self.links = [None] * len(self.links)
+        self.text = None
+
+    def bag_changed(self) -> None:
+        self.bag = None
+        self.text = None
+
+
 def render(game: EscapeGame) -> str:
     """The full observation text of the current state."""
-    tx = texts_for(game.defn)
+    cache: ScreenCache = game._screen
     sc = game.scene
+    text = cache.text
+    if text is not None and cache.text_scene == sc:
+        return text
+    body = cache.bodies[sc]
+    if body is None:
+        body = cache.bodies[sc] = _render_body(game, cache.texts, sc)
+    links = cache.links[sc]
+    if links is None:
+        links = cache.links[sc] = _render_links(game, cache.texts, sc)
+    bag = cache.bag
+    if bag is None:
+        bag = cache.bag = _render_bag(game, cache.texts)
+    cache.text_scene = sc
+    text = cache.text = body + links + bag
+    return text
+
+
+def _render_body(game: EscapeGame, tx: ObservationTexts, sc: int) -> str:
     # What is seen: visible items (their current state's line), then the tools lying here;
     # what can be acted on: the interactable ones among the items, then the same tools.
-    seen: list[str] = []
-    acts: list[str] = []
+    out = [tx.scene_head[sc], _SEEN]
+    acts = [_ACTIONS]
     visible, present, state, interact = (
         game.item_visible, game.item_present, game.item_state, game.item_interact
     )
     for i, lines, act in tx.scene_items[sc]:
         if visible[i] and present[i]:
-            seen.append(lines[state[i]])
+            out.append(lines[state[i]])
             if interact[i]:
                 acts.append(act)
     tool_visible, where = game.tool_visible, game.tool_where
     for t, line, act in tx.scene_tools[sc]:
         if tool_visible[t] and where[t] == TOOL_IN_SCENE:
-            seen.append(line)
+            out.append(line)
             acts.append(act)
+    if len(out) == 2:
+        out[1] = NOTHING_SEEN
+    out.append(_POSSIBLE_ACTIONS)
+    if len(acts) == 1:
+        out.append(NO_ACTIONS)
+    else:
+        out += acts
+    return "".join(out)
+
+
+def _render_links(game: EscapeGame, tx: ObservationTexts, sc: int) -> str:
     scene_visible = game.scene_visible
     links = [line for line, target in tx.link_targets[sc] if scene_visible[target]]
-    if game.bag:
-        tool_state, bag_lines = game.tool_state, tx.tool_bag_lines
-        bag = BAG_HEAD + "\n".join([bag_lines[t][tool_state[t]] for t in game.bag])
-    else:
-        bag = EMPTY_BAG
-    return "".join((
-        tx.scene_head[sc],
-        SEEN_HEAD + "\n".join(seen) if seen else NOTHING_SEEN,
-        "\n\nPossible Actions:\n",
-        ACTIONS_HEAD + "\n".join(acts) if acts else NO_ACTIONS,
-        LINKS_HEAD + "\n".join(links) if links else "",
-        "\n\nTools in Bag:\n",
-        bag,
-    ))
+    return _LINKS + "".join(links) if links else ""
+
+
+def _render_bag(game: EscapeGame, tx: ObservationTexts) -> str:
+    if not game.bag:
+        return _BAG_TITLE + EMPTY_BAG
+    tool_state, bag_lines = game.tool_state, tx.tool_bag_lines
+    return _BAG_TITLE + _BAG + "".join([bag_lines[t][tool_state[t]] for t in game.bag])

@@ -822,6 +822,7 @@ def _load(game: EscapeGame, saved: tuple[Any, ...]) -> None:
         setattr(game, f, v)
     for f, v in zip(_SET_FIELDS, sets, strict=True):
         setattr(game, f, set(v))
+    game.state_changed()  # the observation it caches is of the state replaced here
 
 
 def _reachable_scenes(game: EscapeGame) -> list[int]:
