@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import ipaddress
+import socket
 import sys
 from pathlib import Path
 
@@ -23,6 +26,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default ./{DEFAULT_DATA_DIR})")
     parser.add_argument("--games", action="append", default=[], metavar="PATH",
                         help="extra game files, folders or globs to offer (repeatable)")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is an address only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (None if it can), found by binding a
+    socket the way uvicorn will: a clear message instead of uvicorn's log line."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"--host {host} is not an address of this machine ({exc.strerror})"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return (f"port {port} on {host} is in use (another escapebench serve?); "
+                        "try another --port (0 picks a free one)")
+            return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -54,6 +87,14 @@ def main(args: argparse.Namespace) -> int:
     except GameFileError as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
         return 2
+    # Checked last: the folders and games above are the user's to fix first.
+    problem = listen_problem(args.host, args.port)
+    if problem is not None:
+        print(f"escapebench serve: {problem}", file=sys.stderr)
+        return 2
+    if not is_loopback(args.host):
+        print(f"escapebench serve: listening on {args.host}: anyone who can reach this machine "
+              "can read the reports and play (and write human results)", file=sys.stderr)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             access_log=False)
     server = uvicorn.Server(config)
