@@ -390,7 +390,7 @@ class EscapeGame:
         self.key_steps = 0
         self.tools_collected = 0
         self.ended = False
-        self._screen.forget()
+        self._screen.start()
 
     @property
     def progress(self) -> float:
@@ -763,9 +763,8 @@ class EscapeGame:
         self.bag.append(t)
         self.tools_collected += 1
         plan = self._plan
-        screen = self._screen
-        screen.bodies[plan.tool_scene[t]] = None
-        screen.bag = screen.text = None
+        self._screen.tool_changed(self, t, plan.tool_scene[t])
+        self._screen.bag_appended(self)
         return StepResult(
             plan.click_tool_action[t], True, False, plan.collected_feedback[t],
             plan.collected_events[t], 0, 1,
@@ -893,45 +892,45 @@ class EscapeGame:
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
         """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``).
 
-        Each change also drops the part of the cached screen that shows it.
+        Each change is also made on the game's screen (see ``ScreenCache``).
         """
-        screen, bodies = self._screen, self._screen.bodies
+        screen = self._screen
         item_scene, tool_scene = self._plan.item_scene, self._plan.tool_scene
-        screen.text = None
         for op, target, value, event in ops:
             if op == _OP_ITEM_STATE:
                 self.item_state[target] = value
-                bodies[item_scene[target]] = None
+                screen.item_changed(self, target, item_scene[target])
                 events.append(event)
             elif op == _OP_ITEM_VISIBLE:
                 self.item_visible[target] = value
-                bodies[item_scene[target]] = None
+                screen.item_changed(self, target, item_scene[target])
                 events.append(event)
             elif op == _OP_ITEM_INTERACT:
                 self.item_interact[target] = value
-                bodies[item_scene[target]] = None
+                screen.item_changed(self, target, item_scene[target])
                 events.append(event)
             elif op == _OP_SCENE_VISIBLE:
                 if value and not self.scene_visible[target]:
                     events.append(event)
-                self.scene_visible[target] = value
-                screen.links_changed()
+                if self.scene_visible[target] != value:
+                    self.scene_visible[target] = value
+                    screen.scene_visibility_changed(target)
             elif op == _OP_BECOME_TOOL:
                 self.item_present[i] = False
-                bodies[item_scene[i]] = None
+                screen.item_changed(self, i, item_scene[i])
                 if target >= 0 and self.tool_where[target] == _IN_SCENE:
                     self.tool_where[target] = _IN_BAG
                     self.bag.append(target)
                     self.tools_collected += 1
-                    bodies[tool_scene[target]] = None
-                    screen.bag = None
+                    screen.tool_changed(self, target, tool_scene[target])
+                    screen.bag_appended(self)
                     events.append(event)
             elif op == _OP_TOOL_VISIBLE:
                 self.tool_visible[target] = value
-                bodies[tool_scene[target]] = None
+                screen.tool_changed(self, target, tool_scene[target])
             elif op == _OP_TOOL_STATE:
                 self.tool_state[target] = value
-                screen.bag = None  # a tool's state shows only in the bag
+                screen.bag_changed()  # a tool's state shows only in the bag
             elif op == _OP_ITEM_TOUCH:
                 events.append(event)
             elif op == _OP_MISSING_SCENE:

@@ -1,13 +1,15 @@
 """What the player sees: the scene text in the layout of the paper's appendix C.1.
 
-Rendering is on the hot path of every step. The per-item lines are built once per definition
-(:class:`ObservationTexts`), and each game keeps the three parts of its screen (the scene with
-its items and actions, the exits, the bag) in a :class:`ScreenCache` until the engine reports a
-change to what that part shows: a step usually changes one part, often none.
+Rendering is on the hot path of every step. Every line is built once per definition
+(:class:`ObservationTexts`), and each game keeps its screen in a :class:`ScreenCache`: per
+scene, one slot per item and tool holding the line it shows now ("" when it shows none),
+updated by the engine when it changes that thing; the exits and the bag as finished texts. A
+render is then a few joins, and a step that changes nothing costs nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -56,16 +58,25 @@ class ObservationTexts:
     """Pre-rendered pieces of a definition's observations.
 
     Lines start with their newline, so a part is its head followed by the lines that show.
+    Within a scene, slot ``k`` of the seen and action lists belongs to the scene's ``k``-th
+    item, then come its tools, in file order.
     """
 
     scene_head: tuple[str, ...]  # per scene, with the blank line that follows it
-    # per scene, in file order: (item, its line per state, its action line)
-    scene_items: tuple[tuple[tuple[int, tuple[str, ...], str], ...], ...]
-    # per scene, in file order: (tool, its line as it lies in the scene, its action line)
-    scene_tools: tuple[tuple[tuple[int, str, str], ...], ...]
+    item_lines: tuple[tuple[str, ...], ...]  # per item, per state: what is seen
+    item_action: tuple[str, ...]  # per item: its line among the possible actions
+    tool_line: tuple[str, ...]  # per tool: what is seen while it lies in its scene
+    tool_action: tuple[str, ...]
+    item_slot: tuple[int, ...]  # per item: its slot in its scene
+    tool_slot: tuple[int, ...]
     # per scene: (line, target scene index) of the links whose target exists, in file order
     link_targets: tuple[tuple[tuple[str, int], ...], ...]
+    linked_from: tuple[tuple[int, ...], ...]  # per scene: the scenes with an exit to it
     tool_bag_lines: tuple[tuple[str, ...], ...]  # per tool, per state
+    # the screen of the initial state: per scene, the slots and the exits
+    initial_seen: tuple[tuple[str, ...], ...]
+    initial_actions: tuple[tuple[str, ...], ...]
+    initial_links: tuple[str, ...]
 
 
 def texts_for(defn: GameDefinition) -> ObservationTexts:
@@ -78,89 +89,182 @@ def texts_for(defn: GameDefinition) -> ObservationTexts:
 
 def _build_texts(defn: GameDefinition) -> ObservationTexts:
     idx = defn.scene_index
-    items, tools = defn.items, defn.tools
+    items, tools, scenes = defn.items, defn.tools, defn.scenes
+    item_lines = tuple(
+        tuple("\n" + _seen_line(it.position, it.name, st.desc) for st in it.states)
+        for it in items
+    )
+    item_action = tuple(f"\n{ITEM_TAG} {it.name}" for it in items)
+    tool_line = tuple("\n" + _seen_line(t.position, t.name, t.states[0].desc) for t in tools)
+    tool_action = tuple(f"\n{ITEM_TAG} {t.name}" for t in tools)
+    item_slot = [0] * len(items)
+    tool_slot = [0] * len(tools)
+    for s in scenes:
+        for k, i in enumerate(s.items):
+            item_slot[i] = k
+        for k, t in enumerate(s.tools):
+            tool_slot[t] = len(s.items) + k
+    link_targets = tuple(
+        tuple(
+            (f"\n{SCENE_TAG} {ln.label}: It leads to {ln.target}", idx[ln.target])
+            for ln in s.links
+            if ln.target in idx
+        )
+        for s in scenes
+    )
+    linked_from: list[list[int]] = [[] for _ in scenes]
+    for sc, links in enumerate(link_targets):
+        for _, target in links:
+            if sc not in linked_from[target]:
+                linked_from[target].append(sc)
     return ObservationTexts(
         scene_head=tuple(
             f"Scene Description:\nYou are in the scene '{s.name}'. {s.desc}".rstrip() + "\n\n"
-            for s in defn.scenes
+            for s in scenes
         ),
-        scene_items=tuple(
-            tuple(
-                (
-                    i,
-                    tuple("\n" + _seen_line(items[i].position, items[i].name, st.desc)
-                          for st in items[i].states),
-                    f"\n{ITEM_TAG} {items[i].name}",
-                )
-                for i in s.items
-            )
-            for s in defn.scenes
-        ),
-        scene_tools=tuple(
-            tuple(
-                (
-                    t,
-                    "\n" + _seen_line(tools[t].position, tools[t].name, tools[t].states[0].desc),
-                    f"\n{ITEM_TAG} {tools[t].name}",
-                )
-                for t in s.tools
-            )
-            for s in defn.scenes
-        ),
-        link_targets=tuple(
-            tuple(
-                (f"\n{SCENE_TAG} {ln.label}: It leads to {ln.target}", idx[ln.target])
-                for ln in s.links
-                if ln.target in idx
-            )
-            for s in defn.scenes
-        ),
+        item_lines=item_lines,
+        item_action=item_action,
+        tool_line=tool_line,
+        tool_action=tool_action,
+        item_slot=tuple(item_slot),
+        tool_slot=tuple(tool_slot),
+        link_targets=link_targets,
+        linked_from=tuple(tuple(x) for x in linked_from),
         tool_bag_lines=tuple(
             tuple(f"\n{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in tools
+        ),
+        # Initially every item is present in state 0 and every tool lies in its scene.
+        initial_seen=tuple(
+            tuple(item_lines[i][0] if items[i].visible else "" for i in s.items)
+            + tuple(tool_line[t] if tools[t].visible else "" for t in s.tools)
+            for s in scenes
+        ),
+        initial_actions=tuple(
+            tuple(item_action[i] if items[i].visible and items[i].interactable else ""
+                  for i in s.items)
+            + tuple(tool_action[t] if tools[t].visible else "" for t in s.tools)
+            for s in scenes
+        ),
+        initial_links=tuple(
+            _links_text(line for line, target in links if scenes[target].visible)
+            for links in link_targets
         ),
     )
 
 
-class ScreenCache:
-    """One game's observation, kept in parts until the engine reports that one changed.
+def _links_text(lines: Iterable[str]) -> str:
+    text = "".join(lines)
+    return _LINKS + text if text else ""
 
-    ``bodies[scene]`` is the scene's head, what is seen and what can be acted on; ``links
-    [scene]`` its exits; ``bag`` the bag; ``text`` the whole observation of ``text_scene``.
-    None means "render again". The engine calls the ``*_changed`` methods (or clears the
-    entries itself on its hot paths) whenever it changes what a part shows.
+
+def _bag_text(game: EscapeGame, bag_lines: tuple[tuple[str, ...], ...]) -> str:
+    if not game.bag:
+        return _BAG_TITLE + EMPTY_BAG
+    tool_state = game.tool_state
+    return _BAG_TITLE + _BAG + "".join([bag_lines[t][tool_state[t]] for t in game.bag])
+
+
+class ScreenCache:
+    """One game's screen, kept up to date by the engine as it changes the state.
+
+    ``seen[scene]`` and ``actions[scene]`` hold one slot per item and tool of the scene (see
+    :class:`ObservationTexts`); ``links[scene]`` the exits text; ``bag`` the bag text; ``text``
+    the whole observation of ``text_scene``. None means "build again from the state".
     """
 
-    __slots__ = ("texts", "bodies", "links", "bag", "text", "text_scene")
+    __slots__ = ("texts", "seen", "actions", "links", "bag", "text", "text_scene")
 
     def __init__(self, defn: GameDefinition) -> None:
         self.texts = texts_for(defn)
-        self.bodies: list[str | None] = [None] * len(defn.scenes)
-        self.links: list[str | None] = [None] * len(defn.scenes)
-        self.bag: str | None = None
+        self.start()
+
+    def start(self) -> None:
+        """The screen of the initial state (after ``reset``)."""
+        tx = self.texts
+        self.seen: list[list[str] | None] = [list(x) for x in tx.initial_seen]
+        self.actions: list[list[str] | None] = [list(x) for x in tx.initial_actions]
+        self.links: list[str | None] = list(tx.initial_links)
+        self.bag: str | None = _BAG_TITLE + EMPTY_BAG
         self.text: str | None = None
         self.text_scene = -1
 
     def forget(self) -> None:
-        """Everything may have changed (reset, restore, a state set from outside)."""
-        n = len(self.bodies)
-        self.bodies = [None] * n
+        """Everything may have changed (restore, a state set from outside)."""
+        n = len(self.seen)
+        self.seen = [None] * n
+        self.actions = [None] * n
         self.links = [None] * n
         self.bag = None
         self.text = None
 
-    def scene_changed(self, scene: int) -> None:
-        """An item or a tool lying in ``scene`` changed."""
-        self.bodies[scene] = None
+    def item_changed(self, game: EscapeGame, i: int, scene: int) -> None:
+        """Item ``i`` of ``scene`` changed its visibility, state or interactability."""
+        self.text = None
+        seen, actions = self.seen[scene], self.actions[scene]
+        if seen is None or actions is None:
+            return  # the scene is built afresh when next shown
+        tx = self.texts
+        k = tx.item_slot[i]
+        if game.item_visible[i] and game.item_present[i]:
+            seen[k] = tx.item_lines[i][game.item_state[i]]
+            actions[k] = tx.item_action[i] if game.item_interact[i] else ""
+        else:
+            seen[k] = actions[k] = ""
+
+    def tool_changed(self, game: EscapeGame, t: int, scene: int) -> None:
+        """Tool ``t`` of ``scene`` was revealed, hidden or taken from the scene."""
+        self.text = None
+        seen, actions = self.seen[scene], self.actions[scene]
+        if seen is None or actions is None:
+            return
+        tx = self.texts
+        k = tx.tool_slot[t]
+        if game.tool_visible[t] and game.tool_where[t] == TOOL_IN_SCENE:
+            seen[k], actions[k] = tx.tool_line[t], tx.tool_action[t]
+        else:
+            seen[k] = actions[k] = ""
+
+    def scene_visibility_changed(self, scene: int) -> None:
+        """``scene`` was revealed or hidden: the exits leading to it show differently."""
+        links = self.links
+        for sc in self.texts.linked_from[scene]:
+            links[sc] = None
         self.text = None
 
-    def links_changed(self) -> None:
-        """A scene's visibility changed: any scene's exits may show differently."""
-        self.links = [None] * len(self.links)
+    def bag_appended(self, game: EscapeGame) -> None:
+        """A tool was put at the end of the bag."""
+        bag = self.bag
+        if bag is not None and len(game.bag) > 1:
+            t = game.bag[-1]
+            self.bag = bag + self.texts.tool_bag_lines[t][game.tool_state[t]]
+        else:
+            self.bag = None
         self.text = None
 
     def bag_changed(self) -> None:
+        """A tool left the bag or changed its state."""
         self.bag = None
         self.text = None
+
+    def fill_scene(self, game: EscapeGame, scene: int) -> tuple[list[str], list[str]]:
+        """Build the slots of ``scene`` from the state."""
+        tx = self.texts
+        d = game.defn
+        iv, ip, ist, ii = game.item_visible, game.item_present, game.item_state, game.item_interact
+        tv, tw = game.tool_visible, game.tool_where
+        seen: list[str] = []
+        actions: list[str] = []
+        for i in d.scenes[scene].items:
+            shown = iv[i] and ip[i]
+            seen.append(tx.item_lines[i][ist[i]] if shown else "")
+            actions.append(tx.item_action[i] if shown and ii[i] else "")
+        for t in d.scenes[scene].tools:
+            shown = tv[t] and tw[t] == TOOL_IN_SCENE
+            seen.append(tx.tool_line[t] if shown else "")
+            actions.append(tx.tool_action[t] if shown else "")
+        self.seen[scene] = seen
+        self.actions[scene] = actions
+        return seen, actions
 
 
 def render(game: EscapeGame) -> str:
@@ -170,56 +274,32 @@ def render(game: EscapeGame) -> str:
     text = cache.text
     if text is not None and cache.text_scene == sc:
         return text
-    body = cache.bodies[sc]
-    if body is None:
-        body = cache.bodies[sc] = _render_body(game, cache.texts, sc)
-    links = cache.links[sc]
-    if links is None:
-        links = cache.links[sc] = _render_links(game, cache.texts, sc)
-    bag = cache.bag
-    if bag is None:
-        bag = cache.bag = _render_bag(game, cache.texts)
-    cache.text_scene = sc
-    text = cache.text = body + links + bag
-    return text
-
-
-def _render_body(game: EscapeGame, tx: ObservationTexts, sc: int) -> str:
+    tx = cache.texts
+    seen, actions = cache.seen[sc], cache.actions[sc]
+    if seen is None or actions is None:
+        seen, actions = cache.fill_scene(game, sc)
     # What is seen: visible items (their current state's line), then the tools lying here;
     # what can be acted on: the interactable ones among the items, then the same tools.
-    out = [tx.scene_head[sc], _SEEN]
-    acts = [_ACTIONS]
-    visible, present, state, interact = (
-        game.item_visible, game.item_present, game.item_state, game.item_interact
-    )
-    for i, lines, act in tx.scene_items[sc]:
-        if visible[i] and present[i]:
-            out.append(lines[state[i]])
-            if interact[i]:
-                acts.append(act)
-    tool_visible, where = game.tool_visible, game.tool_where
-    for t, line, act in tx.scene_tools[sc]:
-        if tool_visible[t] and where[t] == TOOL_IN_SCENE:
-            out.append(line)
-            acts.append(act)
-    if len(out) == 2:
-        out[1] = NOTHING_SEEN
-    out.append(_POSSIBLE_ACTIONS)
-    if len(acts) == 1:
-        out.append(NO_ACTIONS)
-    else:
-        out += acts
-    return "".join(out)
-
-
-def _render_links(game: EscapeGame, tx: ObservationTexts, sc: int) -> str:
-    scene_visible = game.scene_visible
-    links = [line for line, target in tx.link_targets[sc] if scene_visible[target]]
-    return _LINKS + "".join(links) if links else ""
-
-
-def _render_bag(game: EscapeGame, tx: ObservationTexts) -> str:
-    if not game.bag:
-        return _BAG_TITLE + EMPTY_BAG
-    tool_state, bag_lines = game.tool_state, tx.tool_bag_lines
-    return _BAG_TITLE + _BAG + "".join([bag_lines[t][tool_state[t]] for t in game.bag])
+    seen_text = "".join(seen)
+    actions_text = "".join(actions)
+    links = cache.links[sc]
+    if links is None:
+        sv = game.scene_visible
+        links = cache.links[sc] = _links_text(
+            line for line, target in tx.link_targets[sc] if sv[target]
+        )
+    bag = cache.bag
+    if bag is None:
+        bag = cache.bag = _bag_text(game, tx.tool_bag_lines)
+    cache.text_scene = sc
+    text = cache.text = "".join((
+        tx.scene_head[sc],
+        _SEEN if seen_text else NOTHING_SEEN,
+        seen_text,
+        _POSSIBLE_ACTIONS,
+        _ACTIONS if actions_text else NO_ACTIONS,
+        actions_text,
+        links,
+        bag,
+    ))
+    return text
