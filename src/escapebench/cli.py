@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # verb -> (module, one-line help)
@@ -29,7 +30,11 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """Build the parser; only ``verb``'s module is imported to add its options."""
     from escapebench import __version__
 
-    parser = argparse.ArgumentParser(prog="escapebench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="escapebench",
+        description="Benchmark language-model agents on room-escape games (EscapeBench). "
+        "Without a verb, 'escapebench' is 'escapebench run': the explorer on every built-in game.",
+    )
     parser.add_argument("--version", action="version", version=f"escapebench {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
     for name, (module_name, help_text) in VERBS.items():
@@ -58,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`escapebench check --json | head`): stop quietly, as Unix tools
+        # do. Point stdout at /dev/null so the final flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by the broken pipe
 
 
 if __name__ == "__main__":
