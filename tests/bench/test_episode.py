@@ -10,11 +10,13 @@ import pytest
 from escapebench.bench.episode import (
     EpisodeLogError,
     EpisodeSpec,
+    StepProgress,
     play_episode,
     read_step_log,
 )
 from escapebench.bench.hints import HintOptions
 from escapebench.bench.metrics import ACCOUNTING_COLUMNS, EpisodeResult
+from escapebench.bench.records import read_checkpoints
 from escapebench.engine.model import GameDefinition
 from escapebench.llm.scripted import ScriptedChatModel
 from tests.bench.answers import pick_answer
@@ -69,8 +71,8 @@ async def test_a_malformed_answer_is_feedback_not_a_crash(mini: GameDefinition, 
     assert "Could not read an action" in records[0]["feedback"]
     assert records[2]["action"] == "move(study)" and records[2]["scene"] == "hall"
     assert records[0]["raw_answer"] == "I have no idea."
-    # The agent saw the feedback of its malformed answers in its memory.
-    assert "Could not read an action" in records[1]["agent_state"]["memory"][0]
+    # The agent saw the feedback of its malformed answer in its memory (the next prompt).
+    assert "Could not read an action" in scripted.history[1][-1]["content"]
     assert not result.escaped and result.ended_by == "max_steps" and result.total_steps == 3
     assert result.error_actions == 2
 
@@ -83,26 +85,126 @@ async def test_max_steps_ends_the_episode_unescaped(mini: GameDefinition, tmp_pa
     assert result.early_exit_progress == 0.0
 
 
+class Killed(Exception):
+    """Stands for kill -9 between two steps: raised by the progress callback."""
+
+
+def kill_after(steps: int):
+    def on_step(progress: StepProgress) -> None:
+        if progress.step >= steps and not progress.done:
+            raise Killed
+
+    return on_step
+
+
+async def play_until_killed(defn: GameDefinition, folder: Path, steps: int) -> None:
+    with pytest.raises(Killed):
+        await play_episode(spec(defn), EchoAgent(model=model()), folder,
+                           on_step=kill_after(steps))
+    assert not (folder / "result.json").exists()
+
+
+def tear(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def drop_last_lines(path: Path, count: int = 1, torn: bool = False) -> None:
+    lines = path.read_bytes().splitlines(keepends=True)
+    rest = lines[-1][: len(lines[-1]) // 2] if torn else b""
+    path.write_bytes(b"".join(lines[:-count]) + rest)
+
+
 @pytest.mark.parametrize("cut", [1, 7, 11, 12, 23])
-@pytest.mark.parametrize("torn", [False, True])
-async def test_resuming_a_cut_log_gives_the_uninterrupted_result(
-    mini: GameDefinition, tmp_path: Path, cut: int, torn: bool
+@pytest.mark.parametrize(
+    "kill_point",
+    ["between steps", "before the append", "mid append", "mid checkpoint", "power cut"],
+)
+async def test_resuming_a_killed_episode_gives_the_uninterrupted_result(
+    mini: GameDefinition, tmp_path: Path, cut: int, kill_point: str
 ):
     whole = tmp_path / "whole"
     expected = await play_episode(spec(mini), EchoAgent(model=model()), whole)
     assert expected.total_steps > 23
-    # A run killed after `cut` steps, possibly in the middle of writing the next record.
     part = tmp_path / "part"
-    part.mkdir()
-    lines = (whole / "steps.jsonl").read_bytes().splitlines(keepends=True)
-    data = b"".join(lines[:cut])
-    if torn:
-        data += lines[cut][: len(lines[cut]) // 2]
-    (part / "steps.jsonl").write_bytes(data)
+    await play_until_killed(mini, part, cut)
+    log, newest = part / "steps.jsonl", part / f"checkpoint.{(cut - 1) % 2}.json"
+    if kill_point == "before the append":  # the checkpoint is written, the record is not
+        drop_last_lines(log)
+    elif kill_point == "mid append":
+        drop_last_lines(log, torn=True)
+    elif kill_point == "mid checkpoint":  # the step never finished: it is played again
+        drop_last_lines(log)
+        tear(newest)
+    elif kill_point == "power cut":
+        # The log's last two lines were not synced yet (a line is synced at the next step,
+        # at the same time as that step's checkpoint); both checkpoints were.
+        drop_last_lines(log, min(2, cut))
     fresh = EchoAgent(model=model())
     resumed = await play_episode(spec(mini), fresh, part)
     assert comparable(resumed) == comparable(expected)
-    assert steps_of(part) == steps_of(whole)  # no step lost or repeated
+    assert steps_of(part) == steps_of(whole)  # no step lost or repeated, same agent memory
+    # Only the steps not finished before the kill ask the model again.
+    start = cut - 1 if kill_point == "mid checkpoint" else cut
+    assert fresh.model.calls == sum(len(r["calls"]) for r in steps_of(whole)[start:])
+
+
+async def test_the_log_grows_with_steps_not_with_the_agents_memory(
+    mini: GameDefinition, tmp_path: Path
+):
+    small, large = tmp_path / "small", tmp_path / "large"
+    stuck = ["click(door)"]
+    await play_episode(spec(mini, max_steps=60),
+                       EchoAgent(model=ScriptedChatModel(stuck, cycle=True), memory=1), small)
+    await play_episode(spec(mini, max_steps=60),
+                       EchoAgent(model=ScriptedChatModel(stuck, cycle=True), memory=60), large)
+    small_log, large_log = steps_of(small), steps_of(large)
+    assert len(small_log) == len(large_log) == 60
+    assert all("agent_state" not in r for r in large_log)
+    # The memory of 60 steps is nowhere in the log; only its hash changes from step to step
+    # (the sizes differ only by timings and the memory size the agent reports per step).
+    small_size = (small / "steps.jsonl").stat().st_size
+    assert abs((large / "steps.jsonl").stat().st_size - small_size) < 0.01 * small_size
+    assert len({r["agent_state_hash"] for r in large_log}) > len(
+        {r["agent_state_hash"] for r in small_log}
+    )
+    # A finished episode keeps no resume data.
+    assert sorted(p.name for p in large.iterdir()) == ["result.json", "steps.jsonl"]
+
+
+async def test_a_log_without_checkpoints_from_an_earlier_version_resumes(
+    mini: GameDefinition, tmp_path: Path
+):
+    whole = tmp_path / "whole"
+    expected = await play_episode(spec(mini), EchoAgent(model=model()), whole)
+    part = tmp_path / "part"
+    await play_until_killed(mini, part, 12)
+    # Earlier versions kept the agent and hint state in every record and had no checkpoints.
+    (checkpoint,) = [c for c in read_checkpoints(part, "ep") if c.step == 11]
+    records = read_step_log(part / "steps.jsonl")
+    for r in records:
+        r.pop("agent_state_hash")
+    records[-1].update(agent_state=checkpoint.agent_state, hint_state=checkpoint.hint_state)
+    (part / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for name in ("checkpoint.0.json", "checkpoint.1.json"):
+        (part / name).unlink()
+    resumed = await play_episode(spec(mini), EchoAgent(model=model()), part)
+    assert comparable(resumed) == comparable(expected)
+
+
+async def test_a_log_whose_checkpoints_are_lost_is_refused(mini: GameDefinition, tmp_path):
+    await play_until_killed(mini, tmp_path, 5)
+    for name in ("checkpoint.0.json", "checkpoint.1.json"):
+        tear(tmp_path / name)
+    with pytest.raises(EpisodeLogError, match="no checkpoint of step 4"):
+        await play_episode(spec(mini), EchoAgent(model=model()), tmp_path)
+
+
+async def test_a_checkpoint_of_another_episode_is_refused(mini: GameDefinition, tmp_path):
+    await play_until_killed(mini, tmp_path, 5)
+    other = EpisodeSpec("other", mini, "echo", "scripted", hints=HINTS)
+    with pytest.raises(EpisodeLogError, match="a checkpoint of episode 'ep', not 'other'"):
+        await play_episode(other, EchoAgent(model=model()), tmp_path)
 
 
 async def test_a_finished_episode_is_not_played_again(mini: GameDefinition, tmp_path):
@@ -113,8 +215,7 @@ async def test_a_finished_episode_is_not_played_again(mini: GameDefinition, tmp_
 
 
 async def test_a_log_of_another_game_is_refused(mini: GameDefinition, tmp_path):
-    await play_episode(spec(mini, max_steps=30), EchoAgent(model=model()), tmp_path)
-    (tmp_path / "result.json").unlink()
+    await play_until_killed(mini, tmp_path, 30)
     records = read_step_log(tmp_path / "steps.jsonl")
     first_success = next(r for r in records if r["progressed"])
     first_success["key_steps"] += 5  # the log no longer matches what the game does

@@ -130,6 +130,32 @@ def test_progress_resets_the_patience_counter(mini: GameDefinition) -> None:
     assert log[91]["hint"] == 1  # the drawer is done: the first hint is the knife
 
 
+def test_a_requested_hint_starts_at_once_and_counts_once(mini: GameDefinition) -> None:
+    game = EscapeGame(mini)
+    policy = HintPolicy(mini, HintOptions(patience=50, help_steps=2))
+    assert policy.before_step(game) is None  # no patience has run out
+    hint = policy.request(game)
+    assert hint is not None and (hint.index, hint.action) == (0, "click(drawer)")
+    assert game.scene_name == "study" == hint.scene  # put where the action is taken
+    assert policy.request(game) == hint and policy.hints_started == 1  # asked again: same
+    for _ in range(2):  # the help period passes without the player doing it
+        policy.after_step(game, game.step("click(note)"))
+        assert policy.before_step(game) == policy.hint
+    assert policy.forced_action() == "click(drawer)"
+    outcome = policy.after_step(game, game.step("click(drawer)"))
+    assert outcome.completed == 0 and policy.hint is None and policy.no_progress == 0
+    assert policy.request(game).index == 1 and policy.hints_started == 2
+
+
+def test_requesting_a_hint_when_the_chain_is_done_gives_none(mini: GameDefinition) -> None:
+    game = EscapeGame(mini)
+    policy = HintPolicy(mini)
+    for effect in policy.effects:
+        game.teleport(effect.scene)
+        policy.after_step(game, game.step(effect.action))
+    assert game.ended and policy.request(game) is None and policy.hints_started == 0
+
+
 def test_snapshot_and_restore_continue_exactly(mini: GameDefinition) -> None:
     full = play(mini, stuck)
     # Play 55 steps (in the middle of the first help period), then continue in a new policy

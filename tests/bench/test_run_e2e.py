@@ -63,13 +63,14 @@ def result_rows(out: Path) -> list[dict[str, str]]:
 
 
 def played(out: Path) -> dict[str, list[tuple]]:
-    """Per episode, what happened at every step (no timings)."""
+    """Per episode, what happened at every step (no timings), with the hash of the agent's
+    memory after it (the memory itself is in the checkpoint, not in the log)."""
     out_map = {}
     for log in sorted((out / "episodes").glob("*/steps.jsonl")):
         rows = [json.loads(line) for line in log.read_text().splitlines()]
         out_map[log.parent.name] = [
             (r["step"], r["scene"], r["action"], r["raw_answer"], r["feedback"], r["hint"],
-             r["key_steps"], r["tools_collected"], r["agent_state"]) for r in rows
+             r["key_steps"], r["tools_collected"], r["agent_state_hash"]) for r in rows
         ]
     return out_map
 

@@ -44,10 +44,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from escapebench.agents.base import Decision
 from escapebench.agents.screen import Screen, read_screen
-from escapebench.bench.episode import DEFAULT_MAX_STEPS, RESULT_FILE, STEPS_FILE, position_text
+from escapebench.bench.episode import DEFAULT_MAX_STEPS, position_text
 from escapebench.bench.hints import HintOptions, HintPolicy, ReferenceEffect
 from escapebench.bench.metrics import EpisodeMetrics, EpisodeResult, write_result_json
+from escapebench.bench.records import (
+    EPISODES_DIR,
+    RESULT_FILE,
+    STEPS_FILE,
+    step_record,
+    write_step_log,
+)
 from escapebench.engine.actions import ARITY, Call, clean_input_text, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
@@ -346,9 +354,7 @@ class PlaySession:
         Returns :meth:`hint_info`, or None when the reference chain has nothing left.
         """
         if self._hint is None and not self.ended:
-            # Asking for help is giving up waiting: exactly what the patience rule does.
-            self.policy.no_progress = max(self.policy.no_progress, self.policy.options.patience)
-            self._hint = self.policy.before_step(self.game)
+            self._hint = self.policy.request(self.game)
         return self.hint_info()
 
     def _play(self, action: str, command: str, *, forced: bool) -> Turn:
@@ -363,44 +369,24 @@ class PlaySession:
         feedback = result.feedback
         if forced:
             feedback = f"{FORCED_FEEDBACK_PREFIX}: {result.action}. {feedback}"
-        record = {
-            "step": self.step,
-            "position": position,
-            "scene": scene,
-            "observation": observation,
-            "action": result.action,
-            "raw_answer": command,
-            "reasoning": "",
-            "feedback": result.feedback,
-            "success": result.success,
-            "error": result.error,
-            "events": [{"kind": e.kind, "name": e.name} for e in result.events],
-            "key_steps": game.key_steps,
-            "tools_collected": game.tools_collected,
-            "progress": game.progress,
-            "progressed": result.progressed,
-            "game_end": result.game_end,
-            "hint": None
-            if hint is None
-            else {
-                "action": hint.action,
-                "scene": hint.scene,
-                "index": hint.index,
-                "steps_in_help": hint.steps_in_help,
-                "forced": forced,
-            },
-            "hint_done": "completed"
-            if outcome.completed is not None
-            else "skipped"
-            if outcome.skipped is not None
-            else None,
-            "mode": "help" if hint is not None else "free explore",
-            "calls": [],
-            "agent": {"player": self.player},
-            "agent_state": {},
-            "hint_state": policy.snapshot(),
-            "wall_s": round(wall, 3),
-        }
+        # What the person did, in the terms of an agent's decision (no model, no reasoning).
+        decision = Decision(
+            action, raw_answer=command, mode="help" if hint is not None else "free explore"
+        )
+        record = step_record(
+            step=self.step,
+            position=position,
+            scene=scene,
+            observation=observation,
+            decision=decision,
+            result=result,
+            game=game,
+            hint=hint,
+            forced=forced,
+            outcome=outcome,
+            details={"player": self.player},
+            wall_s=round(wall, 3),
+        )
         self.records.append(record)
         self.metrics.add(record)
         self.last_feedback = feedback
@@ -560,7 +546,6 @@ class PlaySession:
         each other. Raises :class:`PlayError` if ``out`` holds results of other settings.
         """
         from escapebench.bench.runner import (
-            EPISODES_DIR,
             collect_results,
             episode_id,
             read_run_json,
@@ -583,9 +568,7 @@ class PlaySession:
                     break
                 except FileExistsError:
                     repeat += 1
-            with open(folder / STEPS_FILE, "w", encoding="utf-8") as f:
-                for record in self.records:
-                    f.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            write_step_log(folder / STEPS_FILE, self.records)
             write_result_json(folder / RESULT_FILE, self.result(eid, repeat))
             self._write_run_json(plan, existing)
             write_tables(out_dir, collect_results(out_dir))
@@ -612,10 +595,7 @@ class PlaySession:
 
     def _plan(self, out_dir: Path) -> Any:
         """A one-game run plan describing human play, for ``run.json``."""
-        from escapebench import __version__
-        from escapebench.bench.metrics import RESULT_VERSION
-        from escapebench.bench.runner import FINGERPRINT_KEYS, RunPlan, RunSettings, _game_record
-        from escapebench.engine.observation import OBSERVATION_VERSION
+        from escapebench.bench.runner import RunPlan, RunSettings, game_record, run_fingerprint
 
         options = self.policy.options
         settings = RunSettings(
@@ -628,24 +608,18 @@ class PlaySession:
             help_steps=options.help_steps,
             command_line=list(sys.argv),
         )
-        # The same keys the runner compares when folders are combined (runner.plan_run).
-        fingerprint = {
-            "escapebench_version": str(__version__),
-            "prompt_version": "",  # people read the observation, not a prompt
-            "observation_version": OBSERVATION_VERSION,
-            "result_version": RESULT_VERSION,
-            "agent": HUMAN_AGENT,
-            "agent_settings": {"agent": HUMAN_AGENT},
-            "model": HUMAN_MODEL,
-            "sampling": {"temperature": None, "max_tokens": None, "seed": None},
-            "hints": {"patience": options.patience, "help_steps": options.help_steps},
-            "max_steps": self.max_steps,
-        }
-        assert tuple(fingerprint) == FINGERPRINT_KEYS
+        # People read the observation, not a prompt, and no model samples anything.
+        fingerprint = run_fingerprint(
+            agent=HUMAN_AGENT,
+            agent_settings={"agent": HUMAN_AGENT},
+            model=HUMAN_MODEL,
+            hints=options,
+            max_steps=self.max_steps,
+        )
         return RunPlan(
             settings, out_dir, [], {self.defn.setting: self.defn},
             {self.defn.setting: self.policy.effects}, HUMAN_MODEL, fingerprint,
-            [_game_record(self.defn)],
+            [game_record(self.defn)],
         )
 
     def _write_run_json(self, plan: Any, existing: dict[str, Any] | None) -> None:

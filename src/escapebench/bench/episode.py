@@ -4,28 +4,26 @@ One step::
 
     hint system (may start a hint and teleport) -> agent.decide (or the forced action)
     -> engine step -> agent.observe -> agent.after_step -> hint system update
-    -> the step record is appended to steps.jsonl, flushed and fsynced
+    -> the step is committed (:class:`~escapebench.bench.records.EpisodeLog`): its checkpoint
+       (agent state, hint state, record), then its record in steps.jsonl, written and synced
     -> the next step (and so the next model call) starts only then
 
-Resuming: when ``steps.jsonl`` exists, its records are read (a torn last line, left by a kill in
-the middle of a write, is cut off), the engine and the hint system are rebuilt by replaying the
-logged actions through the same code path as live play (teleports included), every replayed
-step is checked against the log, and the agent's memory is restored from the last record's
-``agent_state``. The episode then continues with the next step, so nothing is lost or repeated
-and, with a deterministic model (temperature 0, or the response cache), the results are those of
-an uninterrupted run. ``result.json`` is written atomically when the episode ends; its presence
-marks the episode finished.
+Resuming: when the episode folder holds a log, :meth:`EpisodeLog.recover` returns its finished
+steps (a torn last line cut off, a step only a checkpoint holds appended) and the checkpoint of
+the last one. The engine and the hint system are rebuilt by replaying the logged actions through
+the same code path as live play (teleports included), every replayed step is checked against the
+log and the hint system against the checkpoint, and the agent's memory is restored from the
+checkpoint. The episode then continues with the next step, so nothing is lost or repeated and,
+with a deterministic model (temperature 0, or the response cache), the results are those of an
+uninterrupted run. ``result.json`` is written atomically when the episode ends; its presence
+marks the episode finished (the checkpoints are removed then).
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import json
-import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,18 +35,36 @@ from escapebench.bench.metrics import (
     read_result_json,
     write_result_json,
 )
+from escapebench.bench.records import (
+    RESULT_FILE,
+    STEPS_FILE,
+    Checkpoint,
+    EpisodeLog,
+    EpisodeLogError,
+    encode_agent_state,
+    read_step_log,
+    step_record,
+)
 from escapebench.engine.actions import extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 
-STEPS_FILE = "steps.jsonl"
-RESULT_FILE = "result.json"
+__all__ = [  # the log's names are re-exported: callers know them from here
+    "DEFAULT_MAX_STEPS",
+    "RESULT_FILE",
+    "STEPS_FILE",
+    "Episode",
+    "EpisodeLogError",
+    "EpisodeSpec",
+    "ProgressCallback",
+    "StepProgress",
+    "play_episode",
+    "position_text",
+    "read_step_log",
+]
+
 DEFAULT_MAX_STEPS = 4000
 FORCED_REASONING = "The hint system played the target action (help period over)."
-
-
-class EpisodeLogError(RuntimeError):
-    """An episode log that cannot be resumed (it does not match the game it claims to be)."""
 
 
 @dataclass(frozen=True)
@@ -88,88 +104,6 @@ def position_text(game: EscapeGame) -> str:
     return " -> ".join(path)
 
 
-def read_step_log(path: Path) -> list[dict[str, Any]]:
-    """The records of a step log, cutting off a torn last line (the file is truncated to it).
-
-    A line that is not valid JSON anywhere but at the end is an error: that is damage, not a
-    crash in the middle of a write.
-    """
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    records: list[dict[str, Any]] = []
-    good_end = 0
-    pos = 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        if nl == -1:
-            break  # no newline: the last write was cut short
-        line = data[pos:nl]
-        try:
-            record = json.loads(line)
-        except ValueError:
-            if data[nl + 1 :].strip():
-                raise EpisodeLogError(
-                    f"{path}: line {len(records) + 1} is not valid JSON (the log is damaged)"
-                ) from None
-            break
-        if not isinstance(record, dict):
-            raise EpisodeLogError(f"{path}: line {len(records) + 1} is not a JSON object")
-        records.append(record)
-        pos = nl + 1
-        good_end = pos
-    if good_end < len(data):
-        with open(path, "r+b") as f:
-            f.truncate(good_end)
-            f.flush()
-            os.fsync(f.fileno())
-    return records
-
-
-# fsync waits on the disk, not the interpreter: enough threads that many concurrent
-# episodes fsync in parallel (the default executor has only cpu_count + 4).
-_FSYNC_THREADS = 32
-_fsync_pool: concurrent.futures.ThreadPoolExecutor | None = None
-
-
-def _fsync_executor() -> concurrent.futures.ThreadPoolExecutor:
-    global _fsync_pool
-    if _fsync_pool is None:
-        _fsync_pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=_FSYNC_THREADS, thread_name_prefix="escapebench-fsync"
-        )
-    return _fsync_pool
-
-
-class StepLog:
-    """Appends step records to ``steps.jsonl``; each one is on disk before ``append`` returns."""
-
-    def __init__(self, path: Path, *, fsync: bool = True) -> None:
-        self.path = path
-        self.fsync = fsync
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(path, "ab")  # noqa: SIM115 - kept open for the whole episode
-
-    def _write(self, data: bytes) -> None:
-        self._file.write(data)
-        self._file.flush()
-        if self.fsync:
-            os.fsync(self._file.fileno())
-
-    async def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a line. With fsync, the write and the fsync happen in a worker
-        thread while other episodes keep playing; the call returns once the record is on
-        disk."""
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        if self.fsync:
-            await asyncio.get_running_loop().run_in_executor(_fsync_executor(), self._write, data)
-        else:
-            self._write(data)
-
-    def close(self) -> None:
-        self._file.close()
-
-
 def _play_action(game: EscapeGame, text: str) -> StepResult:
     """Play an agent's action: a canonical call, or free text holding one (the last one)."""
     call = parse_call(text) or extract_call(text)
@@ -178,18 +112,6 @@ def _play_action(game: EscapeGame, text: str) -> StepResult:
         result = game.step(text)
         return StepResult("", result.success, result.error, result.feedback)
     return game.step(call)
-
-
-def _hint_dict(hint: Any, forced: bool) -> dict[str, Any] | None:
-    if hint is None:
-        return None
-    return {
-        "action": hint.action,
-        "scene": hint.scene,
-        "index": hint.index,
-        "steps_in_help": hint.steps_in_help,
-        "forced": forced,
-    }
 
 
 class Episode:
@@ -224,9 +146,9 @@ class Episode:
         return self.folder / RESULT_FILE
 
     # ------------------------------------------------------------------ resume
-    def _resume(self) -> None:
-        """Rebuild the engine, hint system, metrics and agent from the step log."""
-        records = read_step_log(self.steps_path)
+    def _resume(self, records: list[dict[str, Any]], state: Checkpoint | None) -> None:
+        """Rebuild the engine, hint system and metrics by replaying ``records``, and the agent
+        from ``state``, the checkpoint of the last of them."""
         game, policy = self.game, self.policy
         where = f"{self.steps_path}"
         for k, rec in enumerate(records):
@@ -253,11 +175,10 @@ class Episode:
                 )
             policy.after_step(game, result)
             self.metrics.add(rec)
-        if records:
-            last = records[-1]
-            if last.get("hint_state") is not None and last["hint_state"] != policy.snapshot():
+        if state is not None:
+            if state.hint_state is not None and state.hint_state != policy.snapshot():
                 raise EpisodeLogError(f"{where}: the hint system does not replay as logged")
-            self.agent.restore(last.get("agent_state") or {})
+            self.agent.restore(state.agent_state)
         self.step = len(records)
 
     # ------------------------------------------------------------------ play
@@ -265,11 +186,10 @@ class Episode:
         """Play (or finish) the episode and return its result."""
         if self.result_path.exists():
             return read_result_json(self.result_path)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.agent.reset(self.game)
-        self._resume()
-        log = StepLog(self.steps_path, fsync=self.fsync)
+        log = EpisodeLog(self.folder, self.spec.episode_id, fsync=self.fsync)
         try:
+            self.agent.reset(self.game)
+            self._resume(*log.recover())
             while self.step < self.spec.max_steps and not self.game.ended:
                 await self._play_step(log)
         finally:
@@ -284,10 +204,11 @@ class Episode:
             player=self.spec.player,
         )
         write_result_json(self.result_path, result)
+        log.remove_checkpoints()
         self._report(done=True)
         return result
 
-    async def _play_step(self, log: StepLog) -> None:
+    async def _play_step(self, log: EpisodeLog) -> None:
         started = time.perf_counter()
         game, policy, agent = self.game, self.policy, self.agent
         hint = policy.before_step(game)
@@ -303,40 +224,24 @@ class Episode:
         details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
         follow_up = await agent.after_step(ctx, decision, result)
         outcome = policy.after_step(game, result)
-        calls = [asdict(c) for c in (*decision.calls, *follow_up)]
-        record = {
-            "step": self.step,
-            "position": ctx.position,
-            "scene": scene,
-            "observation": observation,
-            "action": result.action,
-            "raw_answer": decision.raw_answer,
-            "reasoning": decision.reasoning,
-            "feedback": result.feedback,
-            "success": result.success,
-            "error": result.error,
-            "events": [{"kind": e.kind, "name": e.name} for e in result.events],
-            "key_steps": game.key_steps,
-            "tools_collected": game.tools_collected,
-            "progress": game.progress,
-            "progressed": result.progressed,
-            "game_end": result.game_end,
-            "hint": _hint_dict(hint, forced is not None),
-            "hint_done": (
-                "completed"
-                if outcome.completed is not None
-                else "skipped"
-                if outcome.skipped is not None
-                else None
-            ),
-            "mode": decision.mode,
-            "calls": calls,
-            "agent": details,
-            "agent_state": agent.snapshot(),
-            "hint_state": policy.snapshot(),
-            "wall_s": round(time.perf_counter() - started, 6),
-        }
-        await log.append(record)
+        agent_state, agent_state_hash = encode_agent_state(agent.snapshot())
+        record = step_record(
+            step=self.step,
+            position=ctx.position,
+            scene=scene,
+            observation=observation,
+            decision=decision,
+            result=result,
+            game=game,
+            hint=hint,
+            forced=forced is not None,
+            outcome=outcome,
+            calls=(*decision.calls, *follow_up),
+            details=details,
+            agent_state_hash=agent_state_hash,
+            wall_s=round(time.perf_counter() - started, 6),
+        )
+        await log.commit(record, agent_state, policy.snapshot())
         self.metrics.add(record)
         self.step += 1
         self._report()

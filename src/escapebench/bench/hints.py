@@ -217,19 +217,32 @@ class HintPolicy:
         step (the player may have walked away during the help period).
         """
         self._advance(game)
-        if (
-            self.active is None
-            and self.no_progress >= self.options.patience
-            and self.pointer < len(self.effects)
-        ):
-            self.active = self.pointer
-            self.steps_in_help = 0
-            self.hints_started += 1
-            self._teleport(game, self.effects[self.active].scene)
+        if self.active is None and self.no_progress >= self.options.patience:
+            self._start(game)
         elif self.forced_action() is not None:
             assert self.active is not None
             self._teleport(game, self.effects[self.active].scene)
         return self.hint
+
+    def request(self, game: EscapeGame) -> Hint | None:
+        """Start the next hint now, without waiting for patience to run out (a person asking
+        for help); it counts as a hint like any other. Call it before a step, in place of
+        :meth:`before_step`'s own timing. Returns the hint in force: the one already in force
+        if there is one (not counted again), None when the reference chain is done."""
+        self._advance(game)
+        if self.active is None:
+            self._start(game)
+        return self.hint
+
+    def _start(self, game: EscapeGame) -> None:
+        """Start the hint on the first uncompleted reference action (if any is left) and put
+        the player in its scene."""
+        if self.pointer >= len(self.effects):
+            return
+        self.active = self.pointer
+        self.steps_in_help = 0
+        self.hints_started += 1
+        self._teleport(game, self.effects[self.active].scene)
 
     def after_step(self, game: EscapeGame, result: StepResult) -> HintOutcome:
         """Update the counters with the outcome of the step just played."""

@@ -35,12 +35,7 @@ from typing import IO, Any
 
 from escapebench.agents.base import Agent
 from escapebench.bench.display import LiveDisplay
-from escapebench.bench.episode import (
-    DEFAULT_MAX_STEPS,
-    RESULT_FILE,
-    Episode,
-    EpisodeSpec,
-)
+from escapebench.bench.episode import DEFAULT_MAX_STEPS, Episode, EpisodeSpec
 from escapebench.bench.hints import (
     DEFAULT_HELP_STEPS,
     DEFAULT_PATIENCE,
@@ -59,15 +54,18 @@ from escapebench.bench.metrics import (
     write_summary_csv,
     write_summary_md,
 )
+from escapebench.bench.records import (
+    EPISODES_DIR,
+    RESULT_FILE,
+    RESULTS_FILE,
+    RUN_FILE,
+    SUMMARY_CSV,
+    SUMMARY_MD,
+)
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.observation import OBSERVATION_VERSION
 from escapebench.llm.base import ChatModel, ModelUnavailableError, SamplingSettings
 
-RUN_FILE = "run.json"
-EPISODES_DIR = "episodes"
-RESULTS_FILE = "results.csv"
-SUMMARY_CSV = "summary.csv"
-SUMMARY_MD = "summary.md"
 RUN_FORMAT = 1
 FINGERPRINT_KEYS: tuple[str, ...] = (
     "escapebench_version",
@@ -146,17 +144,6 @@ class RunSettings:
     @property
     def needs_model(self) -> bool:
         return self.agent in MODEL_AGENTS or (":" in self.agent and self.model is not None)
-
-    def agent_label(self, agent: Agent | None = None) -> str:
-        """The agent's name in results: ablations of EscapeAgent get their own label; an
-        agent from a user's factory goes by its ``name``."""
-        label = self.agent
-        if ":" in self.agent:
-            label = agent.name if agent is not None else self.agent.rsplit(":", 1)[-1]
-        if self.agent == "escape":
-            label += "-no-reflection" if self.no_reflection else ""
-            label += "-no-foresight" if self.no_foresight else ""
-        return label
 
     def validate(self) -> None:
         """Raise :class:`RunConfigError` for values that cannot work."""
@@ -302,7 +289,9 @@ def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
     return f"{slug(setting)}__{slug(agent)}__{slug(model)}__r{repeat}"
 
 
-def _game_record(defn: GameDefinition) -> dict[str, Any]:
+def game_record(defn: GameDefinition) -> dict[str, Any]:
+    """What ``run.json`` records of a game: its setting, file and the hashes that tell whether
+    two runs played the same game."""
     source = Path(defn.source) if defn.source else None
     sha = ""
     if source is not None and source.is_file():
@@ -355,27 +344,55 @@ def plan_run(
     if settings.shard is not None:
         i, n = settings.shard
         specs = specs[i - 1 :: n]
-    games = [_game_record(d) for d in sorted(definitions, key=lambda d: d.setting)]
-    fingerprint: dict[str, Any] = {
-        "escapebench_version": _package_version(),
-        "prompt_version": prompt_version(),
-        "observation_version": OBSERVATION_VERSION,
-        "result_version": RESULT_VERSION,
-        "agent": label,
-        "agent_settings": agent_settings,
-        "model": model_name,
-        "sampling": {
-            "temperature": settings.temperature,
-            "max_tokens": settings.max_tokens,
-            "seed": settings.seed,
-        },
-        "hints": {"patience": settings.patience, "help_steps": settings.help_steps},
-        "max_steps": settings.max_steps,
-    }
-    assert tuple(fingerprint) == FINGERPRINT_KEYS
+    games = [game_record(d) for d in sorted(definitions, key=lambda d: d.setting)]
+    fingerprint = run_fingerprint(
+        agent=label,
+        agent_settings=agent_settings,
+        model=model_name,
+        hints=HintOptions(settings.patience, settings.help_steps),
+        max_steps=settings.max_steps,
+        prompt_version=prompt_version(),
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+        seed=settings.seed,
+    )
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
     return RunPlan(settings, out, specs, by_setting, effects, model_name, fingerprint, games)
+
+
+def run_fingerprint(
+    *,
+    agent: str,
+    agent_settings: dict[str, Any],
+    model: str,
+    hints: HintOptions,
+    max_steps: int,
+    prompt_version: str = "",
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """The keys of ``run.json`` that decide results (:data:`FINGERPRINT_KEYS`), for the harness
+    and for human play: two folders can be combined only if these are equal.
+
+    ``temperature``, ``max_tokens`` and ``seed`` are the run's sampling options (None where
+    no model samples); the escapebench, observation and result versions are this package's.
+    """
+    fingerprint: dict[str, Any] = {
+        "escapebench_version": _package_version(),
+        "prompt_version": prompt_version,
+        "observation_version": OBSERVATION_VERSION,
+        "result_version": RESULT_VERSION,
+        "agent": agent,
+        "agent_settings": agent_settings,
+        "model": model,
+        "sampling": {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
+        "hints": {"patience": hints.patience, "help_steps": hints.help_steps},
+        "max_steps": max_steps,
+    }
+    assert tuple(fingerprint) == FINGERPRINT_KEYS
+    return fingerprint
 
 
 def default_out_dir(fingerprint: dict[str, Any], games: list[dict[str, Any]]) -> Path:
@@ -605,7 +622,8 @@ async def run_suite(
     model_name = model.name if model is not None else NO_MODEL
     sample_agent = make_episode_agent(settings, model, 0)
     agent_settings = _normalized(sample_agent.settings())
-    plan = plan_run(settings, model_name, agent_settings, settings.agent_label(sample_agent))
+    # The agent's own name labels its results ("escape-no-foresight" for that ablation).
+    plan = plan_run(settings, model_name, agent_settings, sample_agent.name)
     with folder_lock(plan.out):
         return await _run_plan(plan, model, started, stream, live)
 
