@@ -13,7 +13,8 @@
    the ideal wall time (steps x latency / concurrency).
 2. **Harness time per step.** The same games at concurrency 1 with an agent that answers
    instantly without a model, so that all the time is the harness's: hint system, engine
-   step, observation, step record (JSON), append + flush (+ fsync) of steps.jsonl, metrics.
+   step, observation, step record and checkpoint (JSON), the checkpoint write and the
+   append to steps.jsonl (+ their syncs), metrics.
    Reported with fsync (the default) and without (``--no-fsync``). Target: < 1 ms.
 
 Figures are medians over ``--runs`` runs. Run it from the repository root (it imports the test

@@ -162,6 +162,33 @@ def test_requested_hint_is_counted_once_and_followed(tmp_path: Path) -> None:
     assert session.result().hints_used == 1
 
 
+async def test_a_persons_steps_are_logged_like_an_agents(tmp_path: Path) -> None:
+    from escapebench.agents.registry import make_agent
+    from escapebench.bench.episode import EpisodeSpec, play_episode
+
+    defn = tutorial()
+    session = PlaySession(defn, player="ada")
+    session.act("move 1")
+    hint = session.request_hint()
+    assert hint is not None
+    session.act(hint["action"])
+    folder = session.write_result(tmp_path / "human")
+    human = [json.loads(line) for line in (folder / "steps.jsonl").read_text().splitlines()]
+    spec = EpisodeSpec("tutorial__explorer__none__r0", defn, "explorer", "none", max_steps=2)
+    await play_episode(spec, make_agent("explorer"), tmp_path / "agent", fsync=False)
+    agent = [json.loads(line) for line in (tmp_path / "agent" / "steps.jsonl").open()]
+    # The viewer and the metrics read one record format, whoever played.
+    assert [set(r) for r in human] == [set(agent[0])] * 2
+    assert human[1]["hint"] == {
+        "action": hint["action"], "scene": hint["scene"], "index": hint["index"],
+        "steps_in_help": 0, "forced": False,
+    }
+    assert (human[1]["mode"], human[1]["hint_done"], human[1]["raw_answer"]) == (
+        "help", "completed", hint["action"],
+    )
+    assert human[0]["agent"] == {"player": "ada"} and human[0]["agent_state_hash"] is None
+
+
 def test_save_and_load_continue_exactly(tmp_path: Path) -> None:
     defn = tutorial()
     session = PlaySession(defn, player="bo")

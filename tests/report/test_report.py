@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from escapebench.bench.metrics import ALL, EpisodeResult, aggregate, table_cells
+from escapebench.bench.runner import collect_results
 from escapebench.cli import main as cli_main
 from escapebench.report.sessions import PlayStore
 from escapebench.report.site import build_report
@@ -33,22 +35,15 @@ def csv_rows(*run_dirs: Path) -> list[dict[str, str]]:
     return rows
 
 
-def expected_cells(rows: list[dict[str, str]]) -> list[str]:
-    """The five Table-3 cells computed straight from results.csv rows.
+def aggregate_cells(results: list[EpisodeResult]) -> list[str]:
+    """The five Table-3 cells that :func:`escapebench.bench.metrics.aggregate` gives for
+    ``results`` (one agent and model, all difficulties): the report must show exactly these."""
+    (summary,) = [s for s in aggregate(results) if s.difficulty == ALL]
+    return table_cells(summary)[4:]
 
-    Every closet setting has the same totals (5 key steps, 3 tools), so the paper's pooled
-    shares equal the mean of the per-episode shares here.
-    """
-    def mean(col: str) -> float:
-        return sum(float(r[col]) for r in rows) / len(rows)
 
-    return [
-        f"{mean('hints_used'):.2f}",
-        f"{mean('total_steps'):.2f}",
-        f"{100 * mean('early_exit_progress'):.2f}",
-        f"{mean('tool_hints'):.2f} ({100 * mean('tool_hint_share'):.2f}%)",
-        f"{mean('key_step_hints'):.2f} ({100 * mean('key_step_hint_share'):.2f}%)",
-    ]
+def mean_of(rows: list[dict[str, str]], column: str) -> float:
+    return sum(float(r[column]) for r in rows) / len(rows)
 
 
 def play_human(data_dir: Path, player: str) -> None:
@@ -87,9 +82,14 @@ def test_table3_matches_results_csv(report, harness_runs, human_dir) -> None:
     tables = report_tables((out / "index.html").read_text(encoding="utf-8"))
     table3 = {row[0]: row[1:] for row in tables["Table 3: BaseAgent"]}
     assert set(table3) == {"fumbler", "solver", "Average Human"}
-    assert table3["fumbler"] == expected_cells(csv_rows(harness_runs["base-fumbler"]))
-    assert table3["solver"] == expected_cells(csv_rows(harness_runs["base-solver"]))
-    assert table3["Average Human"] == expected_cells(csv_rows(human_dir))
+    assert table3["fumbler"] == aggregate_cells(collect_results(harness_runs["base-fumbler"]))
+    assert table3["solver"] == aggregate_cells(collect_results(harness_runs["base-solver"]))
+    assert table3["Average Human"] == aggregate_cells(collect_results(human_dir))
+    # the means over episodes are those of results.csv
+    rows = csv_rows(harness_runs["base-fumbler"])
+    assert table3["fumbler"][:2] == [
+        f"{mean_of(rows, 'hints_used'):.2f}", f"{mean_of(rows, 'total_steps'):.2f}"
+    ]
     # the fumbler needs hints for everything; the human asked for exactly one per game
     assert float(table3["fumbler"][0]) > float(table3["solver"][0])
     assert table3["Average Human"][0] == "1.00"
@@ -103,10 +103,8 @@ def test_table5_shows_change_against_base(report, harness_runs) -> None:
     base = csv_rows(harness_runs["base-solver"])
     cells = table5["solver"]
     # value, then the change against BaseAgent with the same model as a subscript
-    want_steps = expected_cells(escape)[1]
-    diff = sum(float(r["total_steps"]) for r in escape) / len(escape) - sum(
-        float(r["total_steps"]) for r in base
-    ) / len(base)
+    want_steps = aggregate_cells(collect_results(harness_runs["escape-solver"]))[1]
+    diff = mean_of(escape, "total_steps") - mean_of(base, "total_steps")
     arrow = "↓" if diff < 0 else "↑"
     assert cells[1] == f"{want_steps} {arrow}{abs(diff):.2f}"
     assert "Average Human" in table5
@@ -175,9 +173,8 @@ def test_unfinished_episode_with_torn_log_is_shown(runs_copy, tmp_path) -> None:
     tables = report_tables((tmp_path / "out" / "index.html").read_text(encoding="utf-8"))
     note_free = tables["Table 3: BaseAgent"][0]
     assert note_free[0] == "fumbler"
-    assert note_free[1:] == expected_cells(
-        [r for r in csv_rows(run) if r["setting"] != "closet"]
-    )
+    assert note_free[1:] == aggregate_cells(collect_results(run))
+    assert {r.setting for r in collect_results(run)} == {"closet-easy", "closet-hard"}
 
 
 def test_text_from_results_is_escaped(tmp_path) -> None:

@@ -10,19 +10,22 @@ system's counters) is kept in two checkpoint slots, ``checkpoint.0.json`` and
 step index, the agent state, the hint state and the step's record, wrapped with the SHA-256 of
 its content, so a slot torn by a kill or a power cut is recognized and ignored.
 
-**Committing a step** (:meth:`EpisodeLog.commit`), in this order::
+**Committing a step** (:meth:`EpisodeLog.commit`)::
 
-    write the step's slot in place, flush (+ fdatasync)
-    -> append the record to steps.jsonl, flush (+ fsync)
+    write the step's slot in place + fdatasync   }  at the same time, in worker threads
+    fsync steps.jsonl (the lines of earlier steps)  }
+    -> append the step's record to steps.jsonl (written and flushed; synced with the next step)
     -> only then does the episode go on to the next step (and the next model call)
 
-So at any moment the newest valid slot is the last step of the log, or one step ahead of it
-(killed between the two writes, or in the middle of the append). :meth:`EpisodeLog.recover`
-cuts off a torn last line of the log, appends the record of a slot that is one step ahead (so
-nothing finished is lost), and returns the newest slot for the agent and the hint system to be
-restored from. A slot torn in the middle of its write leaves the other slot, which matches the
-log: that step was never finished and is played again. Writing the slot in place needs no new
-file per step (no rename, no directory sync): one fdatasync and one fsync per step.
+A step is durable once its slot is: its record is in the slot until the log's sync at the next
+step covers it, and a slot is overwritten only two steps later, after that sync. So after a kill
+(or a power cut) the newest valid slot is the log's last step or up to two steps ahead of it
+(the append not done, or not yet synced). :meth:`EpisodeLog.recover` cuts off a torn last line
+of the log, appends the records the slots hold beyond it (nothing finished is lost), and returns
+the newest slot for the agent and the hint system to be restored from. A slot torn in the
+middle of its write leaves the other slot, which matches the log: that step never finished and
+is played again. Writing the slot in place needs no new file per step (no rename, no directory
+sync), and the two syncs overlap: the disk waits about as long per step as for one.
 
 When the episode ends, ``result.json`` is written and the checkpoints are removed.
 """
@@ -274,12 +277,12 @@ def read_episode_steps(folder: Path) -> list[dict[str, Any]]:
     the two writes of a step). Raises :class:`EpisodeLogError` for a damaged log."""
     path = folder / STEPS_FILE
     records = parse_step_log(path.read_bytes(), str(path))[0] if path.is_file() else []
+    checkpoints = []
     for name in CHECKPOINT_FILES:
-        try:
-            checkpoint = read_checkpoint(folder / name, folder.name)
-        except EpisodeLogError:
-            continue  # not this folder's checkpoint: not a step of this episode
-        if checkpoint is not None and checkpoint.step == len(records):
+        with contextlib.suppress(EpisodeLogError):  # not this episode's: none of its steps
+            checkpoints.append(read_checkpoint(folder / name, folder.name))
+    for checkpoint in sorted((c for c in checkpoints if c), key=lambda c: c.step):
+        if checkpoint.step == len(records):
             records.append(checkpoint.record)
     return records
 

@@ -4,9 +4,10 @@ A result folder is written by the harness (``escapebench.bench``) or by human pl
 layout: ``RUN_DIR/run.json``, ``results.csv`` and ``episodes/<id>/steps.jsonl`` plus
 ``result.json``. An episode is finished exactly when its ``result.json`` exists, so reports read
 the numbers from there (the harness writes ``results.csv`` from the same objects). Reading is
-tolerant of what a crash leaves behind (a torn last line of ``steps.jsonl``, an episode without
-``result.json``) and strict about what would make a number wrong: a folder that is not a result
-folder or a result file that cannot be read is a :class:`ReportInputError` naming the file.
+tolerant of what a crash leaves behind (a torn last line of ``steps.jsonl``, a step only its
+checkpoint holds yet, an episode without ``result.json``) and strict about what would make a
+number wrong: a folder that is not a result folder or a result file that cannot be read is a
+:class:`ReportInputError` naming the file.
 """
 
 from __future__ import annotations
@@ -19,12 +20,33 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.records import (
+    EPISODES_DIR,
+    RESULT_FILE,
+    STEPS_FILE,
+    EpisodeLogError,
+    read_episode_steps,
+)
+from escapebench.bench.records import RESULTS_FILE as RESULTS_CSV
+from escapebench.bench.records import RUN_FILE as RUN_JSON
 
-RESULTS_CSV = "results.csv"
-RUN_JSON = "run.json"
-EPISODES_DIR = "episodes"
-STEPS_FILE = "steps.jsonl"
-RESULT_FILE = "result.json"
+__all__ = [  # the layout's names are re-exported for the report modules
+    "EPISODES_DIR",
+    "RESULTS_CSV",
+    "RESULT_FILE",
+    "RUN_JSON",
+    "STEPS_FILE",
+    "Episode",
+    "ReportInputError",
+    "RunFolder",
+    "all_results",
+    "load_run",
+    "load_runs",
+    "read_episode",
+    "read_json",
+    "read_result",
+    "safe_slug",
+]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -51,31 +73,17 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def read_steps(path: Path) -> list[dict[str, Any]]:
-    """The step records of a ``steps.jsonl``.
-
-    A run killed mid-write leaves a torn last line; it is skipped (the harness plays that step
-    again on resume), but a bad line in the middle is an error.
-    """
+def read_episode(folder: Path) -> list[dict[str, Any]]:
+    """The finished steps of an episode folder (see
+    :func:`escapebench.bench.records.read_episode_steps`): a torn last line of the log is left
+    out (the harness plays that step again on resume), a step that only its checkpoint holds
+    is shown, a bad line in the middle is an error."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        return read_episode_steps(folder)
     except OSError as exc:
-        raise ReportInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ReportInputError(f"{path}: not UTF-8 text: {exc}") from None
-    out: list[dict[str, Any]] = []
-    for n, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if n == len(lines) - 1:
-                break
-            raise ReportInputError(f"{path}:{n + 1}: not valid JSON: {exc.msg}") from None
-        if isinstance(obj, dict):
-            out.append(obj)
-    return out
+        raise ReportInputError(f"{folder}: cannot read: {exc.strerror or exc}") from None
+    except EpisodeLogError as exc:
+        raise ReportInputError(str(exc)) from None
 
 
 def read_result(path: Path) -> EpisodeResult:
@@ -128,8 +136,7 @@ class Episode:
     def steps(self) -> list[dict[str, Any]]:
         """The step records (empty if the episode has no log)."""
         if self._steps is None:
-            path = self.folder / STEPS_FILE
-            self._steps = read_steps(path) if path.is_file() else []
+            self._steps = read_episode(self.folder)
         return self._steps
 
     def forget_steps(self) -> None:
