@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from escapebench.engine import feedback as fb
 from escapebench.engine.actions import (
@@ -86,7 +86,7 @@ class StepResult:
         return self.key_steps_gained > 0 or self.tools_gained > 0
 
 
-# Trigger operations, compiled once per definition (see _Plan.fire_ops).
+# Trigger operations, compiled once per definition (see _Plan.transitions).
 _OP_ITEM_VISIBLE, _OP_ITEM_INTERACT, _OP_ITEM_STATE, _OP_ITEM_TOUCH = 0, 1, 2, 3
 _OP_TOOL_VISIBLE, _OP_TOOL_STATE, _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = 4, 5, 6, 7
 _OP_NOTHING, _OP_MISSING_SCENE = 8, 9
@@ -96,6 +96,19 @@ _NORM_MEMO_LIMIT = 4096
 _RECIPE_MEMO_LIMIT = 512
 _RECIPE_MAX_TEXT = 200
 _Op = tuple[int, int, Any, Any]  # (operation, target index, value, event to report)
+
+
+class _StartState(NamedTuple):
+    """The initial values of the state lists (see ``EscapeGame.reset``)."""
+
+    scene_visible: tuple[bool, ...]
+    item_visible: tuple[bool, ...]
+    item_interact: tuple[bool, ...]
+    item_state: tuple[int, ...]
+    item_present: tuple[bool, ...]
+    tool_visible: tuple[bool, ...]
+    tool_where: tuple[int, ...]
+    tool_state: tuple[int, ...]
 
 
 class _Plan:
@@ -111,12 +124,12 @@ class _Plan:
 
     __slots__ = (
         "items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes",
-        "norm_memo", "recipes", "fire_ops", "wait_index", "transition_end", "item_key_step",
+        "norm_memo", "recipes", "transitions", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
         "moved_events", "collected_events",
         "click_item_action", "click_tool_action", "move_action", "moved_feedback",
         "collected_feedback", "changed_feedback", "partial_feedback", "stuck_feedback",
-        "item_names", "tool_names", "tool_apply_to", "item_scene", "tool_scene",
+        "item_names", "tool_names", "tool_apply_to", "item_scene", "tool_scene", "start",
     )
 
     def __init__(self, d: GameDefinition) -> None:
@@ -164,6 +177,16 @@ class _Plan:
         self.item_names = tuple(it.name for it in d.items)
         self.tool_names = tuple(t.name for t in d.tools)
         self.item_scene = tuple(it.scene for it in d.items)
+        self.start = _StartState(
+            scene_visible=tuple(s.visible for s in d.scenes),
+            item_visible=tuple(it.visible for it in d.items),
+            item_interact=tuple(it.interactable for it in d.items),
+            item_state=(0,) * len(d.items),
+            item_present=(True,) * len(d.items),
+            tool_visible=tuple(t.visible for t in d.tools),
+            tool_where=(_IN_SCENE,) * len(d.tools),
+            tool_state=(0,) * len(d.tools),
+        )
         self.tool_scene = tuple(t.scene for t in d.tools)
         self.tool_apply_to = tuple(tuple(st.apply_to for st in t.states) for t in d.tools)
         # per item, per state: {(wait kind, tool name or the input text normalized, "" for a
@@ -172,20 +195,18 @@ class _Plan:
             tuple(self._index_waits(st.transitions) for st in it.states) for it in d.items
         )
         # per item, per state, per transition: (number of waits, feedback when it fires,
-        # whether it ends the game); an empty reward text counts as none
-        self.transition_end = tuple(
+        # whether it ends the game, its compiled triggers); an empty reward counts as none
+        self.transitions = tuple(
             tuple(
                 tuple(
-                    (len(tr.waits), tr.reward or self.changed_feedback[i], tr.ends_game)
+                    (
+                        len(tr.waits),
+                        tr.reward or self.changed_feedback[i],
+                        tr.ends_game,
+                        tuple(self._compile(d, i, g) for g in tr.triggers),
+                    )
                     for tr in st.transitions
                 )
-                for st in it.states
-            )
-            for i, it in enumerate(d.items)
-        )
-        self.fire_ops = tuple(
-            tuple(
-                tuple(tuple(self._compile(d, i, g) for g in tr.triggers) for tr in st.transitions)
                 for st in it.states
             )
             for i, it in enumerate(d.items)
@@ -369,16 +390,16 @@ class EscapeGame:
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
         """Start over from the definition's initial state."""
-        d = self.defn
+        start = self._plan.start  # the initial state, read once from the definition
         self.scene = 0
-        self.scene_visible = [s.visible for s in d.scenes]
-        self.item_visible = [it.visible for it in d.items]
-        self.item_interact = [it.interactable for it in d.items]
-        self.item_state = [0] * len(d.items)
-        self.item_present = [True] * len(d.items)
-        self.tool_visible = [t.visible for t in d.tools]
-        self.tool_where = [_IN_SCENE] * len(d.tools)
-        self.tool_state = [0] * len(d.tools)
+        self.scene_visible = list(start.scene_visible)
+        self.item_visible = list(start.item_visible)
+        self.item_interact = list(start.item_interact)
+        self.item_state = list(start.item_state)
+        self.item_present = list(start.item_present)
+        self.tool_visible = list(start.tool_visible)
+        self.tool_where = list(start.tool_where)
+        self.tool_state = list(start.tool_state)
         self.bag: list[int] = []
         # (kind, owner, state, transition) -> satisfied wait indices; kind 0 = item, 1 = tool
         self.satisfied: dict[tuple[int, int, int, int], set[int]] = {}
@@ -497,9 +518,9 @@ class EscapeGame:
             "tools_collected": self.tools_collected,
         }
 
-    def observation(self) -> str:
-        """The observation text of the current state (appendix C.1 layout)."""
-        return render(self)
+    # The observation text of the current state (appendix C.1 layout). The renderer itself is
+    # the method: one call less on the hot path.
+    observation = render
 
     # ------------------------------------------------------------- what is on screen
     def visible_items(self) -> list[int]:
@@ -607,35 +628,46 @@ class EscapeGame:
         for ``input`` the text may hold commas too, and the item is what follows the last
         usable comma.
         """
-        recipe = self._plan.recipe(self.scene, verb, text)
+        plan = self._plan
+        recipe = plan.recipes[self.scene][verb].get(text)  # the memo, looked up here: hot path
+        if recipe is None:
+            recipe = plan.recipe(self.scene, verb, text)
         if verb == "click":
+            # _first_item and _first_scene_tool, unfolded: the most frequent action
             items, tools = recipe
-            if items:
-                i = self._first_item(items)
-                if i is not None:
+            iv, ip = self.item_visible, self.item_present
+            for i in items:
+                if iv[i] and ip[i]:
                     return ("click_item", i, "")
-            if tools:
-                t = self._first_scene_tool(tools)
-                if t is not None:
+            tv, tw = self.tool_visible, self.tool_where
+            for t in tools:
+                if tv[t] and tw[t] == _IN_SCENE:
                     return ("click_tool", t, "")
             return None
-        if verb == "move":
-            target = self._first_open_link(recipe)
-            return None if target is None else ("move", target, "")
+        if verb == "apply":
+            for lefts, rights in recipe:
+                a = self._first_bag_tool(lefts)
+                if a is not None:
+                    b = self._first_item(rights)
+                    if b is not None:
+                        return ("apply", a, b)
+            return None
         if verb == "input":
             for items, input_text in recipe:
                 i = self._first_item(items)
                 if i is not None:
                     return ("input", i, input_text)
             return None
-        find_right = self._first_item if verb == "apply" else self._first_bag_tool
-        for lefts, rights in recipe:
-            a = self._first_bag_tool(lefts)
-            if a is not None:
-                b = find_right(rights)
-                if b is not None:
-                    return (verb, a, b)
-        return None
+        if verb == "craft":
+            for lefts, rights in recipe:
+                a = self._first_bag_tool(lefts)
+                if a is not None:
+                    b = self._first_bag_tool(rights)
+                    if b is not None:
+                        return ("craft", a, b)
+            return None
+        target = self._first_open_link(recipe)
+        return None if target is None else ("move", target, "")
 
     def _explain(self, verb: str, text: str) -> str:
         """Why ``verb(text)`` matches nothing on screen, with the names that are valid."""
@@ -726,9 +758,18 @@ class EscapeGame:
         """Carry out one action and report what happened."""
         if self.ended:
             return StepResult(str(action), False, True, fb.GAME_OVER)
-        found = self._indices_of(action) if isinstance(action, Action) else self._resolve(action)
-        if isinstance(found, str):
-            return StepResult(str(action), False, True, found)
+        # _resolve, unfolded: this is the hot path of every agent and replay.
+        if isinstance(action, Action):
+            found = self._indices_of(action)
+        else:
+            call = action if isinstance(action, Call) else parse_call(action)
+            if call is None:
+                return StepResult(str(action), False, True, fb.not_an_action(str(action)))
+            match = self._match(call.verb, call.arg_text)
+            if match is None:
+                explained = self._explain(call.verb, call.arg_text)
+                return StepResult(str(action), False, True, explained)
+            found = match
         kind, a, b = found
         plan = self._plan
         if kind == "click_item":
@@ -763,8 +804,7 @@ class EscapeGame:
         self.bag.append(t)
         self.tools_collected += 1
         plan = self._plan
-        self._screen.tool_changed(self, t, plan.tool_scene[t])
-        self._screen.bag_appended(self)
+        self._screen.tool_collected(self, t, plan.tool_scene[t])
         return StepResult(
             plan.click_tool_action[t], True, False, plan.collected_feedback[t],
             plan.collected_events[t], 0, 1,
@@ -791,34 +831,35 @@ class EscapeGame:
         if matches is None:
             return self._fail(action, kind, i)
         satisfied = self.satisfied
-        for ti, wi in matches:
-            done = satisfied.get((0, i, s, ti))
-            if done is None:
-                done = satisfied[(0, i, s, ti)] = set()
-                break
-            if wi not in done:
-                break
-        else:
-            ti, wi = matches[0]
-            done = satisfied[(0, i, s, ti)]
+        ti, wi = matches[0]
+        done = satisfied.get((0, i, s, ti))
+        if done is not None and wi in done and len(matches) > 1:
+            for other_ti, other_wi in matches[1:]:
+                other_done = satisfied.get((0, i, s, other_ti))
+                if other_done is None or other_wi not in other_done:
+                    ti, wi, done = other_ti, other_wi, other_done
+                    break
+        if done is None:
+            done = satisfied[(0, i, s, ti)] = set()
         done.add(wi)
-        events: list[Event] = []
-        gained = 0
         counted_key = (0, i, s, ti, wi)
-        if counted_key not in self.counted:
+        if counted_key in self.counted:
+            gained = 0
+            events: list[Event] = []
+        else:
             self.counted.add(counted_key)
             self.key_steps += 1
             gained = 1
-            events.append(plan.item_key_step[i])
+            events = [plan.item_key_step[i]]
         if tool >= 0:
             self._mark_used(tool, plan.item_names[i])
-        n_waits, fired_feedback, ends_game = plan.transition_end[i][s][ti]
+        n_waits, fired_feedback, ends_game, ops = plan.transitions[i][s][ti]
         if len(done) < n_waits:
             if tool >= 0:
                 self._release_if_spent(tool, events)
             return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
         tools_before = self.tools_collected
-        self._fire(i, plan.fire_ops[i][s][ti], events)
+        self._fire(i, ops, events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
         if tool >= 0:
             self._release_if_spent(tool, events)
@@ -852,8 +893,9 @@ class EscapeGame:
         apply_to = self._plan.tool_apply_to[t][s]
         if (used.issuperset(apply_to) if used is not None else not apply_to):
             self.tool_where[t] = _GONE
-            self.bag.remove(t)
-            self._screen.bag_changed()
+            position = self.bag.index(t)
+            del self.bag[position]
+            self._screen.bag_removed(position)
             events.append(self._plan.tool_used[t])
 
     def _craft(self, a: int, b: int) -> StepResult:
@@ -899,7 +941,7 @@ class EscapeGame:
         for op, target, value, event in ops:
             if op == _OP_ITEM_STATE:
                 self.item_state[target] = value
-                screen.item_changed(self, target, item_scene[target])
+                screen.item_state_changed(target, item_scene[target], value)
                 events.append(event)
             elif op == _OP_ITEM_VISIBLE:
                 self.item_visible[target] = value
@@ -922,8 +964,7 @@ class EscapeGame:
                     self.tool_where[target] = _IN_BAG
                     self.bag.append(target)
                     self.tools_collected += 1
-                    screen.tool_changed(self, target, tool_scene[target])
-                    screen.bag_appended(self)
+                    screen.tool_collected(self, target, tool_scene[target])
                     events.append(event)
             elif op == _OP_TOOL_VISIBLE:
                 self.tool_visible[target] = value

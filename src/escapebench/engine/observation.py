@@ -157,22 +157,20 @@ def _links_text(lines: Iterable[str]) -> str:
     return _LINKS + text if text else ""
 
 
-def _bag_text(game: EscapeGame, bag_lines: tuple[tuple[str, ...], ...]) -> str:
-    if not game.bag:
-        return _BAG_TITLE + EMPTY_BAG
-    tool_state = game.tool_state
-    return _BAG_TITLE + _BAG + "".join([bag_lines[t][tool_state[t]] for t in game.bag])
+_BAG_HEAD = _BAG_TITLE + _BAG
+_EMPTY_BAG = _BAG_TITLE + EMPTY_BAG
 
 
 class ScreenCache:
     """One game's screen, kept up to date by the engine as it changes the state.
 
     ``seen[scene]`` and ``actions[scene]`` hold one slot per item and tool of the scene (see
-    :class:`ObservationTexts`); ``links[scene]`` the exits text; ``bag`` the bag text; ``text``
-    the whole observation of ``text_scene``. None means "build again from the state".
+    :class:`ObservationTexts`); ``links[scene]`` the exits text; ``bag_lines`` the line of each
+    tool in the bag, in bag order, and ``bag`` those lines joined; ``text`` the whole observation of
+    ``text_scene``. None means "build again from the state".
     """
 
-    __slots__ = ("texts", "seen", "actions", "links", "bag", "text", "text_scene")
+    __slots__ = ("texts", "seen", "actions", "links", "bag_lines", "bag", "text", "text_scene")
 
     def __init__(self, defn: GameDefinition) -> None:
         self.texts = texts_for(defn)
@@ -181,10 +179,11 @@ class ScreenCache:
     def start(self) -> None:
         """The screen of the initial state (after ``reset``)."""
         tx = self.texts
-        self.seen: list[list[str] | None] = [list(x) for x in tx.initial_seen]
-        self.actions: list[list[str] | None] = [list(x) for x in tx.initial_actions]
+        self.seen: list[list[str] | None] = list(map(list, tx.initial_seen))
+        self.actions: list[list[str] | None] = list(map(list, tx.initial_actions))
         self.links: list[str | None] = list(tx.initial_links)
-        self.bag: str | None = _BAG_TITLE + EMPTY_BAG
+        self.bag_lines: list[str] | None = []
+        self.bag: str | None = ""
         self.text: str | None = None
         self.text_scene = -1
 
@@ -194,6 +193,7 @@ class ScreenCache:
         self.seen = [None] * n
         self.actions = [None] * n
         self.links = [None] * n
+        self.bag_lines = None
         self.bag = None
         self.text = None
 
@@ -210,6 +210,15 @@ class ScreenCache:
             actions[k] = tx.item_action[i] if game.item_interact[i] else ""
         else:
             seen[k] = actions[k] = ""
+
+    def item_state_changed(self, i: int, scene: int, state: int) -> None:
+        """Item ``i`` of ``scene`` went to ``state`` (the rest of it unchanged)."""
+        self.text = None
+        seen = self.seen[scene]
+        if seen is not None:
+            k = self.texts.item_slot[i]
+            if seen[k]:  # shown now: lines are never empty
+                seen[k] = self.texts.item_lines[i][state]
 
     def tool_changed(self, game: EscapeGame, t: int, scene: int) -> None:
         """Tool ``t`` of ``scene`` was revealed, hidden or taken from the scene."""
@@ -231,20 +240,26 @@ class ScreenCache:
             links[sc] = None
         self.text = None
 
-    def bag_appended(self, game: EscapeGame) -> None:
-        """A tool was put at the end of the bag."""
-        bag = self.bag
-        if bag is not None and len(game.bag) > 1:
-            t = game.bag[-1]
-            self.bag = bag + self.texts.tool_bag_lines[t][game.tool_state[t]]
-        else:
-            self.bag = None
+    def tool_collected(self, game: EscapeGame, t: int, scene: int) -> None:
+        """Tool ``t`` went from ``scene`` to the end of the bag."""
         self.text = None
+        seen, actions = self.seen[scene], self.actions[scene]
+        if seen is not None and actions is not None:
+            k = self.texts.tool_slot[t]
+            seen[k] = actions[k] = ""
+        if self.bag_lines is not None:
+            self.bag_lines.append(self.texts.tool_bag_lines[t][game.tool_state[t]])
+        self.bag = None
+
+    def bag_removed(self, position: int) -> None:
+        """The tool at ``position`` in the bag left it."""
+        if self.bag_lines is not None:
+            del self.bag_lines[position]
+        self.bag = self.text = None
 
     def bag_changed(self) -> None:
-        """A tool left the bag or changed its state."""
-        self.bag = None
-        self.text = None
+        """A tool changed its state (and so maybe its line in the bag)."""
+        self.bag_lines = self.bag = self.text = None
 
     def fill_scene(self, game: EscapeGame, scene: int) -> tuple[list[str], list[str]]:
         """Build the slots of ``scene`` from the state."""
@@ -268,7 +283,7 @@ class ScreenCache:
 
 
 def render(game: EscapeGame) -> str:
-    """The full observation text of the current state."""
+    """The observation text of the current state (appendix C.1 layout)."""
     cache: ScreenCache = game._screen
     sc = game.scene
     text = cache.text
@@ -290,7 +305,11 @@ def render(game: EscapeGame) -> str:
         )
     bag = cache.bag
     if bag is None:
-        bag = cache.bag = _bag_text(game, tx.tool_bag_lines)
+        lines = cache.bag_lines
+        if lines is None:
+            tool_state, bag_lines = game.tool_state, tx.tool_bag_lines
+            lines = cache.bag_lines = [bag_lines[t][tool_state[t]] for t in game.bag]
+        bag = cache.bag = "".join(lines)
     cache.text_scene = sc
     text = cache.text = "".join((
         tx.scene_head[sc],
@@ -300,6 +319,7 @@ def render(game: EscapeGame) -> str:
         _ACTIONS if actions_text else NO_ACTIONS,
         actions_text,
         links,
+        _BAG_HEAD if bag else _EMPTY_BAG,
         bag,
     ))
     return text
