@@ -303,3 +303,30 @@ def test_solver_state_copies_cover_the_whole_play_state(tmp_path: Path) -> None:
     assert game.ended
     checking._load(game, saved)
     assert game.snapshot() == before
+
+
+def test_misspelt_keys_are_reported_with_their_line(tmp_path) -> None:
+    """A misspelt key would silently do nothing; check names it, its line and the fix."""
+    from escapebench.games.checking import check_file
+
+    path = tmp_path / "typo.yaml"
+    path.write_text(
+        "- name: room\n"
+        "  desc: A room.\n"
+        "  items:\n"
+        "  - position: here\n"
+        "    item:\n"
+        "      name: door\n"
+        "      visble: false\n"
+        "      states:\n"
+        "      - desc: A door.\n"
+        "        neg_rewrd: Locked.\n"
+        "        transitions:\n"
+        "        - wait_for: [click]\n"
+        "          trigger: ['change_interact, false']\n"
+        "          reward: Open. GAME END\n"
+    )
+    (report,) = check_file(path, run_solver=False)
+    found = {(i.line, i.message.split(";")[0]) for i in report.warnings}
+    assert (7, "unknown key 'visble' in an item (did you mean 'visible'?)") in found
+    assert (10, "unknown key 'neg_rewrd' in a state (did you mean 'neg_reward'?)") in found

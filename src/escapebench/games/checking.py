@@ -207,6 +207,28 @@ def _suggest(name: str, candidates: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+_TOP_KEYS = frozenset(
+    {"escapebench", "id", "title", "notes", "difficulty", "scenes", "reference", "author"}
+)
+_SCENE_KEYS = frozenset({"name", "desc", "visible", "scene_relations", "items", "tools"})
+_ITEM_ENTRY_KEYS = frozenset({"position", "item"})
+_TOOL_ENTRY_KEYS = frozenset({"position", "tool"})
+_ITEM_KEYS = frozenset({"name", "visible", "interactable", "states"})
+_TOOL_KEYS = frozenset({"name", "visible", "states"})
+_ITEM_STATE_KEYS = frozenset({"desc", "neg_reward", "transitions"})
+_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for"})
+_TRANSITION_KEYS = frozenset({"wait_for", "trigger", "reward"})
+
+
+def _value_of(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    """The value under ``key`` of a YAML mapping node (None where absent)."""
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if k.value == key:
+                return v
+    return None
+
+
 class _StaticChecker:
     """Walks a definition once and records every static problem with its YAML place."""
 
@@ -255,6 +277,7 @@ class _StaticChecker:
 
     # -- the checks
     def run(self) -> list[CheckIssue]:
+        self.check_keys()
         self.check_duplicates()
         self.check_links()
         self.check_items()
@@ -262,6 +285,51 @@ class _StaticChecker:
         self.check_reveals()
         self.check_game_end()
         return self.issues
+
+    def check_keys(self) -> None:
+        """Unknown keys: a misspelt ``visble: false`` would otherwise silently do nothing.
+
+        Warnings rather than errors, because released game files carry a few (a ``reward`` at
+        state level, ``neg_rewards``) and still play as their engine played them.
+        """
+        root = self.loc._compose()
+        if root is None:
+            return
+        if isinstance(root, yaml.MappingNode):
+            self._keys(root, _TOP_KEYS, "the file")
+            root = _value_of(root, "scenes")
+        if not isinstance(root, yaml.SequenceNode):
+            return
+        for scene in root.value:
+            self._keys(scene, _SCENE_KEYS, "a scene")
+            for kind, keys, body_keys, state_keys in (
+                ("items", _ITEM_ENTRY_KEYS, _ITEM_KEYS, _ITEM_STATE_KEYS),
+                ("tools", _TOOL_ENTRY_KEYS, _TOOL_KEYS, _TOOL_STATE_KEYS),
+            ):
+                entries = _value_of(scene, kind)
+                for entry in entries.value if isinstance(entries, yaml.SequenceNode) else ():
+                    self._keys(entry, keys, f"an entry of {kind}")
+                    body = _value_of(entry, kind[:-1])
+                    self._keys(body, body_keys, f"an {kind[:-1]}" if kind == "items" else "a tool")
+                    states = _value_of(body, "states")
+                    for st in states.value if isinstance(states, yaml.SequenceNode) else ():
+                        self._keys(st, state_keys, "a state")
+                        trans = _value_of(st, "transitions")
+                        for tr in trans.value if isinstance(trans, yaml.SequenceNode) else ():
+                            self._keys(tr, _TRANSITION_KEYS, "a transition")
+
+    def _keys(self, node: yaml.Node | None, allowed: frozenset[str], what: str) -> None:
+        if not isinstance(node, yaml.MappingNode):
+            return
+        for key, _value in node.value:
+            name = str(key.value)
+            if name not in allowed:
+                self.issues.append(CheckIssue(
+                    "warning", "unknown key",
+                    f"unknown key {name!r} in {what}{_suggest(name, allowed)}; "
+                    f"known keys: {', '.join(sorted(allowed))}",
+                    self.loc.source, key.start_mark.line + 1,
+                ))
 
     def check_duplicates(self) -> None:
         d = self.d
