@@ -71,10 +71,11 @@ def client_class(path: Path | None) -> type[OpenAIChatModel]:
 
 async def calls_run(
     base_url: str, calls: int, concurrency: int, prompt_chars: int,
-    model_class: type[OpenAIChatModel] = OpenAIChatModel,
+    model_class: type[OpenAIChatModel] = OpenAIChatModel, http_backend: str | None = None,
 ) -> dict[str, float]:
     """``calls`` calls over ``concurrency`` sequential workers; wall and CPU seconds."""
-    model = model_class("fake-model", [base_url], max_in_flight=concurrency)
+    options = {"http_backend": http_backend} if http_backend else {}
+    model = model_class("fake-model", [base_url], max_in_flight=concurrency, **options)
     settings = SamplingSettings()
     per_worker = calls // concurrency
 
@@ -102,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt-chars", type=int, default=4000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", type=Path, help="also write cProfile statistics here")
+    parser.add_argument("--http-backend", choices=["auto", "aiohttp", "httpx"],
+                        help="the client's http_backend (default: its own default)")
     parser.add_argument("--client", type=Path,
                         help="take OpenAIChatModel from this file (another version of "
                              "src/escapebench/llm/openai_client.py)")
@@ -111,10 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with ServerProcess(args.latency) as server:
         model_class = client_class(args.client)
-        run = (server.base_url, args.calls, args.concurrency, args.prompt_chars, model_class)
+        run = (server.base_url, args.calls, args.concurrency, args.prompt_chars, model_class,
+               args.http_backend)
         # Warm-up: imports, lazily built SDK state.
         asyncio.run(calls_run(server.base_url, args.concurrency, args.concurrency, 100,
-                              model_class))
+                              model_class, args.http_backend))
         for _ in range(args.runs):
             server_cpu = server.cpu_s()
             row = asyncio.run(calls_run(*run))

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 import random
 import time
+import warnings
 
 import pytest
 
+from escapebench.llm import openai_client
 from escapebench.llm.base import (
     Completion,
     ModelUnavailableError,
     SamplingSettings,
     estimate_prompt_tokens,
 )
-from escapebench.llm.openai_client import OpenAIChatModel, parse_retry_after, redact, safe_url
+from escapebench.llm.openai_client import (
+    OpenAIChatModel,
+    aiohttp_available,
+    parse_retry_after,
+    redact,
+    safe_url,
+)
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 MESSAGES = [
@@ -26,6 +36,19 @@ SETTINGS = SamplingSettings()
 FAKE_KEY = "sk-test-DO-NOT-LEAK-0123456789abcdef"
 
 
+# The HTTP library under the SDK that fast_model() uses; every test runs with each.
+_backend = ["httpx"]
+
+
+@pytest.fixture(autouse=True, params=["httpx", "aiohttp"])
+def http_backend(request: pytest.FixtureRequest) -> str:
+    """Run the test with the SDK on httpx and on aiohttp (when installed)."""
+    if request.param == "aiohttp" and not aiohttp_available():
+        pytest.skip("aiohttp is not installed")
+    _backend[0] = request.param
+    return str(request.param)
+
+
 def fast_model(urls: list[str], **kwargs: object) -> OpenAIChatModel:
     """A client with millisecond backoff, so retry tests take no time."""
     options: dict[str, object] = {
@@ -34,6 +57,7 @@ def fast_model(urls: list[str], **kwargs: object) -> OpenAIChatModel:
         "backoff_base": 0.01,
         "backoff_cap": 0.05,
         "rng": random.Random(0),
+        "http_backend": _backend[0],
     }
     options.update(kwargs)
     return OpenAIChatModel("fake-model", urls, **options)  # type: ignore[arg-type]
@@ -259,6 +283,65 @@ async def test_restarted_server_costs_no_retry() -> None:
         model = fast_model([server.base_url], max_in_flight=4)
         first = await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(8)))
         server.restart()
+        await asyncio.sleep(0.2)
         again = await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(8)))
         assert [r.retries for r in first + again] == [0] * 16
         assert server.request_count == 16
+
+
+def test_connections_closed_when_the_loop_ends(caplog: pytest.LogCaptureFixture) -> None:
+    """asyncio.run() ends with the connections closed, without aclose() and without
+    complaints about unclosed sessions on stderr."""
+    caplog.set_level(logging.DEBUG)
+    with FakeOpenAIServer(answer="bye") as server, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = fast_model([server.base_url], max_in_flight=3)
+
+        async def calls() -> list[Completion]:
+            return await asyncio.gather(*(model.complete(MESSAGES, SETTINGS) for _ in range(3)))
+
+        assert [c.text for c in asyncio.run(calls())] == ["bye"] * 3
+        gc.collect()
+        deadline = time.monotonic() + 2.0
+        while server._open_sockets and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not server._open_sockets
+    assert "nclosed" not in caplog.text
+    assert not [w for w in caught if "nclosed" in str(w.message)]
+
+
+def test_http_backend_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ValueError, match="http_backend"):
+        OpenAIChatModel("m", ["http://127.0.0.1:1/v1"], http_backend="curl")
+    monkeypatch.setattr(openai_client, "aiohttp_available", lambda: False)
+    assert OpenAIChatModel("m", ["http://127.0.0.1:1/v1"]).http_backend == "httpx"
+    with pytest.raises(ValueError, match="aiohttp"):
+        OpenAIChatModel("m", ["http://127.0.0.1:1/v1"], http_backend="aiohttp")
+    monkeypatch.setattr(openai_client, "aiohttp_available", lambda: True)
+    assert OpenAIChatModel("m", ["http://127.0.0.1:1/v1"]).http_backend == "aiohttp"
+
+
+async def test_deadline_covers_a_trickling_answer() -> None:
+    """A server that sends its answer one byte at a time never trips a per-read timeout; the
+    attempt still ends after ``timeout`` seconds."""
+
+    async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000\r\n\r\n")
+        with contextlib.suppress(ConnectionError):
+            for _ in range(100):
+                writer.write(b" ")
+                await writer.drain()
+                await asyncio.sleep(0.1)
+        writer.close()
+
+    server = await asyncio.start_server(trickle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        model = fast_model([f"http://127.0.0.1:{port}/v1"], timeout=0.5, max_retries=0)
+        started = time.monotonic()
+        with pytest.raises(ModelUnavailableError, match="timed out after 0.5s"):
+            await model.complete(MESSAGES, SETTINGS)
+        assert time.monotonic() - started < 2.0
+        await model.aclose()

@@ -12,12 +12,21 @@ than a replica's ``Retry-After``. After the last attempt the caller gets a
 The API key is only ever handed to the SDK; error messages and log lines go through
 :func:`redact` so that neither the key nor fragments of it (some servers echo a masked key
 back) end up in logs or result files.
+
+CPU per call is what limits how many calls one process keeps in flight (the event loop runs on
+one core), so the hot path is lean: ``client.post`` with the raw response rather than
+``chat.completions.create`` (whose request transform and response models cost about 1 ms a
+call), the body parsed with ``json.loads``, keep-alive connections that are cheap to manage
+(see :class:`_LoopState`), and aiohttp under the SDK when it is installed.
+``benchmarks/model_calls.py`` measures it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
+import importlib.util
 import itertools
 import json
 import logging
@@ -28,8 +37,8 @@ import re
 import ssl
 import sys
 import time
-from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -53,6 +62,11 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 PLACEHOLDER_API_KEY = "EMPTY"
 """Sent when no key is configured: local servers ignore it, the SDK insists on some value."""
+
+KEEPALIVE_S = 4.0
+"""Idle connections are dropped after this long: a little sooner than servers drop them
+(uvicorn under vLLM and SGLang, and llama.cpp's server, after 5 s), so that a request is not
+sent on a connection the server is closing at that very moment."""
 
 MAX_RETRY_AFTER_S = 300.0
 """A larger ``Retry-After`` is clipped: a run should not silently sleep for hours."""
@@ -144,22 +158,50 @@ def _sdk_http_library() -> ModuleType:
 
 _HTTP = _sdk_http_library()
 
+HTTP_BACKENDS = ("auto", "aiohttp", "httpx")
+"""Ways the SDK can send requests: ``aiohttp`` (the SDK's ``DefaultAioHttpClient``, needs the
+``aiohttp`` package), ``httpx`` (the SDK's default), or ``auto``: aiohttp when installed."""
+
+
+def aiohttp_available() -> bool:
+    """Whether the SDK can send its requests through aiohttp (``pip install aiohttp``)."""
+    sdk_support = hasattr(openai, "DefaultAioHttpClient")
+    return sdk_support and importlib.util.find_spec("aiohttp") is not None
+
 
 @dataclass
 class _LoopState:
     """HTTP clients and the in-flight limit, which belong to one event loop.
 
-    Each replica has a stack of idle *lanes*: SDK clients with a connection pool of one
-    keep-alive connection. An attempt takes a lane for itself and gives it back afterwards.
-    One shared pool of N connections would do the same job, but httpx's pool checks every
-    idle connection (a system call each) whenever a request starts or ends, which at 36
-    requests in flight cost more CPU than building and parsing the request together.
+    With aiohttp, each replica has one SDK client whose pool holds up to ``max_in_flight``
+    keep-alive connections. With httpx, each replica has a stack of idle *lanes*: SDK clients
+    with a pool of one keep-alive connection; an attempt takes a lane for itself and gives it
+    back afterwards. One shared httpx pool would do the same job, but it checks every idle
+    connection (a system call each) whenever a request starts or ends, which at 36 requests in
+    flight cost more CPU than building and parsing the request together.
     """
 
     loop: asyncio.AbstractEventLoop
-    idle_lanes: list[list[openai.AsyncOpenAI]]
-    all_lanes: list[openai.AsyncOpenAI]
     semaphore: asyncio.Semaphore
+    shared: dict[int, openai.AsyncOpenAI] = field(default_factory=dict)
+    idle_lanes: dict[int, list[openai.AsyncOpenAI]] = field(default_factory=dict)
+    all_clients: list[openai.AsyncOpenAI] = field(default_factory=list)
+    closer: AsyncGenerator[None, None] | None = None
+
+    async def close_when_done(self) -> AsyncGenerator[None, None]:
+        """Suspended until the loop shuts its async generators down (``asyncio.run`` does
+        that before it closes the loop), then closes the clients while the loop still runs.
+        Otherwise their connections would only go with the garbage collector, and aiohttp
+        complains about every unclosed session on stderr."""
+        try:
+            yield
+        finally:
+            clients, self.all_clients = self.all_clients, []
+            self.shared.clear()
+            self.idle_lanes.clear()
+            for client in clients:
+                with contextlib.suppress(Exception):
+                    await client.close()
 
 
 class OpenAIChatModel:
@@ -181,6 +223,9 @@ class OpenAIChatModel:
         max_in_flight: most requests waiting on the server at once (over all replicas).
         max_tokens_param: request field for the output limit; newer OpenAI models want
             ``"max_completion_tokens"``.
+        http_backend: how the SDK sends requests, one of :data:`HTTP_BACKENDS`. aiohttp
+            costs about a third less CPU per call than httpx, which is what limits how many
+            calls one process can keep in flight.
         extra_body: extra JSON fields merged into every request (server-specific options).
         rng: random source of the backoff jitter (seed it for reproducible tests).
     """
@@ -201,6 +246,7 @@ class OpenAIChatModel:
         max_in_flight: int = 16,
         max_tokens_param: str = "max_tokens",
         extra_body: Mapping[str, Any] | None = None,
+        http_backend: str = "auto",
         rng: random.Random | None = None,
     ) -> None:
         if not model:
@@ -215,6 +261,12 @@ class OpenAIChatModel:
             raise ValueError("at least one base URL is needed")
         if timeout <= 0 or max_retries < 0 or max_in_flight < 1:
             raise ValueError("timeout must be > 0, max_retries >= 0 and max_in_flight >= 1")
+        if http_backend not in HTTP_BACKENDS:
+            raise ValueError(f"http_backend must be one of {', '.join(HTTP_BACKENDS)}")
+        if http_backend == "aiohttp" and not aiohttp_available():
+            raise ValueError("http_backend 'aiohttp' needs the aiohttp package (pip install it)")
+        if http_backend == "auto":
+            http_backend = "aiohttp" if aiohttp_available() else "httpx"
         self.name = model
         self.base_urls: list[str] = urls
         self.api_key_env = api_key_env or DEFAULT_API_KEY_ENV
@@ -226,6 +278,7 @@ class OpenAIChatModel:
         self.max_in_flight = int(max_in_flight)
         self.max_tokens_param = max_tokens_param
         self.extra_body = dict(extra_body or {})
+        self.http_backend = http_backend
         self._rng = rng or random.Random()
         self._round_robin = itertools.count()
         # Per replica: monotonic time before which it asked us (Retry-After) not to call.
@@ -270,50 +323,75 @@ class OpenAIChatModel:
             "max_in_flight": self.max_in_flight,
             "max_tokens_param": self.max_tokens_param,
             "extra_body": dict(self.extra_body),
+            "http_backend": self.http_backend,
         }
 
     # -- event-loop bound state ----------------------------------------------------------
 
-    def _loop_state(self) -> _LoopState:
-        # httpx connection pools and asyncio semaphores belong to the loop that first used
-        # them; a harness that calls asyncio.run() once per game needs fresh ones each time.
+    async def _loop_state(self) -> _LoopState:
+        # Connection pools and asyncio semaphores belong to the loop that first used them; a
+        # harness that calls asyncio.run() once per game needs fresh ones each time.
         loop = asyncio.get_running_loop()
         state = self._state
         if state is None or state.loop is not loop or loop.is_closed():
-            state = _LoopState(
-                loop,
-                idle_lanes=[[] for _ in self.base_urls],
-                all_lanes=[],
-                semaphore=asyncio.Semaphore(self.max_in_flight),
-            )
+            state = _LoopState(loop, asyncio.Semaphore(self.max_in_flight))
             self._state = state
+            # Started here, so that the loop knows it (the loop holds it weakly; we do not).
+            state.closer = state.close_when_done()
+            await state.closer.asend(None)
         return state
 
-    def _new_lane(self, state: _LoopState, index: int) -> openai.AsyncOpenAI:
-        """An SDK client for replica ``index`` with a single keep-alive connection."""
+    def _new_client(self, state: _LoopState, index: int, connections: int) -> openai.AsyncOpenAI:
+        """An SDK client for replica ``index`` with up to ``connections`` keep-alive
+        connections."""
         if self._tls_context is None:
-            # Loading the trusted certificates takes ~40 ms; every lane shares one context.
+            # Loading the trusted certificates takes ~40 ms; all clients share one context.
             self._tls_context = _HTTP.create_ssl_context()
-        http_client = openai.DefaultAsyncHttpxClient(
-            limits=_HTTP.Limits(max_connections=1, max_keepalive_connections=1),
-            verify=self._tls_context,
+        options: dict[str, Any] = {
+            "limits": _HTTP.Limits(
+                max_connections=connections,
+                max_keepalive_connections=connections,
+                keepalive_expiry=KEEPALIVE_S,
+            ),
+            "verify": self._tls_context,
+        }
+        http_client = (
+            openai.DefaultAioHttpClient(**options)
+            if self.http_backend == "aiohttp"
+            else openai.DefaultAsyncHttpxClient(**options)
         )
-        lane = openai.AsyncOpenAI(
+        client = openai.AsyncOpenAI(
             api_key=self._api_key,
             base_url=self.base_urls[index],
             timeout=self.timeout,
             max_retries=0,  # our own retry loop, see the module docstring
             http_client=http_client,
         )
-        state.all_lanes.append(lane)
-        return lane
+        state.all_clients.append(client)
+        return client
+
+    def _take_client(self, state: _LoopState, index: int) -> openai.AsyncOpenAI:
+        """The SDK client for one attempt on replica ``index`` (give it back afterwards)."""
+        if self.http_backend == "aiohttp":
+            client = state.shared.get(index)
+            if client is None:
+                client = state.shared[index] = self._new_client(state, index, self.max_in_flight)
+            return client
+        # Most recently used lane first: its connection is the least likely to have been
+        # closed by the server's keep-alive timeout.
+        idle = state.idle_lanes.setdefault(index, [])
+        return idle.pop() if idle else self._new_client(state, index, 1)
+
+    def _give_back(self, state: _LoopState, index: int, client: openai.AsyncOpenAI) -> None:
+        if self.http_backend != "aiohttp":
+            state.idle_lanes[index].append(client)
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (optional; they are also dropped with the loop)."""
+        """Close the HTTP connections (optional: ``asyncio.run`` closes them at its end)."""
         state, self._state = self._state, None
-        if state is not None and state.loop is asyncio.get_running_loop():
-            for lane in state.all_lanes:
-                await lane.close()
+        loop = asyncio.get_running_loop()
+        if state is not None and state.closer is not None and state.loop is loop:
+            await state.closer.aclose()
 
     # -- the call ------------------------------------------------------------------------
 
@@ -352,7 +430,7 @@ class OpenAIChatModel:
 
     async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
         """Ask the model; retry over replicas; raise :class:`ModelUnavailableError` at last."""
-        state = self._loop_state()
+        state = await self._loop_state()
         payload = self._payload(messages, settings)
         n = len(self.base_urls)
         attempts = self.max_retries + 1
@@ -375,14 +453,11 @@ class OpenAIChatModel:
                 await asyncio.sleep(wait)
             try:
                 async with state.semaphore:
-                    # Most recently used lane first: its connection is the least likely to
-                    # have been closed by the server's keep-alive timeout.
-                    idle = state.idle_lanes[index]
-                    lane = idle.pop() if idle else self._new_lane(state, index)
+                    client = self._take_client(state, index)
                     try:
-                        text, meta = await self._attempt(lane, payload)
+                        text, meta = await self._attempt(client, payload)
                     finally:
-                        idle.append(lane)
+                        self._give_back(state, index, client)
             except _RetryableError as exc:
                 last_error, last_url = exc.reason, url
                 failures_this_round += 1
@@ -453,7 +528,15 @@ class OpenAIChatModel:
                 client.post("/chat/completions", body=payload, cast_to=_HTTP.Response),
             )
             body = response.content
-        except (asyncio.TimeoutError, openai.APITimeoutError):
+        except openai.APITimeoutError as exc:
+            cause = _root_cause(exc)
+            if not _is_timeout(cause):
+                # The SDK's aiohttp adapter reports refused and dropped connections as
+                # connect timeouts; say what really happened.
+                detail = redact(f"{type(cause).__name__}: {cause}", secrets)
+                raise _RetryableError(f"connection error ({detail})") from None
+            raise _RetryableError(f"timed out after {self.timeout:g}s") from None
+        except asyncio.TimeoutError:  # our deadline
             raise _RetryableError(f"timed out after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
@@ -482,6 +565,21 @@ async def _within(seconds: float, awaitable: Awaitable[_T]) -> _T:
         async with asyncio.timeout(seconds):
             return await awaitable
     return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The innermost exception of the ``raise ... from`` chain."""
+    seen = {id(exc)}
+    while exc.__cause__ is not None and id(exc.__cause__) not in seen:
+        exc = exc.__cause__
+        seen.add(id(exc))
+    return exc
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, (TimeoutError, asyncio.TimeoutError)) or (
+        "timeout" in type(exc).__name__.lower()
+    )
 
 
 def _status_message(exc: openai.APIStatusError) -> str:
