@@ -17,6 +17,7 @@ from escapebench.bench.metrics import format_table
 from escapebench.bench.runner import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
+    EXIT_MODEL_UNAVAILABLE,
     EXIT_USAGE,
     RunConfigError,
     RunSettings,
@@ -26,10 +27,41 @@ from escapebench.bench.runner import (
 )
 from escapebench.engine.model import DIFFICULTIES
 
+EPILOG = f"""\
+exit status:
+  0  every planned episode finished
+  1  some episodes failed (an agent or log error; see their error.txt); the others finished
+  {EXIT_USAGE}  a user error: a bad option, a game file with errors, a result folder of other
+     settings or one that cannot be created; nothing was played
+  {EXIT_MODEL_UNAVAILABLE}  the model is unavailable: a server that stays down, or a local model
+     file that is missing or cannot be loaded; finished steps are kept, re-run to resume"""
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Shows an option's default once, and only when there is one worth showing.
+
+    argparse's ``ArgumentDefaultsHelpFormatter`` appends "(default: ...)" to every option,
+    also after a help text that already names its default and for None and flags.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (
+            "default" in text
+            or action.default is None
+            or action.default is False  # a flag; `in` would also match a default of 0
+            or action.default == []
+            or action.default == argparse.SUPPRESS
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``escapebench run``."""
-    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    parser.formatter_class = _HelpFormatter
+    parser.epilog = EPILOG
     a = parser.add_argument_group("agent and model")
     a.add_argument(
         "--agent", default="explorer", metavar="NAME",
@@ -48,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="environment variable holding the API key (default OPENAI_API_KEY)")
     a.add_argument("--memory", type=int, default=DEFAULT_MEMORY,
                    help="steps of working memory in each prompt")
-    a.add_argument("--temperature", type=float, default=0.0)
+    a.add_argument("--temperature", type=float, default=0.0,
+                   help="sampling temperature; 0 is greedy, as in the paper")
     a.add_argument("--max-tokens", type=int, default=1024, help="answer length limit")
     a.add_argument("--seed", type=int, default=None,
                    help="sampling seed (repeat r uses seed + r); random agent seed")
@@ -119,12 +152,20 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
 def main(args: argparse.Namespace) -> int:
     """Run the suite, print the table; user errors are messages, not tracebacks."""
     from escapebench.games.loading import GameFileError
+    from escapebench.llm.base import ModelUnavailableError
 
     try:
         settings = settings_from_args(args)
         outcome = asyncio.run(run_suite(settings))
     except (RunConfigError, GameFileError) as exc:
         print(f"escapebench run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModelUnavailableError as exc:  # e.g. a local model file that is missing
+        print(f"escapebench run: the model is unavailable: {exc}", file=sys.stderr)
+        return EXIT_MODEL_UNAVAILABLE
+    except OSError as exc:  # a file or folder named on the command line
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"escapebench run: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     if outcome.summaries:
         print(format_table(outcome.summaries))

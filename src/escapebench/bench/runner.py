@@ -163,6 +163,10 @@ class RunSettings:
             raise RunConfigError("--base-url needs --model (the name of the served model)")
         if self.model and self.agent in ("random", "explorer"):
             raise RunConfigError(f"--agent {self.agent} plays without a model; drop --model")
+        for url in self.base_urls:
+            problem = url_problem(url)
+            if problem:
+                raise RunConfigError(f"--base-url {url!r}: {problem}")
         checks = [
             (self.concurrency >= 1, "--concurrency must be at least 1"),
             (self.max_steps >= 1, "--max-steps must be at least 1"),
@@ -181,6 +185,26 @@ class RunSettings:
             i, n = self.shard
             if not (n >= 1 and 1 <= i <= n):
                 raise RunConfigError("--shard must be i/n with 1 <= i <= n")
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a server address (None: it can).
+
+    Checked before anything is created, so that a typo is an option error and not a run that
+    retries a server that cannot exist and then reports it "unavailable".
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1"
+    if not parts.hostname:
+        return "the URL has no host, e.g. http://127.0.0.1:8000/v1"
+    return None
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -254,10 +278,27 @@ def make_episode_agent(settings: RunSettings, model: ChatModel | None, repeat: i
     from escapebench.agents.registry import AgentConfigError
 
     factory = agent_factory(settings.agent)
+    if not callable(factory):
+        raise RunConfigError(f"agent factory {settings.agent!r} is not callable")
+    options = agent_options(settings, repeat)
     try:
-        return factory(model=model, **agent_options(settings, repeat))
+        agent = factory(model=model, **options)
     except AgentConfigError as exc:
         raise RunConfigError(str(exc)) from None
+    except TypeError as exc:
+        if ":" not in settings.agent:
+            raise
+        # A user's function that does not take the factory's keywords (os:system, a typo).
+        keywords = ", ".join(["model", *options])
+        raise RunConfigError(
+            f"agent factory {settings.agent!r} cannot be called with the keyword arguments "
+            f"{keywords} ({exc}); it must return an Agent (see escapebench.agents.base)"
+        ) from None
+    if not isinstance(agent, Agent):
+        raise RunConfigError(
+            f"agent factory {settings.agent!r} returned {type(agent).__name__}, not an Agent"
+        )
+    return agent
 
 
 def prompt_version() -> str:
@@ -307,6 +348,44 @@ def game_record(defn: GameDefinition) -> dict[str, Any]:
     }
 
 
+MAX_LISTED_GAME_ERRORS = 10
+
+
+def refuse_broken_games(definitions: Sequence[GameDefinition]) -> None:
+    """Raise :class:`RunConfigError` naming file:line and problem if a setting has errors.
+
+    These are the checks of ``escapebench check`` without its state search (names that point
+    nowhere, a reference chain that does not replay, ...): a game with such errors would be
+    played anyway and give meaningless numbers, e.g. hints pointing at an item that does not
+    exist. Warnings are not refused (the original games have a few). The cost is about 10 ms
+    per setting.
+    """
+    from escapebench.games.checking import check_definition
+
+    texts: dict[str, str | None] = {}
+    errors = []
+    for defn in definitions:
+        if defn.source not in texts:  # the YAML text gives the issues their line numbers
+            try:
+                texts[defn.source] = Path(defn.source).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[defn.source] = None
+        report = check_definition(defn, texts[defn.source], run_solver=False)
+        errors += report.errors
+    if not errors:
+        return
+    files = sorted({e.source for e in errors})
+    listed = [str(e) for e in errors[:MAX_LISTED_GAME_ERRORS]]
+    if len(errors) > len(listed):
+        listed.append(f"... and {len(errors) - len(listed)} more")
+    raise RunConfigError(
+        f"{len(errors)} error{'s' if len(errors) != 1 else ''} in the game files; "
+        "a game with errors would give meaningless results, so nothing was played:\n  "
+        + "\n  ".join(listed)
+        + f"\nRun 'escapebench check {' '.join(files)}' for the full report."
+    )
+
+
 def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
@@ -326,6 +405,7 @@ def plan_run(
                 "episode ids must be unique"
             )
         by_setting[d.setting] = d
+    refuse_broken_games(definitions)
     specs = [
         EpisodeSpec(
             episode_id=episode_id(d.setting, label, model_name, r),
@@ -537,7 +617,12 @@ def folder_lock(folder: Path) -> Iterator[None]:
     refused. The lock is released by the operating system when the process dies, even by
     kill -9, so it never needs cleaning up.
     """
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunConfigError(
+            f"cannot create the result folder {folder}: {exc.strerror or exc}"
+        ) from None
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no protection, as before
