@@ -58,10 +58,14 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
     first = runs[0]
     fingerprint = {k: first.get(k) for k in FINGERPRINT_KEYS}
     for folder, run in zip(folders[1:], runs[1:], strict=True):
-        problems = compatible(run, fingerprint, first.get("games", []))
+        problems = compatible(
+            run, fingerprint, first.get("games", []),
+            existing_is=f"in {folder}", new_is=f"in {folders[0]}",
+        )
         if problems:
             raise RunConfigError(
-                f"{folder} and {folders[0]} come from different settings:\n  "
+                f"cannot merge {folder} with {folders[0]}: they were run with different "
+                "settings, and only runs of the same settings can be merged:\n  "
                 + "\n  ".join(problems)
             )
     # Episode folders: refuse duplicates before copying anything.

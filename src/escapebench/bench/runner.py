@@ -509,17 +509,22 @@ def _normalized(value: Any) -> Any:
 
 
 def compatible(existing: dict[str, Any], plan_fingerprint: dict[str, Any],
-               games: list[dict[str, Any]]) -> list[str]:
+               games: list[dict[str, Any]], *, existing_is: str = "in the folder",
+               new_is: str = "now") -> list[str]:
     """Why a folder's ``run.json`` cannot take these results (empty: it can).
 
     Every result-affecting setting must be equal; games present in both must have the same
     file and reference hashes. More games or more repeats are fine: the folder just grows.
+    ``existing_is`` and ``new_is`` say where each value comes from in the messages
+    ("agent: 'base' in the folder, 'explorer' now").
     """
     problems = []
     new = _normalized(plan_fingerprint)
     for key in sorted(new):
         if existing.get(key) != new[key]:
-            problems.append(f"{key}: {existing.get(key)!r} in the folder, {new[key]!r} now")
+            problems.append(
+                f"{key}: {existing.get(key)!r} {existing_is}, {new[key]!r} {new_is}"
+            )
     old_games = {g["setting"]: g for g in existing.get("games", [])}
     for g in games:
         before = old_games.get(g["setting"])
