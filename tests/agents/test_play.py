@@ -167,7 +167,7 @@ async def test_a_persons_steps_are_logged_like_an_agents(tmp_path: Path) -> None
     from escapebench.bench.episode import EpisodeSpec, play_episode
 
     defn = tutorial()
-    session = PlaySession(defn, player="ada")
+    session = PlaySession(defn, player="ada", max_steps=2)  # the game ends after two steps
     session.act("move 1")
     hint = session.request_hint()
     assert hint is not None
@@ -228,7 +228,7 @@ def test_two_plays_in_one_folder_are_two_repeats_and_other_settings_are_refused(
     defn = tutorial()
     folders = []
     for player in ("ada", "bo"):
-        session = PlaySession(defn, player=player)
+        session = PlaySession(defn, player=player, max_steps=1)
         session.act(defn.reference[0].action)
         folders.append(session.write_result(tmp_path))
     assert [f.name for f in folders] == ["tutorial__human__none__r0", "tutorial__human__none__r1"]
@@ -236,7 +236,7 @@ def test_two_plays_in_one_folder_are_two_repeats_and_other_settings_are_refused(
     assert [r["player"] for r in rows] == ["ada", "bo"]
     assert all(r["escaped"] == "False" for r in rows)
 
-    other = PlaySession(defn, hints=HintOptions(patience=5))
+    other = PlaySession(defn, hints=HintOptions(patience=5), max_steps=1)
     other.act(defn.reference[0].action)
     with pytest.raises(PlayError, match="patience"):
         other.write_result(tmp_path)
@@ -252,7 +252,8 @@ def test_terminal_shows_the_automatic_hint_and_the_forced_step(tmp_path: Path) -
     parser = argparse.ArgumentParser()
     command_play.add_arguments(parser)
     args = parser.parse_args(
-        ["tutorial", "--patience", "2", "--help-steps", "1", "--out", str(tmp_path)]
+        ["tutorial", "--patience", "2", "--help-steps", "1", "--out", str(tmp_path),
+         "--max-steps", "4"]
     )
     out = io.StringIO()
     code = command_play.run_play(args, io.StringIO("move 1\nmove 1\nmove 1\nquit\n"), out)
@@ -264,7 +265,7 @@ def test_terminal_shows_the_automatic_hint_and_the_forced_step(tmp_path: Path) -
     result = json.loads(
         (tmp_path / "episodes" / "tutorial__human__none__r0" / "result.json").read_text()
     )
-    assert result["forced_steps"] == 1 and result["ended_by"] == "quit"
+    assert result["forced_steps"] == 1 and result["ended_by"] == "max_steps"
 
 
 def test_a_result_folder_in_use_by_a_run_is_not_written_to(
@@ -275,7 +276,7 @@ def test_a_result_folder_in_use_by_a_run_is_not_written_to(
 
     monkeypatch.setattr(human, "LOCK_WAIT_S", 0.2)
     defn = tutorial()
-    session = PlaySession(defn)
+    session = PlaySession(defn, max_steps=1)
     session.act(defn.reference[0].action)
     with folder_lock(tmp_path), pytest.raises(PlayError, match="in use"):
         session.write_result(tmp_path)
@@ -283,11 +284,14 @@ def test_a_result_folder_in_use_by_a_run_is_not_written_to(
     assert session.write_result(tmp_path).name == "tutorial__human__none__r0"
 
 
-def test_terminal_hint_says_where_it_takes_you(tmp_path: Path) -> None:
+def test_terminal_hint_says_where_it_takes_you(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Asking for a hint away from its scene moves you there, and the screen says so."""
     import argparse
     import io
 
+    monkeypatch.chdir(tmp_path)  # quitting saves the game in the working folder
     from escapebench.agents import command_play
 
     parser = argparse.ArgumentParser()

@@ -4,13 +4,17 @@ The scene is shown with numbered things, exits and bag tools; type actions with 
 (``click 2``, ``move 1``, ``apply(1, 3)``, ``input(427, 2)``, ``craft 1 2``) or names
 (``click(drawer)``). ``hint`` gives the next reference action (counted, as the hint system's
 automatic help after 50 steps without progress is); ``save [FILE]`` and ``load [FILE]`` keep a
-game in a JSON file; ``quit`` stops. At the end a score line (steps, hints, progress) is
-printed and the play is written as a "human" result into the result folder (``--out``).
+game in a JSON file. When the game ends (escaped, or the step limit reached) a score line
+(steps, hints, progress) is printed and the play is written as a "human" result into the
+result folder (``--out``). ``quit`` (or the end of input) saves an unfinished game to
+``SETTING.save.json`` (or the file it was loaded from) and writes no result, as the browser
+play page keeps unfinished games: ``escapebench play GAME --load FILE`` continues it.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import IO
@@ -35,7 +39,8 @@ Other commands:
   look                show the scene again
   save [FILE]         save the game to a JSON file (default: SETTING.save.json)
   load [FILE]         continue a saved game
-  quit                stop (the play so far is written as a result unless just saved)
+  quit                stop; the game is saved to continue later with --load, and a
+                      result is written only for a game that ended
   help                this text"""
 
 
@@ -125,6 +130,16 @@ def hint_text(hint: dict) -> str:
     )
 
 
+def resume_command(args: argparse.Namespace, save: Path) -> str:
+    """The command that continues a saved game (same game, version and player)."""
+    words = ["escapebench", "play", args.game]
+    if args.difficulty:
+        words += ["--difficulty", args.difficulty]
+    if args.player != "anonymous":
+        words += ["--player", args.player]
+    return shlex.join([*words, "--load", str(save)])
+
+
 def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     """The play loop on the given streams; returns the exit code."""
 
@@ -141,7 +156,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         print(f"escapebench play: {exc}", file=sys.stderr)
         return 2
     session = PlaySession(defn, player=args.player, hints=options, max_steps=args.max_steps)
-    default_save = Path(f"{defn.setting}.save.json")
+    default_save = Path(args.load) if args.load else Path(f"{defn.setting}.save.json")
     try:
         if args.load:
             session.load_file(args.load)
@@ -154,8 +169,11 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     say(f"{defn.title} ({defn.setting}). Type 'help' for the commands.")
     if args.load:
         say(f"Continuing {args.load} at step {session.step}.")
+    elif default_save.is_file():
+        say(f"A saved game is in {default_save}: quit and run "
+            f"'{resume_command(args, default_save)}' to continue it "
+            "(quitting after playing here overwrites it).")
     say(render(session))
-    quit_after_save = False
     while not session.ended:
         stdout.write("> ")
         stdout.flush()
@@ -170,7 +188,6 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         word, rest = word.lower(), rest.strip()
         try:
             if word in ("quit", "exit", "q"):
-                quit_after_save = session.saved_at_step == session.step
                 break
             if word in ("help", "?"):
                 say(HELP)
@@ -206,10 +223,18 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
 
     score = session.score()
     say(score.line())
-    if args.no_result or session.step == 0:
+    if not session.ended:
+        if session.step == 0 and not args.load:
+            return 0
+        try:
+            path = session.save_file(default_save)
+        except PlayError as exc:
+            print(f"escapebench play: {exc}; the game is lost", file=sys.stderr)
+            return 1
+        say(f"Saved at step {session.step} to {path}; no result is written until the game "
+            f"ends. Continue with: {resume_command(args, path)}")
         return 0
-    if quit_after_save:
-        say(f"Not written as a result: you saved at step {session.step}; load it to go on.")
+    if args.no_result:
         return 0
     try:
         folder = session.write_result(args.out)

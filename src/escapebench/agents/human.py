@@ -134,7 +134,8 @@ class Score:
         hints = f"{self.hints} hint" + ("" if self.hints == 1 else "s")
         head = "Escaped" if self.escaped else "Stopped"
         return (
-            f"{head} after {self.steps} steps with {hints}; progress {self.progress:.0%} "
+            f"{head} after {self.steps} step{'' if self.steps == 1 else 's'} with {hints}; "
+            f"progress {self.progress:.0%} "
             f"({self.key_steps}/{self.total_key_steps} key steps, "
             f"{self.tools_collected}/{self.total_tools} tools)"
         )
@@ -284,6 +285,10 @@ class PlaySession:
         if cut < 0:
             raise PlayError(f"{verb} needs two arguments: {_FORMS[verb]}")
         left, right = call.arg_text[:cut], call.arg_text[cut + 1 :]
+        if verb != "input" and "," in left and left.strip() not in bag:
+            # The text of input may hold commas; a tool's name only if the bag has one.
+            count = len(call.arg_text.split(","))
+            raise PlayError(f"{verb} takes 2 arguments, not {count}: {_FORMS[verb]}")
         if verb == "craft":
             left = self._numbered(left, bag, "bag tool")
             right = self._numbered(right, bag, "bag tool")
@@ -523,7 +528,8 @@ class PlaySession:
 
     # ------------------------------------------------------------------ results
     def result(self, episode_id: str = "", repeat: int = 0) -> EpisodeResult:
-        """The episode result of the play so far (``ended_by`` "quit" if not over)."""
+        """The episode result of the play so far (``ended_by`` "quit" if not over; such a
+        result is shown, never written: see :meth:`write_result`)."""
         result = self.metrics.result(
             episode_id=episode_id,
             agent=HUMAN_AGENT,
@@ -543,7 +549,10 @@ class PlaySession:
         The folder gets ``run.json`` (agent "human", hint options, game hashes) if it has none,
         the episode's ``steps.jsonl`` and ``result.json``, and rebuilt ``results.csv`` and
         summaries. Each play is a new repeat (``r0``, ``r1``, ...), so people never overwrite
-        each other. Raises :class:`PlayError` if ``out`` holds results of other settings.
+        each other. Raises :class:`PlayError` if ``out`` holds results of other settings, or
+        if the game is not over: an unfinished game is saved (:meth:`save_file`) to be
+        continued, as the browser keeps it, and a stopped game would only pull averages
+        down with a play nobody finished.
         """
         from escapebench.bench.runner import (
             collect_results,
@@ -554,6 +563,11 @@ class PlaySession:
 
         if self.written is not None:
             return self.written
+        if not self.ended:
+            raise PlayError(
+                "the game is not over: only escaped games and games that reached the step "
+                "limit are written as results; save it to continue later"
+            )
         out_dir = Path(out)
         plan = self._plan(out_dir)
         with _WRITE_LOCK, _folder_locked(out_dir):
