@@ -759,19 +759,35 @@ class EscapeGame:
         if self.ended:
             return StepResult(str(action), False, True, fb.GAME_OVER)
         # _resolve, unfolded: this is the hot path of every agent and replay.
+        plan = self._plan
         if isinstance(action, Action):
             found = self._indices_of(action)
         else:
             call = action if isinstance(action, Call) else parse_call(action)
             if call is None:
                 return StepResult(str(action), False, True, fb.not_an_action(str(action)))
-            match = self._match(call.verb, call.arg_text)
+            verb = call.verb
+            if verb == "click":
+                # The most frequent action, matched here rather than by _match (same rules).
+                recipe = plan.recipes[self.scene]["click"].get(call.arg_text)
+                if recipe is None:
+                    recipe = plan.recipe(self.scene, "click", call.arg_text)
+                iv, ip = self.item_visible, self.item_present
+                for i in recipe[0]:
+                    if iv[i] and ip[i]:
+                        return self._offer(plan.click_item_action[i], i, "click", "")
+                tv, tw = self.tool_visible, self.tool_where
+                for t in recipe[1]:
+                    if tv[t] and tw[t] == _IN_SCENE:
+                        return self._collect(t)
+                match = None
+            else:
+                match = self._match(verb, call.arg_text)
             if match is None:
-                explained = self._explain(call.verb, call.arg_text)
+                explained = self._explain(verb, call.arg_text)
                 return StepResult(str(action), False, True, explained)
             found = match
         kind, a, b = found
-        plan = self._plan
         if kind == "click_item":
             return self._offer(plan.click_item_action[a], a, "click", "")
         if kind == "apply":
@@ -938,25 +954,29 @@ class EscapeGame:
         """
         screen = self._screen
         item_scene, tool_scene = self._plan.item_scene, self._plan.tool_scene
+        # (most frequent operations first)
         for op, target, value, event in ops:
             if op == _OP_ITEM_STATE:
                 self.item_state[target] = value
                 screen.item_state_changed(target, item_scene[target], value)
                 events.append(event)
-            elif op == _OP_ITEM_VISIBLE:
-                self.item_visible[target] = value
-                screen.item_changed(self, target, item_scene[target])
-                events.append(event)
             elif op == _OP_ITEM_INTERACT:
                 self.item_interact[target] = value
-                screen.item_changed(self, target, item_scene[target])
+                screen.item_interact_changed(target, item_scene[target], value)
                 events.append(event)
+            elif op == _OP_TOOL_VISIBLE:
+                self.tool_visible[target] = value
+                screen.tool_changed(self, target, tool_scene[target])
             elif op == _OP_SCENE_VISIBLE:
                 if value and not self.scene_visible[target]:
                     events.append(event)
                 if self.scene_visible[target] != value:
                     self.scene_visible[target] = value
                     screen.scene_visibility_changed(target)
+            elif op == _OP_ITEM_VISIBLE:
+                self.item_visible[target] = value
+                screen.item_changed(self, target, item_scene[target])
+                events.append(event)
             elif op == _OP_BECOME_TOOL:
                 self.item_present[i] = False
                 screen.item_changed(self, i, item_scene[i])
@@ -966,9 +986,6 @@ class EscapeGame:
                     self.tools_collected += 1
                     screen.tool_collected(self, target, tool_scene[target])
                     events.append(event)
-            elif op == _OP_TOOL_VISIBLE:
-                self.tool_visible[target] = value
-                screen.tool_changed(self, target, tool_scene[target])
             elif op == _OP_TOOL_STATE:
                 self.tool_state[target] = value
                 screen.bag_changed()  # a tool's state shows only in the bag

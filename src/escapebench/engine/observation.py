@@ -50,6 +50,9 @@ _ACTIONS = ACTIONS_HEAD[:-1]
 _LINKS = LINKS_HEAD[:-1]
 _BAG = BAG_HEAD[:-1]
 _POSSIBLE_ACTIONS = "\n\nPossible Actions:\n"
+# the title with each head, so a render joins fewer pieces
+_ACTIONS_TITLED = _POSSIBLE_ACTIONS + _ACTIONS
+_NO_ACTIONS_TITLED = _POSSIBLE_ACTIONS + NO_ACTIONS
 _BAG_TITLE = "\n\nTools in Bag:\n"
 
 
@@ -63,6 +66,9 @@ class ObservationTexts:
     """
 
     scene_head: tuple[str, ...]  # per scene, with the blank line that follows it
+    # per scene: its head followed by the head of what is seen, and by "nothing seen"
+    head_seen: tuple[str, ...]
+    head_nothing_seen: tuple[str, ...]
     item_lines: tuple[tuple[str, ...], ...]  # per item, per state: what is seen
     item_action: tuple[str, ...]  # per item: its line among the possible actions
     tool_line: tuple[str, ...]  # per tool: what is seen while it lies in its scene
@@ -117,11 +123,14 @@ def _build_texts(defn: GameDefinition) -> ObservationTexts:
         for _, target in links:
             if sc not in linked_from[target]:
                 linked_from[target].append(sc)
+    scene_head = tuple(
+        f"Scene Description:\nYou are in the scene '{s.name}'. {s.desc}".rstrip() + "\n\n"
+        for s in scenes
+    )
     return ObservationTexts(
-        scene_head=tuple(
-            f"Scene Description:\nYou are in the scene '{s.name}'. {s.desc}".rstrip() + "\n\n"
-            for s in scenes
-        ),
+        scene_head=scene_head,
+        head_seen=tuple(head + _SEEN for head in scene_head),
+        head_nothing_seen=tuple(head + NOTHING_SEEN for head in scene_head),
         item_lines=item_lines,
         item_action=item_action,
         tool_line=tool_line,
@@ -220,6 +229,15 @@ class ScreenCache:
             if seen[k]:  # shown now: lines are never empty
                 seen[k] = self.texts.item_lines[i][state]
 
+    def item_interact_changed(self, i: int, scene: int, interactable: bool) -> None:
+        """Item ``i`` of ``scene`` became interactable or not (the rest of it unchanged)."""
+        self.text = None
+        seen, actions = self.seen[scene], self.actions[scene]
+        if seen is not None and actions is not None:
+            k = self.texts.item_slot[i]
+            if seen[k]:  # shown now: its action line shows if it can be acted on
+                actions[k] = self.texts.item_action[i] if interactable else ""
+
     def tool_changed(self, game: EscapeGame, t: int, scene: int) -> None:
         """Tool ``t`` of ``scene`` was revealed, hidden or taken from the scene."""
         self.text = None
@@ -312,11 +330,9 @@ def render(game: EscapeGame) -> str:
         bag = cache.bag = "".join(lines)
     cache.text_scene = sc
     text = cache.text = "".join((
-        tx.scene_head[sc],
-        _SEEN if seen_text else NOTHING_SEEN,
+        tx.head_seen[sc] if seen_text else tx.head_nothing_seen[sc],
         seen_text,
-        _POSSIBLE_ACTIONS,
-        _ACTIONS if actions_text else NO_ACTIONS,
+        _ACTIONS_TITLED if actions_text else _NO_ACTIONS_TITLED,
         actions_text,
         links,
         _BAG_HEAD if bag else _EMPTY_BAG,
