@@ -159,14 +159,24 @@ def _sdk_http_library() -> ModuleType:
 _HTTP = _sdk_http_library()
 
 HTTP_BACKENDS = ("auto", "aiohttp", "httpx")
-"""Ways the SDK can send requests: ``aiohttp`` (the SDK's ``DefaultAioHttpClient``, needs the
-``aiohttp`` package), ``httpx`` (the SDK's default), or ``auto``: aiohttp when installed."""
+"""Ways the SDK can send requests: ``aiohttp`` (the SDK's ``DefaultAioHttpClient``, needs
+``openai[aiohttp]``), ``httpx`` (the SDK's default), or ``auto``: aiohttp when installed."""
 
 
 def aiohttp_available() -> bool:
-    """Whether the SDK can send its requests through aiohttp (``pip install aiohttp``)."""
-    sdk_support = hasattr(openai, "DefaultAioHttpClient")
-    return sdk_support and importlib.util.find_spec("aiohttp") is not None
+    """Whether the SDK can send its requests through aiohttp (``pip install openai[aiohttp]``)."""
+    if not hasattr(openai, "DefaultAioHttpClient") or not _importable("aiohttp"):
+        return False
+    # The SDK's adapter between httpx and aiohttp: vendored in newer SDKs, the httpx-aiohttp
+    # package in older ones.
+    return _importable("openai._vendor.httpx_aiohttp") or _importable("httpx_aiohttp")
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package is missing
+        return False
 
 
 @dataclass
@@ -264,7 +274,7 @@ class OpenAIChatModel:
         if http_backend not in HTTP_BACKENDS:
             raise ValueError(f"http_backend must be one of {', '.join(HTTP_BACKENDS)}")
         if http_backend == "aiohttp" and not aiohttp_available():
-            raise ValueError("http_backend 'aiohttp' needs the aiohttp package (pip install it)")
+            raise ValueError("http_backend 'aiohttp' needs pip install 'openai[aiohttp]'")
         if http_backend == "auto":
             http_backend = "aiohttp" if aiohttp_available() else "httpx"
         self.name = model
