@@ -76,7 +76,7 @@ def test_compare_prints_base_then_escape_variants_with_changes(
 def test_compare_markdown(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["compare", str(runs["base"]), str(runs["escape"]), "--markdown"]) == 0
     table = capsys.readouterr().out.strip().splitlines()
-    assert table[0].startswith("| Model / agent | Hints Used | Total Steps |")
+    assert table[0].startswith("| Model / agent | Escaped | Hints Used | Total Steps |")
     assert table[1].startswith("|---|---:|")
     assert table[2].startswith("| fake / base |") and table[3].startswith("| fake / escape |")
     assert "↓" in table[3]

@@ -36,10 +36,17 @@ def csv_rows(*run_dirs: Path) -> list[dict[str, str]]:
 
 
 def aggregate_cells(results: list[EpisodeResult]) -> list[str]:
-    """The five Table-3 cells that :func:`escapebench.bench.metrics.aggregate` gives for
-    ``results`` (one agent and model, all difficulties): the report must show exactly these."""
+    """The Table-3 cells (escaped/episodes, then the paper's five) that
+    :func:`escapebench.bench.metrics.aggregate` gives for ``results`` (one agent and model,
+    all difficulties): the report must show exactly these."""
     (summary,) = [s for s in aggregate(results) if s.difficulty == ALL]
-    return table_cells(summary)[4:]
+    return table_cells(summary)[3:]
+
+
+def eval_share(cell: str) -> float:
+    """``"2/3"`` -> 2/3 (the Escaped column)."""
+    escaped, episodes = cell.split("/")
+    return int(escaped) / int(episodes)
 
 
 def mean_of(rows: list[dict[str, str]], column: str) -> float:
@@ -87,12 +94,12 @@ def test_table3_matches_results_csv(report, harness_runs, human_dir) -> None:
     assert table3["Average Human"] == aggregate_cells(collect_results(human_dir))
     # the means over episodes are those of results.csv
     rows = csv_rows(harness_runs["base-fumbler"])
-    assert table3["fumbler"][:2] == [
+    assert table3["fumbler"][1:3] == [
         f"{mean_of(rows, 'hints_used'):.2f}", f"{mean_of(rows, 'total_steps'):.2f}"
     ]
     # the fumbler needs hints for everything; the human asked for exactly one per game
-    assert float(table3["fumbler"][0]) > float(table3["solver"][0])
-    assert table3["Average Human"][0] == "1.00"
+    assert float(table3["fumbler"][1]) > float(table3["solver"][1])
+    assert table3["Average Human"][1] == "1.00"
 
 
 def test_table5_shows_change_against_base(report, harness_runs) -> None:
@@ -103,10 +110,10 @@ def test_table5_shows_change_against_base(report, harness_runs) -> None:
     base = csv_rows(harness_runs["base-solver"])
     cells = table5["solver"]
     # value, then the change against BaseAgent with the same model as a subscript
-    want_steps = aggregate_cells(collect_results(harness_runs["escape-solver"]))[1]
+    want_steps = aggregate_cells(collect_results(harness_runs["escape-solver"]))[2]
     diff = mean_of(escape, "total_steps") - mean_of(base, "total_steps")
     arrow = "↓" if diff < 0 else "↑"
-    assert cells[1] == f"{want_steps} {arrow}{abs(diff):.2f}"
+    assert cells[2] == f"{want_steps} {arrow}{abs(diff):.2f}"
     assert "Average Human" in table5
 
 
@@ -116,8 +123,9 @@ def test_leaderboard_lists_every_agent(report) -> None:
     labels = [row[0] for row in tables["Leaderboard: all agents"]]
     assert labels[-1] == "Average Human"
     assert set(labels[:-1]) == {"base / fumbler", "base / solver", "escape / solver", "explorer"}
-    hints = [float(row[1]) for row in tables["Leaderboard: all agents"][:-1]]
-    assert hints == sorted(hints)
+    # most escaped episodes first, then fewest hints
+    ranks = [(-eval_share(row[1]), float(row[2])) for row in tables["Leaderboard: all agents"][:-1]]
+    assert ranks == sorted(ranks)
 
 
 def test_figures_are_png_files(report) -> None:

@@ -42,20 +42,21 @@ def summary(agent: str, difficulty: str = ALL) -> Summary:
 
 def test_table3_shows_the_pooled_shares_of_aggregate() -> None:
     (row,) = table3(RESULTS).rows
-    assert row.cells == table_cells(summary("base"))[4:]
+    assert row.cells == table_cells(summary("base"))[3:]
     # tool hints: 1 of 1 + 9 tools = 10%, not the mean of 100% and 0%
-    assert row.cells[3] == "0.50 (10.00%)"
-    assert row.cells[4] == "1.00 (10.00%)"
-    assert row.cells[2] == "90.00"  # early exit: 27 of 30 units, pooled
+    assert row.cells[0] == "2/2"  # escaped / episodes
+    assert row.cells[4] == "0.50 (10.00%)"
+    assert row.cells[5] == "1.00 (10.00%)"
+    assert row.cells[3] == "90.00"  # early exit: 27 of 30 units, pooled
 
 
 def test_every_table_shows_the_same_numbers_for_the_same_rows() -> None:
     board = {r.summary.agent: r.cells for r in leaderboard(RESULTS).rows}
-    assert board == {a: table_cells(summary(a))[4:] for a in ("base", "escape")}
+    assert board == {a: table_cells(summary(a))[3:] for a in ("base", "escape")}
     per_difficulty = {(r.summary.agent, r.summary.difficulty): r.cells
                       for r in by_difficulty(RESULTS).rows}
     assert per_difficulty == {
-        (a, d): table_cells(summary(a, d))[4:]
+        (a, d): table_cells(summary(a, d))[3:]
         for a in ("base", "escape") for d in ("easy", "hard")
     }
 
@@ -63,8 +64,36 @@ def test_every_table_shows_the_same_numbers_for_the_same_rows() -> None:
 def test_table5_changes_are_differences_of_aggregate() -> None:
     (row,) = table5(RESULTS).rows
     escape, base = summary("escape"), summary("base")
-    assert row.cells == table_cells(escape)[4:]
+    assert row.cells == table_cells(escape)[3:]
     hints = escape.hints_used - base.hints_used
-    assert row.deltas[0] == (f"{'↓' if hints < 0 else '↑'}{abs(hints):.2f}", hints < 0)
+    assert row.deltas[0] is None  # no change shown for the escaped count
+    assert row.deltas[1] == (f"{'↓' if hints < 0 else '↑'}{abs(hints):.2f}", hints < 0)
     early = 100 * (escape.early_exit_progress - base.early_exit_progress)
-    assert row.deltas[2] == (f"{'↓' if early < 0 else '↑'}{abs(early):.2f}", early > 0)
+    assert row.deltas[3] == (f"{'↓' if early < 0 else '↑'}{abs(early):.2f}", early > 0)
+
+
+def test_the_leaderboard_ranks_escaping_runs_above_capped_ones_and_shows_escaped() -> None:
+    """A capped run that never escaped used fewer hints only because it stopped early."""
+    import dataclasses
+
+    capped = [
+        dataclasses.replace(r, agent="random", episode_id=r.episode_id.replace("base", "random"),
+                            escaped=False, hints_used=0, tool_hints=0, key_step_hints=0)
+        for r in RESULTS if r.agent == "base"
+    ]
+    board = leaderboard([*RESULTS, *capped])
+    assert board.headers[1] == "Escaped"
+    assert [(r.summary.agent, r.cells[0]) for r in board.rows] == [
+        ("escape", "2/2"), ("base", "2/2"), ("random", "0/2"),
+    ]
+
+
+def test_average_human_leaves_out_games_the_player_stopped() -> None:
+    import dataclasses
+
+    finished = dataclasses.replace(RESULTS[0], agent="human", player="ada", ended_by="escaped",
+                                   episode_id="g1__human__none__r0")
+    stopped = dataclasses.replace(RESULTS[1], agent="human", player="bo", escaped=False,
+                                  ended_by="quit", episode_id="g2__human__none__r0")
+    (human,) = [r for r in table3([*RESULTS, finished, stopped]).rows if r.is_human]
+    assert human.summary.episodes == 1 and human.cells[0] == "1/1"

@@ -2,8 +2,11 @@
 
 Numbers come from :func:`escapebench.bench.metrics.aggregate` (the one place the metrics are
 averaged); this module only chooses rows and lays them out. Table 3 lists BaseAgent per model
-with an "Average Human" row (every human player's episodes together); Table 5 lists EscapeAgent
-and its ablations per model with the change against BaseAgent on the settings both played.
+with an "Average Human" row (every human player's finished games together; a game a person
+stopped is not a result); Table 5 lists EscapeAgent and its ablations per model with the change
+against BaseAgent on the settings both played. Every table has an Escaped column (escaped /
+episodes): the paper's agents always escape thanks to hints, but a run capped by
+``--max-steps`` may not, and its hint and step numbers are then not comparable.
 """
 
 from __future__ import annotations
@@ -19,9 +22,14 @@ BASE_AGENT = "base"
 ESCAPE_AGENT = "escape"
 HUMAN_LABEL = "Average Human"
 NO_MODEL = "none"  # the harness's model name for agents that play without one
+QUIT = "quit"  # ended_by of a human game stopped before its end
 
-# (Summary field, header, lower is better), in the order of the paper's columns
+ESCAPED = "escaped"  # the first column: escaped / episodes, shown without a change in Table 5
+
+# (Summary field, header, lower is better), in the order of the printed columns: the escaped
+# episodes, then the paper's columns
 METRICS: tuple[tuple[str, str, bool], ...] = (
+    (ESCAPED, "Escaped", False),
     ("hints_used", "Hints Used", True),
     ("total_steps", "Total Steps", True),
     ("early_exit_progress", "Early Exit Progress (%)", False),
@@ -29,7 +37,7 @@ METRICS: tuple[tuple[str, str, bool], ...] = (
     ("key_step_hints", "Key Steps Hints Used (percentage)", True),
 )
 PERCENT_FIELDS = {"early_exit_progress"}  # fractions, shown as percentages
-_FIRST_METRIC_CELL = 4  # table_cells: agent, model, difficulty, episodes, then the metrics
+_FIRST_METRIC_CELL = 3  # table_cells: agent, model, difficulty, escaped/episodes, metrics
 
 
 @dataclass
@@ -39,7 +47,8 @@ class TableRow:
     label: str
     cells: list[str]
     summary: Summary
-    deltas: list[tuple[str, bool | None]] = field(default_factory=list)  # (text, is better)
+    # (text, is better) per cell; None where no change is shown (the Escaped column)
+    deltas: list[tuple[str, bool | None] | None] = field(default_factory=list)
     note: str = ""
 
     @property
@@ -65,9 +74,15 @@ def agent_label(agent: str, model: str) -> str:
 
 
 def _pool_humans(results: Sequence[EpisodeResult]) -> list[EpisodeResult]:
-    """Human results all under one model name, so that players form one "Average Human"."""
+    """Human results all under one model name, so that players form one "Average Human".
+
+    A game a person stopped (``ended_by`` "quit", written by older versions of terminal play)
+    is left out: it is not a finished game, as an unfinished browser game is not a result.
+    """
     return [
-        dataclasses.replace(r, model="") if r.agent == HUMAN_AGENT else r for r in results
+        dataclasses.replace(r, model="") if r.agent == HUMAN_AGENT else r
+        for r in results
+        if not (r.agent == HUMAN_AGENT and r.ended_by == QUIT)
     ]
 
 
@@ -150,7 +165,8 @@ def table5(results: Sequence[EpisodeResult]) -> Table:
             a = summaries([r for r in mine if r.setting in common])[0]
             b = summaries([r for r in base if r.setting in common])[0]
             row.deltas = [
-                _delta(getattr(a, name), getattr(b, name), name, lower)
+                None if name == ESCAPED
+                else _delta(getattr(a, name), getattr(b, name), name, lower)
                 for name, _, lower in METRICS
             ]
             if len(common) < len({r.setting for r in mine}):
@@ -167,19 +183,24 @@ def table5(results: Sequence[EpisodeResult]) -> Table:
     )
 
 
+def rank_key(s: Summary) -> tuple[float, float, float]:
+    """Leaderboard order: the largest share of escaped episodes first, then fewest hints,
+    then fewest steps; so a capped run that did not escape never ranks above one that did."""
+    escaped_share = s.escaped / s.episodes if s.episodes else 0.0
+    return (-escaped_share, s.hints_used, s.total_steps)
+
+
 def leaderboard(results: Sequence[EpisodeResult]) -> Table:
-    """Every agent x model, baselines included, fewest hints (then steps) first."""
-    ranked = sorted(
-        summaries(results, lambda r: r.agent != HUMAN_AGENT),
-        key=lambda s: (s.hints_used, s.total_steps),
-    )
+    """Every agent x model, baselines included, in :func:`rank_key` order."""
+    ranked = sorted(summaries(results, lambda r: r.agent != HUMAN_AGENT), key=rank_key)
     rows = [
         TableRow(agent_label(s.agent, s.model), _cells(s), s, note=_note(s, results))
         for s in ranked
     ]
     return Table(
         "Leaderboard: all agents",
-        "Every agent and model, fewest hints first.",
+        "Every agent and model: most escaped episodes first, then fewest hints, then "
+        "fewest steps.",
         _headers("Agent / model"),
         rows + _human_rows(results),
     )
