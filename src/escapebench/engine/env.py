@@ -827,10 +827,10 @@ class EscapeGame:
     def teleport(self, scene: str) -> None:
         """Put the player in ``scene`` (the hint system's move); visibility is left unchanged,
         as the original engine does."""
-        idx = self.defn.scene_index.get(scene)
-        if idx is None:
-            raise KeyError(f"no scene named {scene!r} in {self.defn.setting}")
-        self.scene = idx
+        try:  # (no test before the lookup: the hint system teleports before every step)
+            self.scene = self.defn.scene_index[scene]
+        except KeyError:
+            raise KeyError(f"no scene named {scene!r} in {self.defn.setting}") from None
 
     def _collect(self, t: int) -> StepResult:
         """Pick up tool ``t`` lying in the current scene."""

@@ -265,9 +265,14 @@ class ScreenCache:
         if seen is not None and actions is not None:
             k = self.texts.tool_slot[t]
             seen[k] = actions[k] = ""
-        if self.bag_lines is not None:
-            self.bag_lines.append(self.texts.tool_bag_lines[t][game.tool_state[t]])
-        self.bag = None
+        lines = self.bag_lines
+        if lines is None:
+            self.bag = None
+        else:
+            line = self.texts.tool_bag_lines[t][game.tool_state[t]]
+            lines.append(line)
+            if self.bag is not None:
+                self.bag += line  # one copy, where joining the lines again copies them all
 
     def bag_removed(self, position: int) -> None:
         """The tool at ``position`` in the bag left it."""
