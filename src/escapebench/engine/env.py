@@ -86,7 +86,7 @@ class StepResult:
         return self.key_steps_gained > 0 or self.tools_gained > 0
 
 
-# Trigger operations, compiled once per definition (see _Plan.transitions).
+# Trigger operations, compiled once per definition (see _Plan._compile).
 _OP_ITEM_VISIBLE, _OP_ITEM_INTERACT, _OP_ITEM_STATE, _OP_ITEM_TOUCH = 0, 1, 2, 3
 _OP_TOOL_VISIBLE, _OP_TOOL_STATE, _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = 4, 5, 6, 7
 _OP_NOTHING, _OP_MISSING_SCENE = 8, 9
@@ -165,7 +165,7 @@ class _Plan:
             group((ln.target, idx[ln.target]) for ln in s.links if ln.target in idx)
             for s in d.scenes
         )
-        # per scene, per verb: argument text -> recipe (see _recipe)
+        # per scene, per verb: argument text -> recipe (see recipe())
         self.recipes: tuple[dict[str, dict[str, Any]], ...] = tuple(
             {verb: {} for verb in ARITY} for _ in d.scenes
         )
@@ -189,6 +189,7 @@ class _Plan:
         self.item_names = tuple(it.name for it in d.items)
         self.tool_names = tuple(t.name for t in d.tools)
         self.item_scene = tuple(it.scene for it in d.items)
+        self.tool_scene = tuple(t.scene for t in d.tools)
         self.start = _StartState(
             scene_visible=tuple(s.visible for s in d.scenes),
             item_visible=tuple(it.visible for it in d.items),
@@ -199,7 +200,6 @@ class _Plan:
             tool_where=(_IN_SCENE,) * len(d.tools),
             tool_state=(0,) * len(d.tools),
         )
-        self.tool_scene = tuple(t.scene for t in d.tools)
         self.tool_apply_to = tuple(tuple(st.apply_to for st in t.states) for t in d.tools)
         # per item, per state: {(wait kind, tool name or the input text normalized, "" for a
         # click): the waits that offer matches, in file order, each as an _OfferedWait}
@@ -271,7 +271,6 @@ class _Plan:
                 memo.clear()
             key = memo[text] = normalize_name(text)
         return key
-
 
     def recipe(self, scene: int, verb: str, text: str) -> Any:
         """What ``verb(text)`` can mean in ``scene``, whatever is visible: memoized.
@@ -633,22 +632,14 @@ class EscapeGame:
         for ``input`` the text may hold commas too, and the item is what follows the last
         usable comma.
         """
-        plan = self._plan
-        recipe = plan.recipes[self.scene][verb].get(text)  # the memo, looked up here: hot path
-        if recipe is None:
-            recipe = plan.recipe(self.scene, verb, text)
+        recipe = self._plan.recipe(self.scene, verb, text)
         if verb == "click":
-            # _first_item and _first_scene_tool, unfolded: the most frequent action
             items, tools = recipe
-            iv, ip = self.item_visible, self.item_present
-            for i in items:
-                if iv[i] and ip[i]:
-                    return ("click_item", i, "")
-            tv, tw = self.tool_visible, self.tool_where
-            for t in tools:
-                if tv[t] and tw[t] == _IN_SCENE:
-                    return ("click_tool", t, "")
-            return None
+            i = self._first_item(items)
+            if i is not None:
+                return ("click_item", i, "")
+            t = self._first_scene_tool(tools)
+            return None if t is None else ("click_tool", t, "")
         if verb == "apply":
             for lefts, rights in recipe:
                 a = self._first_bag_tool(lefts)
