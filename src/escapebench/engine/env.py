@@ -855,15 +855,15 @@ class EscapeGame:
         if matches is None:
             return self._fail(action, kind, i)
         satisfied = self.satisfied
-        match = matches[0]
-        done = satisfied.get(match.satisfied_key)
-        if done is not None and match.wait in done and len(matches) > 1:
+        wait, satisfied_key, counted_key, waits, fired_feedback, ends_game, ops = matches[0]
+        done = satisfied.get(satisfied_key)
+        if done is not None and wait in done and len(matches) > 1:
             for other in matches[1:]:
                 other_done = satisfied.get(other.satisfied_key)
                 if other_done is None or other.wait not in other_done:
-                    match, done = other, other_done
+                    wait, satisfied_key, counted_key, waits, fired_feedback, ends_game, ops = other
+                    done = other_done
                     break
-        wait, satisfied_key, counted_key, waits, fired_feedback, ends_game, ops = match
         if done is None:
             done = satisfied[satisfied_key] = set()
         done.add(wait)
