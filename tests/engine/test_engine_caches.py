@@ -1,0 +1,108 @@
+"""What the engine keeps between steps (parsed calls, recipes, the screen) never shows.
+
+Every observation must be the one a game rendering the same state from scratch shows, whatever
+was played before, and parse_call must read exactly the action grammar.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from escapebench.engine import EscapeGame, clear_memos, parse_call
+from escapebench.engine.actions import VERBS
+from escapebench.engine.model import GameDefinition
+from escapebench.games import checking
+from escapebench.games.loading import builtin_files, load_file
+
+# The action grammar as the docstring of parse_call states it.
+GRAMMAR = re.compile(r"^\s*(move|click|apply|input|craft)\((.*)\)\s*$", re.DOTALL)
+SPACES = [" ", "\t", "\n", "\x0c", "\u00a0", "\u2028", "\x1c", ""]
+
+
+@st.composite
+def call_like(draw: st.DrawFn) -> str:
+    verb = draw(st.sampled_from([*VERBS, "Move", "clik", "", "movee"]))
+    body = draw(st.text(alphabet="a(), \n\u00a0", max_size=6))
+    return (
+        draw(st.sampled_from(SPACES)) + verb + draw(st.sampled_from(["(", "", " ("])) + body
+        + draw(st.sampled_from([")", "", ") "])) + draw(st.sampled_from(SPACES))
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(call_like(), st.text(max_size=12)))
+def test_parse_call_reads_exactly_the_grammar(text: str) -> None:
+    expected = GRAMMAR.match(text)
+    for _ in range(2):  # read, then remembered
+        call = parse_call(text)
+        if expected is None:
+            assert call is None
+        else:
+            assert call is not None
+            assert (call.verb, call.arg_text) == (expected.group(1), expected.group(2))
+
+
+def _fresh_observation(game: EscapeGame) -> str:
+    other = EscapeGame(game.defn)
+    other.restore(game.snapshot())
+    return other.observation()
+
+
+def _random_action(game: EscapeGame, rng: random.Random) -> str:
+    d = game.defn
+    items = [d.items[i].name for i in game.visible_items()]
+    scene_tools = [d.tools[t].name for t in game.visible_scene_tools()]
+    bag = [d.tools[t].name for t in game.bag] or ["nothing"]
+    exits = [label for label, _ in game.open_links()] or ["nowhere"]
+    things = items + scene_tools or ["nothing"]
+    return rng.choice([
+        f"click({rng.choice(things)})",
+        f"apply({rng.choice(bag)}, {rng.choice(items or ['nothing'])})",
+        f"craft({rng.choice(bag)}, {rng.choice(bag)})",
+        f"move({rng.choice(exits)})",
+        "input(1234, " + rng.choice(items or ["nothing"]) + ")",
+    ])
+
+
+def _builtin_definitions() -> list[GameDefinition]:
+    return [d for f in builtin_files() for d in load_file(f) if d.difficulty == "normal"]
+
+
+def test_every_observation_is_what_a_fresh_render_shows() -> None:
+    rng = random.Random(5)
+    for defn in _builtin_definitions():
+        clear_memos(defn)
+        game = EscapeGame(defn)
+        for round_ in range(2):  # the second time after reset(), with everything remembered
+            for ref in defn.reference:
+                for _ in range(3):  # wander a little before each reference step
+                    game.step(_random_action(game, rng))
+                    assert game.observation() == _fresh_observation(game), defn.setting
+                game.teleport(ref.scene)
+                assert game.observation() == _fresh_observation(game), defn.setting
+                game.step(ref.action)
+                assert game.observation() == _fresh_observation(game), defn.setting
+            assert game.ended, (defn.setting, round_)
+            game.reset()
+            assert game.observation() == EscapeGame(defn).observation()
+
+
+def test_a_state_set_from_outside_shows_after_state_changed() -> None:
+    """The checker's solver restores saved states by replacing the state lists."""
+    defn = _builtin_definitions()[0]
+    game = EscapeGame(defn)
+    start = game.observation()
+    saved = checking._save(game)
+    for ref in defn.reference:  # until something is in the bag
+        game.teleport(ref.scene)
+        game.step(ref.action)
+        if game.bag:
+            break
+    game.teleport(defn.start_scene)
+    assert game.observation() != start  # the bag shows
+    checking._load(game, saved)  # calls game.state_changed()
+    assert game.observation() == start

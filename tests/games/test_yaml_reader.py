@@ -1,0 +1,72 @@
+"""The fast YAML reader gives exactly what PyYAML's safe loader gives, errors included."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from escapebench.games.loading import builtin_files, load_yaml_text
+
+# Everything game files are made of, and the YAML features the reader leaves to PyYAML.
+DOCUMENTS = {
+    "empty": "",
+    "comment only": "# nothing\n",
+    "empty document": "---\n",
+    "plain data": "a: b\nc: [d, {e: f}]\n",
+    "texts": "a: 'True'\nb: \"1\"\nc: |\n  x\n  y\nd: >\n  f\n  g\ne: \"\\u00e9\"\n",
+    "booleans and nulls": "yes: no\non: off\nTrue: FALSE\n~: null\nn:\n",
+    "numbers and dates": "a: 1\nb: 1:30\nc: 0x1F\nd: 1_000\ne: .inf\nf: -.5\ng: 2001-12-14\n",
+    "number-like texts": "a: 12e3\nb: 0o17\nc: 1.2.3\nd: '12'\n",
+    "integer keys": "1: a\n2: b\n",
+    "repeated key": "a: b\na: c\n",
+    "top-level list": "- a\n- b: c\n  d: [e, f]\n",
+    "top-level text": "plain text\n",
+    "anchor and alias": "a: &x [1, 2]\nb: *x\n",
+    "merge key": "a: &x {k: v}\nb:\n  <<: *x\n  j: w\n",
+    "explicit tags": "a: !!str 3\nb: !!binary aGVsbG8=\nc: ! x\nd: !!float 1\n",
+    "set and omap": "a: !!set {x, y}\nb: !!omap [x: 1]\n",
+    "recursive anchor": "a: &r [*r]\n",
+    "value key": "=: x\n",
+    "directives": "%YAML 1.1\n---\na: b\n",
+    "flow mapping": "{a: b, c: [d, e]}\n",
+    "complex key": "? [a, b]\n: c\n",
+    "unknown tag": "a: !custom x\n",
+    "value indicator as value": "a: =\n",
+    "two documents": "a: b\n---\nc: d\n",
+    "undefined alias": "a: *nowhere\n",
+    "unclosed list": "a: [1, 2\n",
+    "tab": "a:\tb\n",
+}
+
+
+def _pyyaml(text: str) -> tuple[str, str]:
+    try:
+        return "value", repr(yaml.load(text, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError as exc:
+        return type(exc).__name__, str(exc)
+
+
+def _ours(text: str) -> tuple[str, str]:
+    try:
+        return "value", repr(load_yaml_text(text))
+    except yaml.YAMLError as exc:
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_reader_matches_pyyaml(name: str) -> None:
+    # repr tells True from 1 and a list from a tuple, which == does not
+    text = DOCUMENTS[name]
+    assert _ours(text) == _pyyaml(text)
+
+
+def test_reader_matches_pyyaml_on_every_built_in_game() -> None:
+    for path in builtin_files():
+        text = path.read_text(encoding="utf-8")
+        assert _ours(text) == _pyyaml(text), path.name
+
+
+def test_reader_matches_pyyaml_on_original_games(upstream_dir) -> None:
+    for path in sorted((upstream_dir / "data").glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        assert _ours(text) == _pyyaml(text), path.name
