@@ -14,7 +14,7 @@ its content, so a slot torn by a kill or a power cut is recognized and ignored.
 
     write the step's slot in place + fdatasync   }  at the same time, in worker threads
     fsync steps.jsonl (the lines of earlier steps)  }
-    -> append the step's record to steps.jsonl (written and flushed; synced with the next step)
+    -> append the step's record to steps.jsonl (written; synced with the next step)
     -> only then does the episode go on to the next step (and the next model call)
 
 A step is durable once its slot is: its record is in the slot until the log's sync at the next
@@ -25,7 +25,8 @@ of the log, appends the records the slots hold beyond it (nothing finished is lo
 the newest slot for the agent and the hint system to be restored from. A slot torn in the
 middle of its write leaves the other slot, which matches the log: that step never finished and
 is played again. Writing the slot in place needs no new file per step (no rename, no directory
-sync), and the two syncs overlap: the disk waits about as long per step as for one.
+sync), and the two syncs overlap, so a step waits about as long as for one; the disk still does
+two syncs per step, which shows only when dozens of episodes with an instant model share a disk.
 
 When the episode ends, ``result.json`` is written and the checkpoints are removed.
 """
