@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from escapebench.bench import records
 from escapebench.bench.episode import (
     EpisodeLogError,
     EpisodeSpec,
@@ -104,22 +105,39 @@ async def play_until_killed(defn: GameDefinition, folder: Path, steps: int) -> N
     assert not (folder / "result.json").exists()
 
 
-def tear(path: Path) -> None:
-    data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
-
-
 def drop_last_lines(path: Path, count: int = 1, torn: bool = False) -> None:
+    """What a kill (or a power cut) leaves of a file appended line by line: the last ``count``
+    lines lost, the last of them possibly half-written."""
     lines = path.read_bytes().splitlines(keepends=True)
-    rest = lines[-1][: len(lines[-1]) // 2] if torn else b""
-    path.write_bytes(b"".join(lines[:-count]) + rest)
+    rest = lines[-count][: len(lines[-count]) // 2] if torn else b""
+    path.write_bytes(b"".join(lines[: len(lines) - count]) + rest)
+
+
+KILL_POINTS = ["between steps", "before the append", "mid append", "mid checkpoint", "power cut"]
+
+
+def kill_at(folder: Path, kill_point: str) -> int:
+    """Turn a folder killed between two steps into one killed at ``kill_point``; return how
+    many of its steps were never finished."""
+    log, journal = folder / "steps.jsonl", folder / "checkpoint.jsonl"
+    if kill_point == "before the append":  # the checkpoint line is written, the record not
+        drop_last_lines(log)
+    elif kill_point == "mid append":
+        drop_last_lines(log, torn=True)
+    elif kill_point == "mid checkpoint":  # the step never finished: it is played again
+        drop_last_lines(log)
+        drop_last_lines(journal, torn=True)
+        return 1
+    elif kill_point == "power cut":
+        # The log lines not synced yet are lost (at worst every one the journal still holds);
+        # the journal's lines were synced.
+        drop_last_lines(log, min(len(read_checkpoints(folder, "ep")), len(log.read_bytes()
+                                                                      .splitlines())))
+    return 0
 
 
 @pytest.mark.parametrize("cut", [1, 7, 11, 12, 23])
-@pytest.mark.parametrize(
-    "kill_point",
-    ["between steps", "before the append", "mid append", "mid checkpoint", "power cut"],
-)
+@pytest.mark.parametrize("kill_point", KILL_POINTS)
 async def test_resuming_a_killed_episode_gives_the_uninterrupted_result(
     mini: GameDefinition, tmp_path: Path, cut: int, kill_point: str
 ):
@@ -128,25 +146,49 @@ async def test_resuming_a_killed_episode_gives_the_uninterrupted_result(
     assert expected.total_steps > 23
     part = tmp_path / "part"
     await play_until_killed(mini, part, cut)
-    log, newest = part / "steps.jsonl", part / f"checkpoint.{(cut - 1) % 2}.json"
-    if kill_point == "before the append":  # the checkpoint is written, the record is not
-        drop_last_lines(log)
-    elif kill_point == "mid append":
-        drop_last_lines(log, torn=True)
-    elif kill_point == "mid checkpoint":  # the step never finished: it is played again
-        drop_last_lines(log)
-        tear(newest)
-    elif kill_point == "power cut":
-        # The log's last two lines were not synced yet (a line is synced at the next step,
-        # at the same time as that step's checkpoint); both checkpoints were.
-        drop_last_lines(log, min(2, cut))
+    unfinished = kill_at(part, kill_point)
     fresh = EchoAgent(model=model())
     resumed = await play_episode(spec(mini), fresh, part)
     assert comparable(resumed) == comparable(expected)
     assert steps_of(part) == steps_of(whole)  # no step lost or repeated, same agent memory
     # Only the steps not finished before the kill ask the model again.
-    start = cut - 1 if kill_point == "mid checkpoint" else cut
+    start = cut - unfinished
     assert fresh.model.calls == sum(len(r["calls"]) for r in steps_of(whole)[start:])
+
+
+# With rotation after every 4 lines, steps 8 and 12 start a new journal. A kill in the middle
+# of writing such a step's line leaves the old journal and a torn new one ("mid rotation", at
+# 12); a torn last line of the journal at a step that rotated it cannot happen.
+ROTATION_CASES = [
+    (cut, kill_point)
+    for cut in (9, 10, 11, 12, 13)
+    for kill_point in KILL_POINTS
+    if not (kill_point == "mid checkpoint" and cut in (9, 13))
+] + [(12, "mid rotation")]
+
+
+@pytest.mark.parametrize(("cut", "kill_point"), ROTATION_CASES)
+async def test_the_journal_is_rotated_and_resuming_across_a_rotation_is_exact(
+    mini: GameDefinition, tmp_path: Path, cut: int, kill_point: str,
+    monkeypatch: pytest.MonkeyPatch,
+):
+    # A tiny journal: rotated at steps 4, 8, 12, ... (once it holds 4 lines).
+    monkeypatch.setattr(records, "JOURNAL_ROTATE_BYTES", 1)
+    monkeypatch.setattr(records, "JOURNAL_ROTATE_LINES", 4)
+    whole = tmp_path / "whole"
+    expected = await play_episode(spec(mini), EchoAgent(model=model()), whole)
+    part = tmp_path / "part"
+    await play_until_killed(mini, part, cut)
+    # The journal holds only the steps since its last rotation.
+    assert [c.step for c in read_checkpoints(part, "ep")] == list(range(4 * ((cut - 1) // 4), cut))
+    if kill_point == "mid rotation":  # step 12's new journal was being written
+        (part / "checkpoint.jsonl.new").write_bytes(b'{"v":1,"episode_id":"ep","st')
+    else:
+        kill_at(part, kill_point)
+    resumed = await play_episode(spec(mini), EchoAgent(model=model()), part)
+    assert comparable(resumed) == comparable(expected)
+    assert steps_of(part) == steps_of(whole)  # no step lost or repeated
+    assert not (part / "checkpoint.jsonl").exists()
 
 
 async def test_the_log_grows_with_steps_not_with_the_agents_memory(
@@ -186,16 +228,14 @@ async def test_a_log_without_checkpoints_from_an_earlier_version_resumes(
         r.pop("agent_state_hash")
     records[-1].update(agent_state=checkpoint.agent_state, hint_state=checkpoint.hint_state)
     (part / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    for name in ("checkpoint.0.json", "checkpoint.1.json"):
-        (part / name).unlink()
+    (part / "checkpoint.jsonl").unlink()
     resumed = await play_episode(spec(mini), EchoAgent(model=model()), part)
     assert comparable(resumed) == comparable(expected)
 
 
 async def test_a_log_whose_checkpoints_are_lost_is_refused(mini: GameDefinition, tmp_path):
     await play_until_killed(mini, tmp_path, 5)
-    for name in ("checkpoint.0.json", "checkpoint.1.json"):
-        tear(tmp_path / name)
+    (tmp_path / "checkpoint.jsonl").unlink()
     with pytest.raises(EpisodeLogError, match="no checkpoint of step 4"):
         await play_episode(spec(mini), EchoAgent(model=model()), tmp_path)
 

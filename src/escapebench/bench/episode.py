@@ -5,18 +5,19 @@ One step::
     hint system (may start a hint and teleport) -> agent.decide (or the forced action)
     -> engine step -> agent.observe -> agent.after_step -> hint system update
     -> the step is committed (:class:`~escapebench.bench.records.EpisodeLog`): its checkpoint
-       (agent state, hint state, record), then its record in steps.jsonl, written and synced
+       line (agent state, hint state, record) appended to checkpoint.jsonl and synced, then its
+       record appended to steps.jsonl
     -> the next step (and so the next model call) starts only then
 
 Resuming: when the episode folder holds a log, :meth:`EpisodeLog.recover` returns its finished
-steps (a torn last line cut off, a step only a checkpoint holds appended) and the checkpoint of
-the last one. The engine and the hint system are rebuilt by replaying the logged actions through
-the same code path as live play (teleports included), every replayed step is checked against the
-log and the hint system against the checkpoint, and the agent's memory is restored from the
-checkpoint. The episode then continues with the next step, so nothing is lost or repeated and,
-with a deterministic model (temperature 0, or the response cache), the results are those of an
-uninterrupted run. ``result.json`` is written atomically when the episode ends; its presence
-marks the episode finished (the checkpoints are removed then).
+steps (a torn last line cut off, steps only the checkpoint journal holds appended) and the
+checkpoint of the last one. The engine and the hint system are rebuilt by replaying the logged
+actions through the same code path as live play (teleports included), every replayed step is
+checked against the log and the hint system against the checkpoint, and the agent's memory is
+restored from the checkpoint. The episode then continues with the next step, so nothing is lost
+or repeated and, with a deterministic model (temperature 0, or the response cache), the results
+are those of an uninterrupted run. ``result.json`` is written atomically when the episode ends;
+its presence marks the episode finished (the checkpoint journal is removed then).
 """
 
 from __future__ import annotations

@@ -4,31 +4,27 @@
 built the same way for agents in the harness and for people playing. It describes the step and
 never the agent's memory: the log grows with the number of steps, not with steps x memory.
 
-**The checkpoint.** What a resumed episode needs besides the log (the agent's memory, the hint
-system's counters) is kept in two checkpoint slots, ``checkpoint.0.json`` and
-``checkpoint.1.json``; step *n* goes to slot *n* mod 2, overwriting step *n - 2*. A slot holds the
-step index, the agent state, the hint state and the step's record, wrapped with the SHA-256 of
-its content, so a slot torn by a kill or a power cut is recognized and ignored.
+**The checkpoint journal.** What a resumed episode needs besides the log (the agent's memory
+and the hint system's counters after a step) goes to ``checkpoint.jsonl``, one line per step
+with the step's record as well. Committing a step (:meth:`EpisodeLog.commit`)::
 
-**Committing a step** (:meth:`EpisodeLog.commit`)::
-
-    write the step's slot in place + fdatasync   }  at the same time, in worker threads
-    fsync steps.jsonl (the lines of earlier steps)  }
-    -> append the step's record to steps.jsonl (written; synced with the next step)
+    append the step's checkpoint line to checkpoint.jsonl (+ fdatasync)
+    -> append the step's record to steps.jsonl (written; synced when the journal is rotated)
     -> only then does the episode go on to the next step (and the next model call)
 
-A step is durable once its slot is: its record is in the slot until the log's sync at the next
-step covers it, and a slot is overwritten only two steps later, after that sync. So after a kill
-(or a power cut) the newest valid slot is the log's last step or up to two steps ahead of it
-(the append not done, or not yet synced). :meth:`EpisodeLog.recover` cuts off a torn last line
-of the log, appends the records the slots hold beyond it (nothing finished is lost), and returns
-the newest slot for the agent and the hint system to be restored from. A slot torn in the
-middle of its write leaves the other slot, which matches the log: that step never finished and
-is played again. Writing the slot in place needs no new file per step (no rename, no directory
-sync), and the two syncs overlap, so a step waits about as long as for one; the disk still does
-two syncs per step, which shows only when dozens of episodes with an instant model share a disk.
+One sync per step, on an append-only file, as when the agent state was in the log. The journal
+does not grow with the episode: once it holds :data:`JOURNAL_ROTATE_BYTES` it is *rotated*:
+steps.jsonl is synced (it then holds every earlier step), and the step's line is written to a
+fresh file (+ fsync) that atomically replaces the journal (rename + directory sync). So the
+journal always holds every step whose log line may not be on disk, and the log grows with the
+number of steps, not with steps x memory.
 
-When the episode ends, ``result.json`` is written and the checkpoints are removed.
+After a kill (or a power cut) the journal's last step is the log's last step or ahead of it.
+:meth:`EpisodeLog.recover` cuts off a torn last line of either file, appends the records the
+journal holds beyond the log (nothing finished is lost), and returns the journal's last
+checkpoint for the agent and the hint system to be restored from. A step whose journal line is
+torn never finished and is played again. When the episode ends, ``result.json`` is written and
+the journal is removed.
 """
 
 from __future__ import annotations
@@ -56,15 +52,14 @@ SUMMARY_MD = "summary.md"
 EPISODES_DIR = "episodes"
 STEPS_FILE = "steps.jsonl"
 RESULT_FILE = "result.json"
-CHECKPOINT_FILES = ("checkpoint.0.json", "checkpoint.1.json")
+CHECKPOINT_FILE = "checkpoint.jsonl"
 
 CHECKPOINT_VERSION = 1
 STATE_HASH_CHARS = 16
-
-_CK_HEAD = b'{"sha256":"'
-_CK_MID = b'","checkpoint":'
-_CK_TAIL = b"}\n"
-_CK_BODY_START = len(_CK_HEAD) + 64 + len(_CK_MID)
+JOURNAL_ROTATE_BYTES = 1 << 20
+"""Rotate the checkpoint journal once it holds this much ..."""
+JOURNAL_ROTATE_LINES = 16
+"""... and at least this many steps (a huge agent state does not rotate it at every step)."""
 
 
 class EpisodeLogError(RuntimeError):
@@ -221,7 +216,7 @@ class Checkpoint:
 
 
 def _checkpoint_head(episode_id: str) -> bytes:
-    """The start of every checkpoint body of an episode (made once per episode)."""
+    """The start of every checkpoint line of an episode (made once per episode)."""
     return b"".join((
         b'{"v":', str(CHECKPOINT_VERSION).encode(),
         b',"episode_id":', _json_bytes(episode_id),
@@ -229,77 +224,77 @@ def _checkpoint_head(episode_id: str) -> bytes:
     ))
 
 
-def _checkpoint_bytes(
+def _checkpoint_line(
     head: bytes, step: int, record_json: bytes, hint_state: dict[str, Any],
     agent_state_json: bytes,
 ) -> bytes:
     # Built from the pieces already serialized for the log line and the hash: no second dump.
-    body = b"".join((
+    return b"".join((
         head, str(step).encode(),
         b',"hint_state":', _json_bytes(hint_state),
         b',"record":', record_json,
         b',"agent_state":', agent_state_json,
-        b"}",
+        b"}\n",
     ))
-    digest = hashlib.sha256(body).hexdigest().encode()
-    return b"".join((_CK_HEAD, digest, _CK_MID, body, _CK_TAIL))
 
 
-def read_checkpoint(path: Path, episode_id: str) -> Checkpoint | None:
-    """The checkpoint in ``path``, or None if there is none or it is torn (an unfinished
-    write). A whole checkpoint of another episode is :class:`EpisodeLogError`."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    if not (
-        data.startswith(_CK_HEAD)
-        and data[_CK_BODY_START - len(_CK_MID) : _CK_BODY_START] == _CK_MID
-        and data.endswith(_CK_TAIL)
-    ):
-        return None
-    body = data[_CK_BODY_START : -len(_CK_TAIL)]
-    if hashlib.sha256(body).hexdigest().encode() != data[len(_CK_HEAD) : len(_CK_HEAD) + 64]:
-        return None
-    content = json.loads(body)
-    if content.get("v") != CHECKPOINT_VERSION:
-        raise EpisodeLogError(f"{path}: unsupported checkpoint version {content.get('v')!r}")
-    if content.get("episode_id") != episode_id:
+def _checkpoint(entry: dict[str, Any], where: str, episode_id: str) -> Checkpoint:
+    if entry.get("v") != CHECKPOINT_VERSION:
+        raise EpisodeLogError(f"{where}: unsupported checkpoint version {entry.get('v')!r}")
+    if entry.get("episode_id") != episode_id:
         raise EpisodeLogError(
-            f"{path}: a checkpoint of episode {content.get('episode_id')!r}, not {episode_id!r}"
+            f"{where}: a checkpoint of episode {entry.get('episode_id')!r}, not {episode_id!r}"
         )
-    return Checkpoint(
-        int(content["step"]), content["record"], content["agent_state"], content["hint_state"]
+    try:
+        record = entry["record"]
+        if record.get("step") != entry["step"]:
+            raise ValueError("its record is of another step")
+        return Checkpoint(int(entry["step"]), record, entry["agent_state"], entry["hint_state"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise EpisodeLogError(f"{where}: not a checkpoint ({exc})") from None
+
+
+def read_checkpoints(folder: Path, episode_id: str, *, repair: bool = False) -> list[Checkpoint]:
+    """The checkpoints of the episode's journal, oldest first; a torn last line is left out
+    (and, with ``repair``, cut off the file). A line of another episode is
+    :class:`EpisodeLogError`."""
+    path = folder / CHECKPOINT_FILE
+    if not path.is_file():
+        return []
+    entries = (
+        read_step_log(path) if repair else parse_step_log(path.read_bytes(), str(path))[0]
     )
+    return [_checkpoint(e, str(path), episode_id) for e in entries]
 
 
-def read_checkpoints(folder: Path, episode_id: str) -> list[Checkpoint]:
-    """The episode's valid checkpoints, oldest first."""
-    found = [read_checkpoint(folder / name, episode_id) for name in CHECKPOINT_FILES]
-    return sorted((c for c in found if c is not None), key=lambda c: c.step)
+def _missing_records(
+    records: list[dict[str, Any]], checkpoints: Sequence[Checkpoint]
+) -> list[dict[str, Any]]:
+    """The records the checkpoints hold beyond the log's ``records``, in step order."""
+    missing: list[dict[str, Any]] = []
+    for checkpoint in checkpoints:
+        if checkpoint.step == len(records) + len(missing):
+            missing.append(checkpoint.record)
+    return missing
 
 
 def read_episode_steps(folder: Path) -> list[dict[str, Any]]:
     """Every finished step of an episode folder, read-only (nothing is truncated): the log's
-    records, plus the record of a checkpoint one step ahead of the log (a run killed between
-    the two writes of a step). Raises :class:`EpisodeLogError` for a damaged log."""
+    records, plus those only the checkpoint journal holds yet (a run killed before their log
+    lines were written or synced). Raises :class:`EpisodeLogError` for a damaged log."""
     path = folder / STEPS_FILE
     records = parse_step_log(path.read_bytes(), str(path))[0] if path.is_file() else []
-    checkpoints = []
-    for name in CHECKPOINT_FILES:
-        with contextlib.suppress(EpisodeLogError):  # not this episode's: none of its steps
-            checkpoints.append(read_checkpoint(folder / name, folder.name))
-    for checkpoint in sorted((c for c in checkpoints if c), key=lambda c: c.step):
-        if checkpoint.step == len(records):
-            records.append(checkpoint.record)
-    return records
+    try:
+        checkpoints = read_checkpoints(folder, folder.name)
+    except EpisodeLogError:
+        checkpoints = []  # not this episode's journal: none of its steps
+    return records + _missing_records(records, checkpoints)
 
 
 # ---------------------------------------------------------------------- writing
 # fsync waits on the disk, not the interpreter: enough threads that many concurrent
-# episodes sync in parallel, two jobs each (the default executor has only cpu_count + 4;
-# with 32 threads, 36 episodes ran 40% slower on a disk-bound benchmark, with 64 about 14%).
-_FSYNC_THREADS = 64
+# episodes fsync in parallel (the default executor has only cpu_count + 4).
+_FSYNC_THREADS = 32
 _fsync_pool: concurrent.futures.ThreadPoolExecutor | None = None
 _fdatasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 
@@ -313,15 +308,18 @@ def _fsync_executor() -> concurrent.futures.ThreadPoolExecutor:
     return _fsync_pool
 
 
-def _write_all(fd: int, data: bytes, offset: int | None = None) -> None:
-    """Write all of ``data`` to ``fd`` (at ``offset``, or appending)."""
-    view = memoryview(data)
-    done = 0
-    while done < len(view):
-        if offset is None:
+def _open_append(path: Path, *, truncate: bool = False) -> int:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | (os.O_TRUNC if truncate else 0)
+    return os.open(path, flags, 0o666)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Append all of ``data`` to ``fd`` (one system call unless the system writes less)."""
+    done = os.write(fd, data)
+    if done < len(data):
+        view = memoryview(data)
+        while done < len(view):
             done += os.write(fd, view[done:])
-        else:
-            done += os.pwrite(fd, view[done:], offset + done)
 
 
 def _sync_dir(path: Path) -> None:
@@ -335,7 +333,7 @@ def _sync_dir(path: Path) -> None:
 
 
 class EpisodeLog:
-    """An episode's ``steps.jsonl`` and checkpoint slots (see the module docstring).
+    """An episode's ``steps.jsonl`` and checkpoint journal (see the module docstring).
 
     With ``fsync`` (the default) every committed step is on disk, not only in the operating
     system's cache, before :meth:`commit` returns; the writes then happen in a worker thread
@@ -348,13 +346,13 @@ class EpisodeLog:
         self.fsync = fsync
         created = not folder.exists()
         folder.mkdir(parents=True, exist_ok=True)
-        paths = [folder / STEPS_FILE, *(folder / n for n in CHECKPOINT_FILES)]
-        created = created or not all(p.exists() for p in paths)
+        created = created or not (self.steps_path.exists() and self.journal_path.exists())
         # Kept open for the whole episode (one open per episode, not one per step), unbuffered:
         # each write is one system call.
-        self._log = os.open(paths[0], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        self._slots = [os.open(p, os.O_RDWR | os.O_CREAT, 0o666) for p in paths[1:]]
-        self._slot_sizes = [os.fstat(fd).st_size for fd in self._slots]
+        self._log = _open_append(self.steps_path)
+        self._journal = _open_append(self.journal_path)
+        self._journal_bytes = os.fstat(self._journal).st_size
+        self._journal_lines = 0
         self._head = _checkpoint_head(episode_id)
         if created and fsync:
             _sync_dir(folder)
@@ -364,25 +362,38 @@ class EpisodeLog:
     def steps_path(self) -> Path:
         return self.folder / STEPS_FILE
 
+    @property
+    def journal_path(self) -> Path:
+        return self.folder / CHECKPOINT_FILE
+
+    @property
+    def _rotation_path(self) -> Path:
+        return self.folder / (CHECKPOINT_FILE + ".new")
+
     def recover(self) -> tuple[list[dict[str, Any]], Checkpoint | None]:
         """The finished steps and the state after the last of them (None before any step).
 
-        Cuts off a torn last line, appends the record of a checkpoint one step ahead of the
-        log, and checks that the newest checkpoint is the log's last step. A log written
-        before checkpoints existed (each record with its ``agent_state``) resumes from its
-        last record.
+        Cuts off torn last lines, appends (and syncs) the records the journal holds beyond the
+        log, and checks that the journal's last checkpoint is the log's last step. A log
+        written before checkpoints existed (each record with its ``agent_state``) resumes from
+        its last record.
         """
+        with contextlib.suppress(FileNotFoundError):
+            self._rotation_path.unlink()  # a rotation cut short: the journal is still whole
         records = read_step_log(self.steps_path)
-        checkpoints = read_checkpoints(self.folder, self.episode_id)
-        for checkpoint in checkpoints:
-            if checkpoint.step == len(records):
-                self._append(_json_bytes(checkpoint.record) + b"\n")
-                records.append(checkpoint.record)
-            elif checkpoint.step > len(records):
-                raise EpisodeLogError(
-                    f"{self.steps_path}: the checkpoint of step {checkpoint.step} is ahead of "
-                    f"the log's {len(records)} steps (the log has lost records)"
-                )
+        checkpoints = read_checkpoints(self.folder, self.episode_id, repair=True)
+        self._journal_bytes = os.fstat(self._journal).st_size
+        self._journal_lines = len(checkpoints)
+        missing = _missing_records(records, checkpoints)
+        if missing:
+            _write_all(self._log, b"".join(_json_bytes(r) + b"\n" for r in missing))
+            self._sync_log()
+            records += missing
+        if checkpoints and checkpoints[-1].step >= len(records):
+            raise EpisodeLogError(
+                f"{self.steps_path}: the checkpoint of step {checkpoints[-1].step} is ahead of "
+                f"the log's {len(records)} steps (the log has lost records)"
+            )
         if not records:
             return records, None
         last = records[-1]
@@ -402,23 +413,34 @@ class EpisodeLog:
             )
         return records, newest
 
-    def _append(self, line: bytes) -> None:
-        """Append to the log and make it durable now (recovery appends)."""
-        _write_all(self._log, line)
-        self._sync_log()
-
     def _sync_log(self) -> None:
         if self.fsync:
             os.fsync(self._log)
 
-    def _write_checkpoint(self, slot: int, data: bytes) -> None:
-        fd = self._slots[slot]
-        _write_all(fd, data, 0)
-        if len(data) < self._slot_sizes[slot]:
-            os.ftruncate(fd, len(data))  # shorter than the checkpoint it replaces
-        self._slot_sizes[slot] = len(data)
+    def _append_checkpoint(self, line: bytes) -> None:
+        _write_all(self._journal, line)
         if self.fsync:
-            _fdatasync(fd)
+            _fdatasync(self._journal)
+        self._journal_bytes += len(line)
+        self._journal_lines += 1
+
+    def _rotate(self, line: bytes) -> None:
+        """Replace the journal by a new one holding only ``line``."""
+        self._sync_log()  # from now on the log holds every step before this one
+        fd = _open_append(self._rotation_path, truncate=True)
+        try:
+            _write_all(fd, line)
+            if self.fsync:
+                os.fsync(fd)
+            os.replace(self._rotation_path, self.journal_path)
+        except BaseException:
+            os.close(fd)
+            raise
+        if self.fsync:
+            _sync_dir(self.folder)
+        os.close(self._journal)
+        self._journal = fd
+        self._journal_bytes, self._journal_lines = len(line), 1
 
     async def commit(
         self,
@@ -426,51 +448,44 @@ class EpisodeLog:
         agent_state_json: bytes,
         hint_state: dict[str, Any],
     ) -> None:
-        """Make a finished step durable: its checkpoint (``agent_state_json`` from
-        :func:`encode_agent_state`, the hint system's snapshot, the record), then its line in
-        ``steps.jsonl``.
-
-        With ``fsync``, the checkpoint's sync and the log's sync run at the same time: the log
-        sync covers the lines up to the previous step, which is all that must be on disk before
-        a slot is overwritten (slot *n* mod 2 held step *n - 2*); this step's line is durable
-        through its checkpoint now and through the log's sync at the next step (or at
-        :meth:`close`).
-        """
+        """Make a finished step durable: its checkpoint line (the record, the hint system's
+        snapshot and ``agent_state_json`` from :func:`encode_agent_state`), then its line in
+        ``steps.jsonl``. With ``fsync`` the checkpoint line is synced before this returns."""
         step = int(record["step"])
-        slot = step % 2
         record_json = _json_bytes(record)
-        checkpoint = _checkpoint_bytes(
-            self._head, step, record_json, hint_state, agent_state_json
+        line = _checkpoint_line(self._head, step, record_json, hint_state, agent_state_json)
+        rotate = (
+            self._journal_bytes >= JOURNAL_ROTATE_BYTES
+            and self._journal_lines >= JOURNAL_ROTATE_LINES
         )
+        write = self._rotate if rotate else self._append_checkpoint
         if self.fsync:
-            loop, pool = asyncio.get_running_loop(), _fsync_executor()
-            writes = asyncio.gather(
-                loop.run_in_executor(pool, self._write_checkpoint, slot, checkpoint),
-                loop.run_in_executor(pool, self._sync_log),
-            )
+            loop = asyncio.get_running_loop()
+            done = loop.run_in_executor(_fsync_executor(), write, line)
             try:
-                await asyncio.shield(writes)
+                await asyncio.shield(done)
             except asyncio.CancelledError:
-                # The run is stopping: let the worker threads finish before the files are
-                # closed. The step is then whole in its checkpoint; recover() logs it.
-                await asyncio.wait({writes})
+                # The run is stopping: let the worker thread finish before the files are
+                # closed. The step is then whole in the journal; recover() logs it.
+                await asyncio.wait({done})
                 raise
         else:
-            self._write_checkpoint(slot, checkpoint)
-        # Written (not synced) only after the checkpoint: a kill in between leaves the
-        # checkpoint one step ahead of the log, which recover() repairs.
+            write(line)
+        # Written only after the checkpoint: a kill in between leaves the journal ahead of the
+        # log, which recover() repairs.
         _write_all(self._log, record_json + b"\n")
 
     def close(self) -> None:
-        """Sync and close the files (the checkpoints stay for a later resume)."""
+        """Sync the log and close the files (the journal stays for a later resume)."""
         try:
             self._sync_log()
         finally:
-            for fd in (self._log, *self._slots):
-                os.close(fd)
+            os.close(self._log)
+            os.close(self._journal)
 
     def remove_checkpoints(self) -> None:
-        """Delete the checkpoints of a finished episode (its ``result.json`` is written)."""
-        for name in CHECKPOINT_FILES:
+        """Delete the checkpoint journal of a finished episode (its ``result.json`` is
+        written)."""
+        for path in (self.journal_path, self._rotation_path):
             with contextlib.suppress(FileNotFoundError):
-                (self.folder / name).unlink()
+                path.unlink()

@@ -5,7 +5,7 @@ episode id, optionally one shard of them) and :func:`run_suite` plays them with 
 episodes at once on one asyncio loop, writing the shared result-folder layout::
 
     RUN_DIR/run.json, results.csv, summary.csv, summary.md
-    RUN_DIR/episodes/<episode_id>/steps.jsonl, result.json (checkpoint.0/1.json while unfinished)
+    RUN_DIR/episodes/<episode_id>/steps.jsonl, result.json (checkpoint.jsonl while unfinished)
 
 Running the same settings into the same folder again resumes: finished episodes (those with a
 ``result.json``) are skipped and unfinished ones continue from their step log. A folder whose
