@@ -168,6 +168,22 @@ async def test_errors_from_server_are_reported_without_key(
     assert FAKE_KEY not in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("max_retries", "phrase"), [(0, ": 1 attempt failed over "), (2, ": 3 attempts failed over ")]
+)
+async def test_unavailable_message_counts_attempts(max_retries: int, phrase: str) -> None:
+    """``--max-retries 0`` makes one attempt, and the message says so in plain English."""
+    with FakeOpenAIServer(faults=["503"] * 10, retry_after_s=0) as server:
+        model = fast_model([server.base_url], max_retries=max_retries)
+        with pytest.raises(ModelUnavailableError) as info:
+            await model.complete(MESSAGES, SETTINGS)
+        assert server.request_count == max_retries + 1
+    message = str(info.value)
+    assert phrase in message
+    assert "1 attempts" not in message
+    assert "HTTP 503" in message
+
+
 async def test_bad_key_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     with FakeOpenAIServer(require_api_key="the-right-key-123") as server:

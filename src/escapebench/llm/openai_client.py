@@ -517,8 +517,9 @@ class OpenAIChatModel:
                 extra=extra,
             )
         urls = ", ".join(self.safe_base_urls)
+        tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
         raise ModelUnavailableError(
-            f"model {self.name!r} unavailable at {urls}: {attempts} attempts failed over "
+            f"model {self.name!r} unavailable at {urls}: {tries} failed over "
             f"{time.monotonic() - started:.1f}s; last error (from {safe_url(last_url)}): "
             f"{last_error}"
         )
