@@ -147,6 +147,9 @@ def test_report_is_self_contained(report) -> None:
     for ref in refs:
         assert "://" not in ref and not ref.startswith("//"), ref
         assert (out / ref).exists(), ref
+    # the viewer needs the shared DOM helper loaded before it
+    scripts = re.findall(r'<script src="([^"]+)"', html)
+    assert scripts.index("assets/dom.js") < scripts.index("assets/viewer.js")
 
 
 def test_viewer_data_holds_every_step(report, harness_runs) -> None:

@@ -203,8 +203,14 @@ def test_pages_render(client: TestClient) -> None:
     home = client.get("/")
     assert home.status_code == 200 and "Tutorial" in home.text
     play = client.get("/play")
-    assert play.status_code == 200 and 'src="/static/play.js"' in play.text
-    assert client.get("/static/play.js").status_code == 200
+    assert play.status_code == 200
+    # the shared DOM helper comes first: play.js uses it as soon as it runs
+    dom_at = play.text.index('src="/static/dom.js"')
+    assert dom_at < play.text.index('src="/static/play.js"')
+    for script in ("dom.js", "play.js"):
+        served = client.get(f"/static/{script}")
+        assert served.status_code == 200 and "javascript" in served.headers["content-type"]
+    assert "window.EB_DOM" in client.get("/static/dom.js").text
     assert client.get("/report").status_code in (200, 307)
 
 

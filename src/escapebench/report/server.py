@@ -4,7 +4,7 @@ Routes:
 
 * ``/`` a home page; ``/report/...`` the static report of the result folders plus the human
   games in the data folder, rebuilt when their results change;
-* ``/play`` the play page; ``/static/...`` its script and styles;
+* ``/play`` the play page; ``/static/...`` its scripts (``dom.js``, ``play.js``) and styles;
 * ``/api/games``, ``/api/sessions`` (list unfinished, start one), ``/api/sessions/<id>``,
   ``/api/sessions/<id>/actions`` and ``/api/sessions/<id>/hint``: the play API (JSON).
 

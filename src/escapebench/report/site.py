@@ -27,7 +27,7 @@ from escapebench.report.trajectory import viewer_payload
 PACKAGE_DIR = Path(__file__).parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
 STATIC_DIR = PACKAGE_DIR / "static"
-REPORT_ASSETS = ("style.css", "viewer.js")
+REPORT_ASSETS = ("style.css", "dom.js", "viewer.js")
 # run.json fields shown in the report's list of result folders (run.json holds no keys, and only
 # these named fields are copied into the page).
 RUN_INFO_FIELDS = (

@@ -6,22 +6,9 @@
   "use strict";
   const INDEX = window.EB_INDEX || { runs: [], episodes: [] };
   const $ = (id) => document.getElementById(id);
+  const el = window.EB_DOM.el;  // from dom.js, loaded before this file
   const state = { episode: null, step: 0, loading: null };
   const cache = {};
-
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "class") node.className = v;
-      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-      else node.setAttribute(k, v);
-    }
-    for (const c of children) {
-      if (c === null || c === undefined || c === false) continue;
-      node.append(c instanceof Node ? c : String(c));
-    }
-    return node;
-  }
 
   function option(value, text) {
     return el("option", { value: value }, text);
