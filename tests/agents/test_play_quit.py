@@ -12,6 +12,7 @@ import pytest
 
 from escapebench.agents import command_play
 from escapebench.agents.human import PlayError, PlaySession
+from escapebench.bench.hints import HintOptions
 from escapebench.games.loading import load_games
 
 
@@ -76,3 +77,114 @@ def test_too_many_arguments_are_named_as_such(command: str, message: str) -> Non
     with pytest.raises(PlayError, match=message):
         session.act(command)
     assert session.step == 0
+
+
+def result_folders(results: Path) -> list[str]:
+    episodes = results / "episodes"
+    return sorted(p.name for p in episodes.iterdir()) if episodes.is_dir() else []
+
+
+def test_a_finished_game_is_not_played_again_from_its_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    defn = next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
+    actions = [ref.action for ref in defn.reference]
+    results = tmp_path / "results"
+    save = Path("tutorial.save.json")
+    play(["tutorial", "--out", str(results)], "\n".join([*actions[:2], "quit"]) + "\n")
+    code, text = play(["tutorial", "--out", str(results), "--load", str(save)],
+                      "\n".join(actions[2:]) + "\n")
+    assert code == 0 and "Escaped after" in text
+    assert "tutorial.save.json now holds the finished game" in text
+    assert "Not used" not in text  # no settings given: nothing to say about them
+    assert result_folders(results) == ["tutorial__human__none__r0"]
+    saved = json.loads(save.read_text())
+    assert saved["ended"] is True and saved["step"] == len(actions)
+    assert saved["result"].endswith("tutorial__human__none__r0")
+
+    # Loading it again does not resume the finished game, nor count it a second time.
+    capsys.readouterr()
+    code, text = play(["tutorial", "--out", str(results), "--load", str(save)], "look\n")
+    assert code == 2 and text == ""
+    error = capsys.readouterr().err
+    assert "tutorial.save.json holds a game that already ended" in error
+    assert "tutorial__human__none__r0" in error and "Start a new game with" in error
+    assert result_folders(results) == ["tutorial__human__none__r0"]
+    # ... nor from inside a game; and a new game does not offer it as one to continue.
+    code, text = play(["tutorial", "--out", str(results)], "load\nquit\n")
+    assert "A saved game is in" not in text
+    assert "! tutorial.save.json holds a game that already ended" in text
+    assert json.loads(save.read_text())["ended"] is True  # quitting at step 0 kept it
+
+
+def test_a_finished_game_without_result_writes_it_when_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    defn = next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
+    actions = [ref.action for ref in defn.reference]
+    results = tmp_path / "results"
+    typed = "\n".join([actions[0], "save mine.json", *actions[1:]]) + "\n"
+    code, text = play(["tutorial", "--no-result", "--out", str(results)], typed)
+    assert code == 0 and result_folders(results) == []
+    assert "mine.json now holds the finished game, without a result" in text
+    saved = json.loads(Path("mine.json").read_text())
+    assert saved["ended"] is True and saved["result"] is None
+
+    code, text = play(["tutorial", "--out", str(results), "--load", "mine.json"], "")
+    assert code == 0
+    assert "already ended and its result was not written: writing it now" in text
+    assert result_folders(results) == ["tutorial__human__none__r0"]
+    assert "loading it will not play it again" in text
+    code, _ = play(["tutorial", "--out", str(results), "--load", "mine.json"], "")
+    assert code == 2 and result_folders(results) == ["tutorial__human__none__r0"]
+
+
+def test_a_loaded_game_keeps_the_hint_settings_it_was_started_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results"
+    started = ["--patience", "2", "--help-steps", "1", "--max-steps", "4"]
+    code, text = play(["tutorial", *started, "--out", str(results)], "move 1\nquit\n")
+    assert code == 0 and "Saved at step 1" in text
+    # The resume command needs no settings: the save has them.
+    assert "Continue with: escapebench play tutorial --load tutorial.save.json\n" in text
+
+    code, text = play(
+        ["tutorial", "--patience", "40", "--help-steps", "5", "--max-steps", "4",
+         "--out", str(results), "--load", "tutorial.save.json"],
+        "move 1\nmove 1\n",
+    )
+    assert code == 0
+    assert ("This game keeps the settings it was started with: --patience 2, --help-steps 1, "
+            "--max-steps 4.") in text
+    # Only the given settings that differ are named (--max-steps 4 is the game's own).
+    assert "Not used: --patience 40, --help-steps 5 from the command line" in text
+    # The second step without progress starts the hint (patience 2, not 40), and after one
+    # step in help the hinted action is played (help steps 1, not 5); the game then reaches
+    # its step limit of 4.
+    assert "No progress for a while: the hint system takes you to" in text
+    assert "The hint system did it for you" in text
+    assert "Stopped after 4 steps with 1 hint" in text
+    result = json.loads(
+        (results / "episodes" / "tutorial__human__none__r0" / "result.json").read_text()
+    )
+    assert result["forced_steps"] == 1 and result["ended_by"] == "max_steps"
+    run = json.loads((results / "run.json").read_text())
+    assert run["hints"] == {"patience": 2, "help_steps": 1}
+
+
+def test_a_save_brings_its_settings_and_player_back() -> None:
+    defn = next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
+    first = PlaySession(defn, player="ada", hints=HintOptions(3, 2), max_steps=9)
+    first.act(defn.reference[0].action)
+    other = PlaySession(defn, player="bo")
+    other.load(first.save())
+    assert other.policy.options == HintOptions(3, 2)
+    assert other.max_steps == 9 and other.player == "ada" and other.step == 1
+    broken = first.save()
+    broken["max_steps"] = 0
+    with pytest.raises(PlayError, match="step limit"):
+        other.load(broken)

@@ -9,6 +9,13 @@ game in a JSON file. When the game ends (escaped, or the step limit reached) a s
 result folder (``--out``). ``quit`` (or the end of input) saves an unfinished game to
 ``SETTING.save.json`` (or the file it was loaded from) and writes no result, as the browser
 play page keeps unfinished games: ``escapebench play GAME --load FILE`` continues it.
+
+A loaded game keeps the player, hint options and step limit it was started with (they are in
+the save), so that its counts stay comparable; ``--patience``, ``--help-steps`` and
+``--max-steps`` given with ``--load`` are not used, and the command says so. When a game ends,
+the saves it was loaded from or saved to are rewritten with the finished game and the folder
+of its result: ``--load`` of such a save refuses to play the game again (a save of a finished
+game whose result was not written, with ``--no-result`` or after a failed write, writes it).
 """
 
 from __future__ import annotations
@@ -16,10 +23,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from escapebench.agents.human import PlayError, PlaySession
+from escapebench.agents.human import PlayError, PlaySession, read_save_file
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
 from escapebench.engine.model import DIFFICULTIES, GameDefinition
@@ -55,25 +63,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="version to play when GAME has several (default: normal)",
     )
     parser.add_argument(
-        "--player", default="anonymous", help="your name, written with the result",
+        "--player", default=None,
+        help="your name, written with the result (default: anonymous, or the player of the "
+        "game given with --load)",
     )
     parser.add_argument(
         "--out", type=Path, default=DEFAULT_OUT,
         help=f"result folder the play is written to (default: {DEFAULT_OUT})",
     )
     parser.add_argument("--no-result", action="store_true", help="do not write a result")
-    parser.add_argument("--load", metavar="FILE", default=None, help="continue a saved game")
     parser.add_argument(
-        "--patience", type=int, default=DEFAULT_PATIENCE,
+        "--load", metavar="FILE", default=None,
+        help="continue a saved game, with the hint options and step limit it was started with",
+    )
+    # None = not given: a loaded game keeps its own settings, and only given ones that differ
+    # are worth a word.
+    parser.add_argument(
+        "--patience", type=int, default=None,
         help=f"steps without progress before the hint system helps (default: {DEFAULT_PATIENCE})",
     )
     parser.add_argument(
-        "--help-steps", type=int, default=DEFAULT_HELP_STEPS,
+        "--help-steps", type=int, default=None,
         help="steps in help before the hinted action is played for you "
         f"(default: {DEFAULT_HELP_STEPS})",
     )
     parser.add_argument(
-        "--max-steps", type=int, default=DEFAULT_MAX_STEPS,
+        "--max-steps", type=int, default=None,
         help=f"the game ends unescaped after this many steps (default: {DEFAULT_MAX_STEPS})",
     )
 
@@ -131,13 +146,72 @@ def hint_text(hint: dict) -> str:
 
 
 def resume_command(args: argparse.Namespace, save: Path) -> str:
-    """The command that continues a saved game (same game, version and player)."""
+    """The command that continues a saved game (same game and version; the save holds the
+    player, hint options and step limit)."""
     words = ["escapebench", "play", args.game]
     if args.difficulty:
         words += ["--difficulty", args.difficulty]
-    if args.player != "anonymous":
-        words += ["--player", args.player]
     return shlex.join([*words, "--load", str(save)])
+
+
+def settings_text(session: PlaySession) -> str:
+    """The hint options and step limit of the session's game, in the options' terms."""
+    options = session.policy.options
+    return (
+        f"--patience {options.patience}, --help-steps {options.help_steps}, "
+        f"--max-steps {session.max_steps}"
+    )
+
+
+def ignored_settings(args: argparse.Namespace, session: PlaySession) -> list[str]:
+    """The settings given on the command line that differ from the loaded game's own."""
+    options = session.policy.options
+    own = {
+        "--patience": (args.patience, options.patience),
+        "--help-steps": (args.help_steps, options.help_steps),
+        "--max-steps": (args.max_steps, session.max_steps),
+    }
+    return [
+        f"{flag} {given}" for flag, (given, kept) in own.items()
+        if given is not None and given != kept
+    ]
+
+
+def loaded_text(args: argparse.Namespace, session: PlaySession) -> str:
+    """What to say after loading a game: the settings it keeps, and given ones not used."""
+    lines = [f"This game keeps the settings it was started with: {settings_text(session)}."]
+    ignored = ignored_settings(args, session)
+    if ignored:
+        lines.append(
+            f"Not used: {', '.join(ignored)} from the command line; a game's hint and step "
+            "counts are only comparable under the settings it was started with."
+        )
+    return "\n".join(lines)
+
+
+def load_game(session: PlaySession, path: Path, args: argparse.Namespace) -> None:
+    """Continue the game saved in ``path`` in ``session``, as the player named by ``--player``
+    if given; refuse (:class:`PlayError`, ``session`` unchanged) a game whose result is written,
+    so that one play is never counted twice."""
+    data = read_save_file(path)
+    result = data.get("result")
+    if data.get("ended") and result:
+        raise PlayError(
+            f"{path} holds a game that already ended at step {data.get('step')}; its result "
+            f"is in {result}. Start a new game with: "
+            + shlex.join(["escapebench", "play", args.game])
+        )
+    session.load(data)
+    if args.player and args.player.strip():
+        session.player = args.player.strip()
+
+
+def holds_finished_game(path: Path) -> bool:
+    """Whether ``path`` is a save of a game that ended (False if it cannot be read)."""
+    try:
+        return bool(read_save_file(path).get("ended"))
+    except PlayError:
+        return False
 
 
 def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
@@ -149,17 +223,27 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
 
     try:
         defn = pick_setting(args.game, args.difficulty)
-        options = HintOptions(args.patience, args.help_steps)
-        if args.max_steps < 1:
+        options = HintOptions(
+            DEFAULT_PATIENCE if args.patience is None else args.patience,
+            DEFAULT_HELP_STEPS if args.help_steps is None else args.help_steps,
+        )
+        max_steps = DEFAULT_MAX_STEPS if args.max_steps is None else args.max_steps
+        if max_steps < 1:
             raise ValueError("--max-steps must be at least 1")
     except (GameFileError, ValueError) as exc:
         print(f"escapebench play: {exc}", file=sys.stderr)
         return 2
-    session = PlaySession(defn, player=args.player, hints=options, max_steps=args.max_steps)
+    session = PlaySession(
+        defn, player=args.player or "anonymous", hints=options, max_steps=max_steps
+    )
     default_save = Path(args.load) if args.load else Path(f"{defn.setting}.save.json")
+    # The saves that hold this game: rewritten as finished when it ends, so that they cannot
+    # be played on and counted twice.
+    saves: set[Path] = set()
     try:
         if args.load:
-            session.load_file(args.load)
+            load_game(session, Path(args.load), args)
+            saves.add(Path(args.load))
         if not args.no_result:
             session.check_out(args.out)
     except PlayError as exc:
@@ -168,8 +252,12 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
 
     say(f"{defn.title} ({defn.setting}). Type 'help' for the commands.")
     if args.load:
-        say(f"Continuing {args.load} at step {session.step}.")
-    elif default_save.is_file():
+        say(f"Continuing {args.load} at step {session.step} (player {session.player}).")
+        say(loaded_text(args, session))
+        if session.ended:
+            say("This game already ended and its result was not written: "
+                + ("--no-result writes none now either." if args.no_result else "writing it now."))
+    elif default_save.is_file() and not holds_finished_game(default_save):
         say(f"A saved game is in {default_save}: quit and run "
             f"'{resume_command(args, default_save)}' to continue it "
             "(quitting after playing here overwrites it).")
@@ -204,10 +292,21 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                     say(render(session))
             elif word == "save":
                 path = session.save_file(rest or default_save)
+                saves.add(path)
                 say(f"Saved at step {session.step} to {path}.")
             elif word == "load":
-                session.load_file(rest or default_save)
-                say(f"Loaded {rest or default_save}: step {session.step}.")
+                path = Path(rest or default_save)
+                load_game(session, path, args)
+                saves = {path}  # the game played from now on is the one in this file
+                say(f"Loaded {path}: step {session.step} (player {session.player}).")
+                say(loaded_text(args, session))
+                if not args.no_result:
+                    # Its settings may not be those of the results already in --out: say so
+                    # now, not when the game ends.
+                    try:
+                        session.check_out(args.out)
+                    except PlayError as exc:
+                        say(f"! its result cannot be written to {args.out}: {exc}")
                 say(render(session))
             else:
                 before = session.hint_info()
@@ -234,17 +333,37 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         say(f"Saved at step {session.step} to {path}; no result is written until the game "
             f"ends. Continue with: {resume_command(args, path)}")
         return 0
-    if args.no_result:
-        return 0
-    try:
-        folder = session.write_result(args.out)
-    except (PlayError, OSError) as exc:
-        path = session.save_file(default_save)
-        print(f"escapebench play: cannot write the result ({exc}); the game is saved in {path}",
-              file=sys.stderr)
-        return 1
-    say(f"Result written to {folder}")
-    return 0
+    code = 0
+    if not args.no_result:
+        try:
+            folder = session.write_result(args.out)
+            say(f"Result written to {folder}")
+        except (PlayError, OSError) as exc:
+            # The finished game is kept, so that --load of its save writes the result later.
+            saves.add(default_save)
+            print(f"escapebench play: cannot write the result ({exc}); the game is saved in "
+                  f"{default_save}", file=sys.stderr)
+            code = 1
+    return mark_finished(session, saves, say) or code
+
+
+def mark_finished(session: PlaySession, saves: set[Path], say: Callable[[str], None]) -> int:
+    """Rewrite the saves of a game that ended with its final state (and result folder), so
+    that loading one does not play the game on; returns 1 if one cannot be written."""
+    code = 0
+    for path in sorted(saves):
+        try:
+            session.save_file(path)
+        except PlayError as exc:
+            print(f"escapebench play: {exc}", file=sys.stderr)
+            code = 1
+            continue
+        if session.written is not None:
+            say(f"{path} now holds the finished game: loading it will not play it again.")
+        else:
+            say(f"{path} now holds the finished game, without a result: loading it writes "
+                "the result.")
+    return code
 
 
 def main(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ takes commands as a person types or clicks them::
     session.act("click(drawer)")      # names work too
     session.request_hint()            # the next reference action (counted as a hint)
     data = session.save()             # JSON: engine snapshot + hint state + steps so far
-    session = PlaySession.from_save(defn, data)
+    session = PlaySession.from_save(defn, data)   # with the save's player, hints, step limit
     session.write_result(Path("runs/human"))   # the shared result-folder layout, agent "human"
 
 **Numbering.** Things in the scene (visible items, then tools lying there) are numbered from 1
@@ -27,6 +27,12 @@ a message and costs no step: a person's typing slip is not a move in the game.
 **Requested hints.** ``hint`` starts the hint the hint system would start after its patience
 runs out: the person is put in the scene of the next reference action and told the action.
 Asking again while a hint is in force repeats it without counting it twice.
+
+**Saves keep their settings.** A save carries the player, the hint options and the step limit
+the game was started with, and loading it brings them back: a game's hint and step counts are
+only comparable with others under the settings it was played with. A save written after the
+game ended says so (``ended``) and names the episode folder of its result (``result``) once
+that is written; :meth:`PlaySession.write_result` of such a loaded game writes nothing again.
 """
 
 from __future__ import annotations
@@ -428,6 +434,9 @@ class PlaySession:
             },
             "started": self.started,
             "saved": _now(),
+            "ended": self.ended,
+            # The episode folder once the result is written: the game is not to be played on.
+            "result": str(self.written) if self.written is not None else None,
             "step": self.step,
             "engine": self.game.snapshot(),
             "hint_state": self.policy.snapshot(),
@@ -458,29 +467,20 @@ class PlaySession:
     ) -> PlaySession:
         """A session continuing a save of ``defn``, with the save's player, hint options and
         step limit (see :meth:`load`)."""
-        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise PlayError("not an escapebench play save")
-        try:
-            hints = data["hints"]
-            options = HintOptions(int(hints["patience"]), int(hints["help_steps"]))
-            max_steps = int(data["max_steps"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise PlayError(f"the save lacks its hint options or step limit ({exc})") from None
-        session = cls(
-            defn, player=str(data.get("player") or "anonymous"), hints=options,
-            max_steps=max_steps, effects=effects,
-        )
+        session = cls(defn, effects=effects)
         session.load(data)
         return session
 
     def load(self, data: dict[str, Any]) -> None:
         """Continue from a save of the same setting; raises :class:`PlayError` if it is not one.
 
-        The steps of the save replace those of this session (the player's name, hint options
-        and step limit stay those of this session).
+        The save replaces this session's steps, and also its player's name, hint options and
+        step limit: a game keeps the settings it was started with, so that its counts stay
+        comparable (a caller that was asked for other settings should say they are not used).
         """
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise PlayError("not an escapebench play save")
+        options, max_steps = _saved_settings(data)
         if data.get("version") != SAVE_VERSION:
             raise PlayError(f"unsupported save version {data.get('version')!r}")
         if data.get("setting") != self.defn.setting:
@@ -491,7 +491,7 @@ class PlaySession:
         if not isinstance(records, list) or len(records) != data.get("step"):
             raise PlayError("the save's steps are incomplete")
         game = EscapeGame(self.defn)
-        policy = HintPolicy(self.defn, self.policy.options, effects=self.policy.effects)
+        policy = HintPolicy(self.defn, options, effects=self.policy.effects)
         metrics = EpisodeMetrics(self.defn, self.policy.effects)
         try:
             game.restore(data["engine"])
@@ -506,25 +506,21 @@ class PlaySession:
         ):
             raise PlayError("the save's steps do not match its game state")
         self.game, self.policy, self.metrics = game, policy, metrics
+        self.max_steps = max_steps
+        self.player = str(data.get("player") or "").strip() or self.player
         self.records = list(records)
         self.last_feedback = str(data.get("last_feedback", ""))
         self.started = str(data.get("started") or self.started)
         self.saved_at_step = self.step
-        self.written = None
+        result = data.get("result")
+        self.written = Path(result) if isinstance(result, str) and result else None
         self._clock = time.monotonic()
         # The upcoming step was prepared before saving: prepare it again (idempotent).
         self._hint = None if self.ended else policy.before_step(game)
 
     def load_file(self, path: str | Path) -> None:
         """:meth:`load` from a file written by :meth:`save_file`."""
-        p = Path(path)
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise PlayError(f"cannot read {p}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise PlayError(f"{p} is not valid JSON: {exc}") from None
-        self.load(data)
+        self.load(read_save_file(path))
 
     # ------------------------------------------------------------------ results
     def result(self, episode_id: str = "", repeat: int = 0) -> EpisodeResult:
@@ -640,6 +636,34 @@ class PlaySession:
         from escapebench.bench.runner import write_run_json
 
         write_run_json(plan, None, existing, finished=True)
+
+
+def read_save_file(path: str | Path) -> dict[str, Any]:
+    """The JSON of a file written by :meth:`PlaySession.save_file` (checked by
+    :meth:`PlaySession.load`); raises :class:`PlayError` if it cannot be read."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise PlayError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise PlayError(f"{p} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise PlayError(f"{p} is not an escapebench play save")
+    return data
+
+
+def _saved_settings(data: dict[str, Any]) -> tuple[HintOptions, int]:
+    """The hint options and step limit a save's game was started with."""
+    try:
+        hints = data["hints"]
+        options = HintOptions(int(hints["patience"]), int(hints["help_steps"]))
+        max_steps = int(data["max_steps"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise PlayError(f"the save lacks its hint options or step limit ({exc})") from None
+    if max_steps < 1:
+        raise PlayError(f"the save's step limit {max_steps} is not a positive number")
+    return options, max_steps
 
 
 _FORMS = {
