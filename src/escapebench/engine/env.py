@@ -60,12 +60,8 @@ class Event:
     name: str = ""
 
 
-@dataclass(slots=True)
-class StepResult:
-    """What one action did (read-only by convention).
-
-    Not a frozen dataclass on purpose: a frozen one takes several times longer to construct,
-    and one is made for every step. Nothing in the engine keeps a reference to it.
+class StepResult(NamedTuple):
+    """What one action did: an immutable value, so the engine may hand out the same one twice.
 
     ``success`` is the engine's verdict on a well-formed action; ``error`` means the action could
     not be carried out at all (malformed, or naming something not on screen) and changed nothing.
@@ -84,6 +80,11 @@ class StepResult:
     def progressed(self) -> bool:
         """A new key step or a newly collected tool: the paper's notion of progress."""
         return self.key_steps_gained > 0 or self.tools_gained > 0
+
+
+# StepResult(...) goes through a generated __new__ with defaults; the hot path builds the tuple
+# directly, all eight fields given: half the cost.
+_new_result = tuple.__new__
 
 
 # Trigger operations, compiled once per definition (see _Plan._compile).
@@ -121,6 +122,10 @@ class _OfferedWait(NamedTuple):
     feedback: str  # shown when the transition fires
     ends_game: bool
     ops: tuple[_Op, ...]  # the transition's compiled triggers
+    # Whether a step must note this wait in ``satisfied``: the transition waits for several
+    # things, or the offer meets several waits (and the first not yet satisfied is preferred).
+    # Otherwise the note could never be read: the transition fires at once, every time.
+    tracked: bool
 
 
 class _Plan:
@@ -136,12 +141,11 @@ class _Plan:
 
     __slots__ = (
         "items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes",
-        "norm_memo", "recipes", "wait_index", "item_key_step",
+        "norm_memo", "recipes", "click_recipes", "apply_recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
-        "moved_events", "collected_events",
-        "click_item_action", "click_tool_action", "move_action", "moved_feedback",
-        "collected_feedback", "changed_feedback", "partial_feedback", "stuck_feedback",
-        "item_names", "tool_names", "tool_apply_to", "item_scene", "tool_scene", "start",
+        "moved_result", "collected_result", "click_item_action", "changed_feedback",
+        "partial_feedback", "stuck_feedback",
+        "item_names", "tool_names", "tool_targets", "item_scene", "tool_scene", "start",
     )
 
     def __init__(self, d: GameDefinition) -> None:
@@ -169,20 +173,25 @@ class _Plan:
         self.recipes: tuple[dict[str, dict[str, Any]], ...] = tuple(
             {verb: {} for verb in ARITY} for _ in d.scenes
         )
+        # the same memos by verb first, for step()'s two most frequent verbs
+        self.click_recipes = tuple(per_verb["click"] for per_verb in self.recipes)
+        self.apply_recipes = tuple(per_verb["apply"] for per_verb in self.recipes)
         self.item_key_step = tuple(Event("key_step", it.name) for it in d.items)
         self.item_changed = tuple(Event("item_changed", it.name) for it in d.items)
         self.tool_key_step = tuple(Event("key_step", t.name) for t in d.tools)
         self.tool_collected = tuple(Event("tool_collected", t.name) for t in d.tools)
         self.tool_used = tuple(Event("tool_used", t.name) for t in d.tools)
         self.tool_crafted = tuple(Event("tool_crafted", t.name) for t in d.tools)
-        # the events of a move and of a pick-up, as the step reports them
-        self.moved_events = tuple((Event("moved", s.name),) for s in d.scenes)
-        self.collected_events = tuple((e,) for e in self.tool_collected)
+        # a move and a pick-up always report the same: their results are made once
+        self.moved_result = tuple(
+            StepResult(f"move({s.name})", True, False, fb.moved(s.name), (Event("moved", s.name),))
+            for s in d.scenes
+        )
+        self.collected_result = tuple(
+            StepResult(f"click({t.name})", True, False, fb.collected(t.name), (event,), 0, 1)
+            for t, event in zip(d.tools, self.tool_collected, strict=True)
+        )
         self.click_item_action = tuple(f"click({it.name})" for it in d.items)
-        self.click_tool_action = tuple(f"click({t.name})" for t in d.tools)
-        self.move_action = tuple(f"move({s.name})" for s in d.scenes)
-        self.moved_feedback = tuple(fb.moved(s.name) for s in d.scenes)
-        self.collected_feedback = tuple(fb.collected(t.name) for t in d.tools)
         self.changed_feedback = tuple(fb.changed(it.name) for it in d.items)
         self.partial_feedback = tuple(fb.partial(it.name) for it in d.items)
         self.stuck_feedback = tuple(fb.not_interactable(it.name) for it in d.items)
@@ -200,7 +209,10 @@ class _Plan:
             tool_where=(_IN_SCENE,) * len(d.tools),
             tool_state=(0,) * len(d.tools),
         )
-        self.tool_apply_to = tuple(tuple(st.apply_to for st in t.states) for t in d.tools)
+        # per tool, per state: the names its apply_to lists
+        self.tool_targets = tuple(
+            tuple(frozenset(st.apply_to) for st in t.states) for t in d.tools
+        )
         # per item, per state: {(wait kind, tool name or the input text normalized, "" for a
         # click): the waits that offer matches, in file order, each as an _OfferedWait}
         self.wait_index = tuple(
@@ -221,10 +233,13 @@ class _Plan:
                 out.setdefault((w.kind, "" if w.kind == "click" else arg), []).append(
                     _OfferedWait(
                         wi, (0, i, s, ti), (0, i, s, ti, wi), len(tr.waits), feedback,
-                        tr.ends_game, ops,
+                        tr.ends_game, ops, len(tr.waits) > 1,
                     )
                 )
-        return {k: tuple(v) for k, v in out.items()}
+        return {
+            k: tuple(m._replace(tracked=True) for m in v) if len(v) > 1 else tuple(v)
+            for k, v in out.items()
+        }
 
     def _compile(self, d: GameDefinition, i: int, g: Trigger) -> _Op:
         """One trigger of item ``i`` as (operation, target index, value, event)."""
@@ -290,7 +305,9 @@ class _Plan:
         found = memo.get(text)
         if found is not None:
             return found
-        norm = normalize_name
+        # (plain loops, not comprehensions: those would make this function create closure
+        # cells on every call, and recipes are built for most steps of a first play)
+        norm = self.norm
         if verb == "move":
             key = norm(text)
             found = self.link_labels[scene].get(key, ()) + self.link_scenes[scene].get(key, ())
@@ -301,20 +318,23 @@ class _Plan:
             )
         elif verb == "input":
             items = self.items_in_scene[scene]
-            found = tuple(
-                (group, clean_input_text(left))
-                for left, right in split_candidates(text)
-                if (group := items.get(norm(right)))
-            )
+            readings = []
+            for left, right in split_candidates(text):
+                group = items.get(norm(right))
+                if group:
+                    readings.append((group, clean_input_text(left)))
+            found = tuple(readings)
         else:
             lefts = self.tools_by_name
             rights = self.items_in_scene[scene] if verb == "apply" else lefts
-            found = tuple(
-                (left_group, right_group)
-                for left, right in split_candidates(text)
-                if (left_group := lefts.get(norm(left)))
-                and (right_group := rights.get(norm(right)))
-            )
+            readings = []
+            for left, right in split_candidates(text):
+                left_group = lefts.get(norm(left))
+                if left_group:
+                    right_group = rights.get(norm(right))
+                    if right_group:
+                        readings.append((left_group, right_group))
+            found = tuple(readings)
         if len(text) <= _RECIPE_MAX_TEXT:
             if len(memo) >= _RECIPE_MEMO_LIMIT:
                 memo.clear()
@@ -754,48 +774,62 @@ class EscapeGame:
         """Carry out one action and report what happened."""
         if self.ended:
             return StepResult(str(action), False, True, fb.GAME_OVER)
-        # _resolve, unfolded: this is the hot path of every agent and replay.
-        plan = self._plan
-        if isinstance(action, Action):
-            found = self._indices_of(action)
-        else:
+        call = action if type(action) is Call else None
+        if call is None:
+            if isinstance(action, Action):
+                return self._play(self._indices_of(action))
             call = action if isinstance(action, Call) else parse_call(action)
             if call is None:
                 return StepResult(str(action), False, True, fb.not_an_action(str(action)))
-            verb, text = call.verb, call.arg_text
-            # The two most frequent actions are matched here rather than by _match, by the
-            # same rules: a frame less on the hot path.
-            if verb == "click":
-                recipe = plan.recipes[self.scene]["click"].get(text)
-                if recipe is None:
-                    recipe = plan.recipe(self.scene, "click", text)
-                iv, ip = self.item_visible, self.item_present
-                for i in recipe[0]:
+        plan = self._plan
+        verb, text = call.verb, call.arg_text
+        # The most frequent actions are matched here rather than by _match, by the same rules
+        # (_first_item, _first_scene_tool, _first_bag_tool unfolded): this is the hot path of
+        # every agent and replay, and each call saved is a few per cent of a step.
+        if verb == "click":
+            recipe = plan.click_recipes[self.scene].get(text)
+            if recipe is None:
+                recipe = plan.recipe(self.scene, "click", text)
+            iv, ip = self.item_visible, self.item_present
+            for i in recipe[0]:
+                if iv[i] and ip[i]:
+                    return self._offer(plan.click_item_action[i], i, "click", "")
+            tv, tw = self.tool_visible, self.tool_where
+            for t in recipe[1]:
+                if tv[t] and tw[t] == _IN_SCENE:
+                    return self._collect(t)
+        elif verb == "apply":
+            recipe = plan.apply_recipes[self.scene].get(text)
+            if recipe is None:
+                recipe = plan.recipe(self.scene, "apply", text)
+            bag = self.bag
+            iv, ip = self.item_visible, self.item_present
+            for lefts, rights in recipe:
+                if len(lefts) == 1:
+                    t = lefts[0]
+                    if t not in bag:
+                        continue
+                else:
+                    for t in bag:
+                        if t in lefts:
+                            break
+                    else:
+                        continue
+                for i in rights:
                     if iv[i] and ip[i]:
-                        return self._offer(plan.click_item_action[i], i, "click", "")
-                tv, tw = self.tool_visible, self.tool_where
-                for t in recipe[1]:
-                    if tv[t] and tw[t] == _IN_SCENE:
-                        return self._collect(t)
-                match = None
-            elif verb == "apply":
-                recipe = plan.recipes[self.scene]["apply"].get(text)
-                if recipe is None:
-                    recipe = plan.recipe(self.scene, "apply", text)
-                for lefts, rights in recipe:
-                    a = self._first_bag_tool(lefts)
-                    if a is not None:
-                        i = self._first_item(rights)
-                        if i is not None:
-                            tool = plan.tool_names[a]
-                            action_text = f"apply({tool}, {plan.item_names[i]})"
-                            return self._offer(action_text, i, "apply", tool, a)
-                match = None
-            else:
-                match = self._match(verb, text)
-            if match is None:
-                return StepResult(str(action), False, True, self._explain(verb, text))
-            found = match
+                        tool = plan.tool_names[t]
+                        return self._offer(
+                            f"apply({tool}, {plan.item_names[i]})", i, "apply", tool, t
+                        )
+        else:
+            found = self._match(verb, text)
+            if found is not None:
+                return self._play(found)
+        return StepResult(str(action), False, True, self._explain(verb, text))
+
+    def _play(self, found: _Resolved) -> StepResult:
+        """Carry out an action matched to indices (see :meth:`_resolve`)."""
+        plan = self._plan
         kind, a, b = found
         if kind == "click_item":
             return self._offer(plan.click_item_action[a], a, "click", "")
@@ -810,9 +844,7 @@ class EscapeGame:
             )
         if kind == "move":
             self.scene = a
-            return StepResult(
-                plan.move_action[a], True, False, plan.moved_feedback[a], plan.moved_events[a]
-            )
+            return plan.moved_result[a]
         return self._craft(a, b)  # type: ignore[arg-type]
 
     def teleport(self, scene: str) -> None:
@@ -824,29 +856,49 @@ class EscapeGame:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}") from None
 
     def _collect(self, t: int) -> StepResult:
-        """Pick up tool ``t`` lying in the current scene."""
+        """Put tool ``t``, lying in its scene, at the end of the bag (a pick-up, or an item
+        that becomes the tool).
+
+        The screen is updated as ``ScreenCache.tool_collected`` would, written out here: a
+        third of all steps are pick-ups.
+        """
         self.tool_where[t] = _IN_BAG
         self.bag.append(t)
         self.tools_collected += 1
         plan = self._plan
-        self._screen.tool_collected(self, t, plan.tool_scene[t])
-        return StepResult(
-            plan.click_tool_action[t], True, False, plan.collected_feedback[t],
-            plan.collected_events[t], 0, 1,
-        )
+        screen = self._screen
+        screen.text = None
+        tx = screen.texts
+        seen = screen.seen[plan.tool_scene[t]]
+        if seen is not None:  # (the actions slots are None exactly when these are)
+            k = tx.tool_slot[t]
+            seen[k] = screen.actions[plan.tool_scene[t]][k] = ""  # type: ignore[index]
+        lines = screen.bag_lines
+        if lines is None:
+            screen.bag = None
+        else:
+            line = tx.tool_bag_lines[t][self.tool_state[t]]
+            lines.append(line)
+            if screen.bag is not None:
+                screen.bag += line  # one copy, where joining the lines again copies them all
+        return plan.collected_result[t]
 
     def _offer(self, action: str, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
         """Give a click / tool / text to item ``i``; fire the transition it completes.
 
         ``arg`` is what the item's waits are indexed by: "" for a click, the tool's name, or the
-        input text normalized.
+        input text normalized. Marking the tool used and releasing it are written out here
+        rather than called: this is the body of most successful steps.
         """
         plan = self._plan
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
             return StepResult(action, False, True, plan.stuck_feedback[i])
-        if tool >= 0 and plan.item_names[i] not in plan.tool_apply_to[tool][self.tool_state[tool]]:
-            return self._fail(action, kind, i)
+        if tool >= 0:
+            tool_state = self.tool_state[tool]
+            target = plan.item_names[i]
+            if target not in plan.tool_targets[tool][tool_state]:
+                return self._fail(action, kind, i)
         # The first transition wait matching the offer, preferring one not yet satisfied. Clicks
         # match any click wait, tools their own name; inputs compare without case or
         # surrounding space (the original's case-sensitive comparison is a documented bug, and
@@ -854,19 +906,12 @@ class EscapeGame:
         matches = plan.wait_index[i][self.item_state[i]].get((kind, arg))
         if matches is None:
             return self._fail(action, kind, i)
-        satisfied = self.satisfied
-        wait, satisfied_key, counted_key, waits, fired_feedback, ends_game, ops = matches[0]
-        done = satisfied.get(satisfied_key)
-        if done is not None and wait in done and len(matches) > 1:
-            for other in matches[1:]:
-                other_done = satisfied.get(other.satisfied_key)
-                if other_done is None or other.wait not in other_done:
-                    wait, satisfied_key, counted_key, waits, fired_feedback, ends_game, ops = other
-                    done = other_done
-                    break
-        if done is None:
-            done = satisfied[satisfied_key] = set()
-        done.add(wait)
+        offered = matches[0]
+        if offered.tracked:
+            offered, complete = self._satisfy(matches)
+        else:
+            complete = True
+        _, _, counted_key, _, fired_feedback, ends_game, ops, _ = offered
         counted = self.counted
         if counted_key in counted:
             gained = 0
@@ -877,23 +922,54 @@ class EscapeGame:
             gained = 1
             events = [plan.item_key_step[i]]
         if tool >= 0:
-            self._mark_used(tool, plan.item_names[i])
-        if len(done) < waits:
+            used_key = (tool, tool_state)
+            used = self.used.get(used_key)
+            if used is None:
+                self.used[used_key] = {target}
+            else:
+                used.add(target)
+        if not complete:
             if tool >= 0:
                 self._release_if_spent(tool, events)
-            return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
+            return _new_result(
+                StepResult,
+                (action, True, False, plan.partial_feedback[i], tuple(events), gained, 0, False),
+            )
         tools_before = self.tools_collected
-        self._fire(i, ops, events)
+        if ops:
+            self._fire(i, ops, events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
-        if tool >= 0:
-            self._release_if_spent(tool, events)
+        if tool >= 0 and self.tool_where[tool] == _IN_BAG:
+            tool_state = self.tool_state[tool]
+            used = self.used.get((tool, tool_state))
+            targets = plan.tool_targets[tool][tool_state]
+            if used.issuperset(targets) if used is not None else not targets:
+                self._release(tool, events)
         if ends_game:
             self.ended = True
             events.append(_GAME_END_EVENT)
-        return StepResult(
+        return _new_result(StepResult, (
             action, True, False, fired_feedback, tuple(events), gained,
             self.tools_collected - tools_before, ends_game,
-        )
+        ))
+
+    def _satisfy(self, matches: tuple[_OfferedWait, ...]) -> tuple[_OfferedWait, bool]:
+        """Note the wait an offer meets in ``satisfied``: the first of ``matches`` not yet
+        satisfied, else the first. Returns it, and whether its transition now has all it
+        waits for."""
+        satisfied = self.satisfied
+        offered = matches[0]
+        done = satisfied.get(offered.satisfied_key)
+        if done is not None and offered.wait in done:
+            for other in matches[1:]:
+                other_done = satisfied.get(other.satisfied_key)
+                if other_done is None or other.wait not in other_done:
+                    offered, done = other, other_done
+                    break
+        if done is None:
+            done = satisfied[offered.satisfied_key] = set()
+        done.add(offered.wait)
+        return offered, len(done) >= offered.waits
 
     def _fail(self, action: str, kind: str, i: int) -> StepResult:
         state = self.defn.items[i].states[self.item_state[i]]
@@ -914,13 +990,17 @@ class EscapeGame:
             return
         s = self.tool_state[t]
         used = self.used.get((t, s))
-        apply_to = self._plan.tool_apply_to[t][s]
-        if (used.issuperset(apply_to) if used is not None else not apply_to):
-            self.tool_where[t] = _GONE
-            position = self.bag.index(t)
-            del self.bag[position]
-            self._screen.bag_removed(position)
-            events.append(self._plan.tool_used[t])
+        targets = self._plan.tool_targets[t][s]
+        if used.issuperset(targets) if used is not None else not targets:
+            self._release(t, events)
+
+    def _release(self, t: int, events: list[Event]) -> None:
+        """Tool ``t`` leaves the bag, used up."""
+        self.tool_where[t] = _GONE
+        position = self.bag.index(t)
+        del self.bag[position]
+        self._screen.bag_removed(position)
+        events.append(self._plan.tool_used[t])
 
     def _craft(self, a: int, b: int) -> StepResult:
         d = self.defn
@@ -958,23 +1038,45 @@ class EscapeGame:
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
         """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``).
 
-        Each change is also made on the game's screen (see ``ScreenCache``).
+        Each change is also made on the game's screen (see ``ScreenCache``). The three most
+        frequent changes update the screen's slots here, inline (by the rules of
+        ``ScreenCache.item_changed``, for the one thing that changed): a method call per
+        trigger is a tenth of a step.
         """
         screen = self._screen
+        screen.text = None
+        tx = screen.texts
+        seen_of, actions_of = screen.seen, screen.actions
         item_scene, tool_scene = self._plan.item_scene, self._plan.tool_scene
         # (most frequent operations first)
         for op, target, value, event in ops:
             if op == _OP_ITEM_STATE:
                 self.item_state[target] = value
-                screen.item_state_changed(target, item_scene[target], value)
+                seen = seen_of[item_scene[target]]
+                if seen is not None:
+                    k = tx.item_slot[target]
+                    if seen[k]:  # shown now: lines are never empty
+                        seen[k] = tx.item_lines[target][value]
                 events.append(event)
             elif op == _OP_ITEM_INTERACT:
                 self.item_interact[target] = value
-                screen.item_interact_changed(target, item_scene[target], value)
+                scene = item_scene[target]
+                seen = seen_of[scene]
+                if seen is not None:
+                    k = tx.item_slot[target]
+                    if seen[k]:  # shown now: its action line shows if it can be acted on
+                        actions_of[scene][k] = tx.item_action[target] if value else ""
                 events.append(event)
             elif op == _OP_TOOL_VISIBLE:
                 self.tool_visible[target] = value
-                screen.tool_changed(self, target, tool_scene[target])
+                scene = tool_scene[target]
+                seen = seen_of[scene]
+                if seen is not None:
+                    k = tx.tool_slot[target]
+                    if value and self.tool_where[target] == _IN_SCENE:
+                        seen[k], actions_of[scene][k] = tx.tool_line[target], tx.tool_action[target]
+                    else:
+                        seen[k] = actions_of[scene][k] = ""
             elif op == _OP_SCENE_VISIBLE:
                 if value and not self.scene_visible[target]:
                     events.append(event)
@@ -989,10 +1091,7 @@ class EscapeGame:
                 self.item_present[i] = False
                 screen.item_changed(self, i, item_scene[i])
                 if target >= 0 and self.tool_where[target] == _IN_SCENE:
-                    self.tool_where[target] = _IN_BAG
-                    self.bag.append(target)
-                    self.tools_collected += 1
-                    screen.tool_collected(self, target, tool_scene[target])
+                    self._collect(target)
                     events.append(event)
             elif op == _OP_TOOL_STATE:
                 self.tool_state[target] = value

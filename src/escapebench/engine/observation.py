@@ -176,7 +176,12 @@ class ScreenCache:
     ``seen[scene]`` and ``actions[scene]`` hold one slot per item and tool of the scene (see
     :class:`ObservationTexts`); ``links[scene]`` the exits text; ``bag_lines`` the line of each
     tool in the bag, in bag order, and ``bag`` those lines joined; ``text`` the whole observation of
-    ``text_scene``. None means "build again from the state".
+    ``text_scene``. None means "build again from the state"; ``seen[scene]`` and
+    ``actions[scene]`` are None together.
+
+    The engine calls the methods below as it changes the state, except on its three hottest
+    paths, which make the same slot changes inline (``EscapeGame._collect`` for a pick-up, and
+    ``EscapeGame._fire`` for state, interactability and tool visibility changes).
     """
 
     __slots__ = ("texts", "seen", "actions", "links", "bag_lines", "bag", "text", "text_scene")
@@ -220,59 +225,12 @@ class ScreenCache:
         else:
             seen[k] = actions[k] = ""
 
-    def item_state_changed(self, i: int, scene: int, state: int) -> None:
-        """Item ``i`` of ``scene`` went to ``state`` (the rest of it unchanged)."""
-        self.text = None
-        seen = self.seen[scene]
-        if seen is not None:
-            k = self.texts.item_slot[i]
-            if seen[k]:  # shown now: lines are never empty
-                seen[k] = self.texts.item_lines[i][state]
-
-    def item_interact_changed(self, i: int, scene: int, interactable: bool) -> None:
-        """Item ``i`` of ``scene`` became interactable or not (the rest of it unchanged)."""
-        self.text = None
-        seen, actions = self.seen[scene], self.actions[scene]
-        if seen is not None and actions is not None:
-            k = self.texts.item_slot[i]
-            if seen[k]:  # shown now: its action line shows if it can be acted on
-                actions[k] = self.texts.item_action[i] if interactable else ""
-
-    def tool_changed(self, game: EscapeGame, t: int, scene: int) -> None:
-        """Tool ``t`` of ``scene`` was revealed, hidden or taken from the scene."""
-        self.text = None
-        seen, actions = self.seen[scene], self.actions[scene]
-        if seen is None or actions is None:
-            return
-        tx = self.texts
-        k = tx.tool_slot[t]
-        if game.tool_visible[t] and game.tool_where[t] == TOOL_IN_SCENE:
-            seen[k], actions[k] = tx.tool_line[t], tx.tool_action[t]
-        else:
-            seen[k] = actions[k] = ""
-
     def scene_visibility_changed(self, scene: int) -> None:
         """``scene`` was revealed or hidden: the exits leading to it show differently."""
         links = self.links
         for sc in self.texts.linked_from[scene]:
             links[sc] = None
         self.text = None
-
-    def tool_collected(self, game: EscapeGame, t: int, scene: int) -> None:
-        """Tool ``t`` went from ``scene`` to the end of the bag."""
-        self.text = None
-        seen, actions = self.seen[scene], self.actions[scene]
-        if seen is not None and actions is not None:
-            k = self.texts.tool_slot[t]
-            seen[k] = actions[k] = ""
-        lines = self.bag_lines
-        if lines is None:
-            self.bag = None
-        else:
-            line = self.texts.tool_bag_lines[t][game.tool_state[t]]
-            lines.append(line)
-            if self.bag is not None:
-                self.bag += line  # one copy, where joining the lines again copies them all
 
     def bag_removed(self, position: int) -> None:
         """The tool at ``position`` in the bag left it."""
@@ -305,6 +263,26 @@ class ScreenCache:
         return seen, actions
 
 
+    # (The two below are functions of their own, not inline in render(): a comprehension in
+    # render() would make it create closure cells on every call, a tenth of its cost.)
+    def fill_links(self, game: EscapeGame, scene: int) -> str:
+        """Build the exits text of ``scene`` from the state."""
+        sv = game.scene_visible
+        links = self.links[scene] = _links_text(
+            line for line, target in self.texts.link_targets[scene] if sv[target]
+        )
+        return links
+
+    def fill_bag(self, game: EscapeGame) -> str:
+        """Build the bag text from the state (its lines too, if they are not known)."""
+        lines = self.bag_lines
+        if lines is None:
+            tool_state, bag_lines = game.tool_state, self.texts.tool_bag_lines
+            lines = self.bag_lines = [bag_lines[t][tool_state[t]] for t in game.bag]
+        bag = self.bag = "".join(lines)
+        return bag
+
+
 def render(game: EscapeGame) -> str:
     """The observation text of the current state (appendix C.1 layout)."""
     cache: ScreenCache = game._screen
@@ -322,17 +300,10 @@ def render(game: EscapeGame) -> str:
     actions_text = "".join(actions)
     links = cache.links[sc]
     if links is None:
-        sv = game.scene_visible
-        links = cache.links[sc] = _links_text(
-            line for line, target in tx.link_targets[sc] if sv[target]
-        )
+        links = cache.fill_links(game, sc)
     bag = cache.bag
     if bag is None:
-        lines = cache.bag_lines
-        if lines is None:
-            tool_state, bag_lines = game.tool_state, tx.tool_bag_lines
-            lines = cache.bag_lines = [bag_lines[t][tool_state[t]] for t in game.bag]
-        bag = cache.bag = "".join(lines)
+        bag = cache.fill_bag(game)
     cache.text_scene = sc
     text = cache.text = "".join((
         tx.head_seen[sc] if seen_text else tx.head_nothing_seen[sc],
