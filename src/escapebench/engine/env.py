@@ -26,6 +26,7 @@ from escapebench.engine.model import (
     TOOL_GONE,
     TOOL_IN_BAG,
     TOOL_IN_SCENE,
+    WAIT_KINDS,
     GameDefinition,
     Transition,
     Trigger,
@@ -222,23 +223,28 @@ class _Plan:
 
     def _index_waits(
         self, d: GameDefinition, i: int, s: int, transitions: tuple[Transition, ...]
-    ) -> dict[tuple[str, str], tuple[_OfferedWait, ...]]:
-        """The waits of item ``i`` in state ``s``, by what an offer must bring to meet them."""
-        out: dict[tuple[str, str], list[_OfferedWait]] = {}
+    ) -> dict[str, dict[str, tuple[_OfferedWait, ...]]]:
+        """The waits of item ``i`` in state ``s``, by what an offer must bring to meet them:
+        {wait kind: {tool name, or the input text normalized, or "" for a click: waits}}.
+        Every wait kind has an entry (a dict per kind, so a step looks up no new tuple)."""
+        out: dict[str, dict[str, list[_OfferedWait]]] = {kind: {} for kind in WAIT_KINDS}
         for ti, tr in enumerate(transitions):
             ops = tuple(self._compile(d, i, g) for g in tr.triggers)
             feedback = tr.reward or self.changed_feedback[i]  # an empty reward counts as none
             for wi, w in enumerate(tr.waits):
                 arg = normalize_name(w.arg) if w.kind == "input" else w.arg
-                out.setdefault((w.kind, "" if w.kind == "click" else arg), []).append(
+                out[w.kind].setdefault("" if w.kind == "click" else arg, []).append(
                     _OfferedWait(
                         wi, (0, i, s, ti), (0, i, s, ti, wi), len(tr.waits), feedback,
                         tr.ends_game, ops, len(tr.waits) > 1,
                     )
                 )
         return {
-            k: tuple(m._replace(tracked=True) for m in v) if len(v) > 1 else tuple(v)
-            for k, v in out.items()
+            kind: {
+                arg: tuple(m._replace(tracked=True) for m in v) if len(v) > 1 else tuple(v)
+                for arg, v in by_arg.items()
+            }
+            for kind, by_arg in out.items()
         }
 
     def _compile(self, d: GameDefinition, i: int, g: Trigger) -> _Op:
@@ -903,15 +909,14 @@ class EscapeGame:
         # match any click wait, tools their own name; inputs compare without case or
         # surrounding space (the original's case-sensitive comparison is a documented bug, and
         # models cannot see the expected case).
-        matches = plan.wait_index[i][self.item_state[i]].get((kind, arg))
+        matches = plan.wait_index[i][self.item_state[i]][kind].get(arg)
         if matches is None:
             return self._fail(action, kind, i)
-        offered = matches[0]
-        if offered.tracked:
+        _, _, counted_key, _, fired_feedback, ends_game, ops, tracked = matches[0]
+        complete = True
+        if tracked:
             offered, complete = self._satisfy(matches)
-        else:
-            complete = True
-        _, _, counted_key, _, fired_feedback, ends_game, ops, _ = offered
+            _, _, counted_key, _, fired_feedback, ends_game, ops, _ = offered
         counted = self.counted
         if counted_key in counted:
             gained = 0
@@ -925,7 +930,7 @@ class EscapeGame:
             used_key = (tool, tool_state)
             used = self.used.get(used_key)
             if used is None:
-                self.used[used_key] = {target}
+                used = self.used[used_key] = {target}
             else:
                 used.add(target)
         if not complete:
@@ -940,8 +945,9 @@ class EscapeGame:
             self._fire(i, ops, events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
         if tool >= 0 and self.tool_where[tool] == _IN_BAG:
-            tool_state = self.tool_state[tool]
-            used = self.used.get((tool, tool_state))
+            if self.tool_state[tool] != tool_state:
+                tool_state = self.tool_state[tool]
+                used = self.used.get((tool, tool_state))
             targets = plan.tool_targets[tool][tool_state]
             if used.issuperset(targets) if used is not None else not targets:
                 self._release(tool, events)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 WaitKind = Literal["click", "apply", "input"]
+WAIT_KINDS: tuple[WaitKind, ...] = ("click", "apply", "input")
 TriggerKind = Literal["change_visible", "change_interact", "change_state", "become_tool"]
 TargetKind = Literal["self", "scene", "item", "tool"]
 Difficulty = Literal["easy", "normal", "hard"]

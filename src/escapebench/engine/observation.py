@@ -290,10 +290,11 @@ def render(game: EscapeGame) -> str:
     text = cache.text
     if text is not None and cache.text_scene == sc:
         return text
-    tx = cache.texts
-    seen, actions = cache.seen[sc], cache.actions[sc]
-    if seen is None or actions is None:
+    seen = cache.seen[sc]
+    if seen is None:
         seen, actions = cache.fill_scene(game, sc)
+    else:
+        actions = cache.actions[sc]  # type: ignore[assignment]
     # What is seen: visible items (their current state's line), then the tools lying here;
     # what can be acted on: the interactable ones among the items, then the same tools.
     seen_text = "".join(seen)
@@ -306,7 +307,7 @@ def render(game: EscapeGame) -> str:
         bag = cache.fill_bag(game)
     cache.text_scene = sc
     text = cache.text = "".join((
-        tx.head_seen[sc] if seen_text else tx.head_nothing_seen[sc],
+        cache.texts.head_seen[sc] if seen_text else cache.texts.head_nothing_seen[sc],
         seen_text,
         _ACTIONS_TITLED if actions_text else _NO_ACTIONS_TITLED,
         actions_text,
