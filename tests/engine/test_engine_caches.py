@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from escapebench.engine import EscapeGame, clear_memos, parse_call
-from escapebench.engine.actions import VERBS
+from escapebench.engine.actions import VERBS, normalize_name
 from escapebench.engine.model import GameDefinition
 from escapebench.games import checking
 from escapebench.games.loading import builtin_files, load_file
@@ -44,6 +44,25 @@ def test_parse_call_reads_exactly_the_grammar(text: str) -> None:
         else:
             assert call is not None
             assert (call.verb, call.arg_text) == (expected.group(1), expected.group(2))
+
+
+# Names compare as their docstring says: wrapping quotes and spaces off, every run of
+# whitespace one space, lower case. The wrappers are written out here on purpose.
+WRAPPERS = "\"'`*_<>[] \t\r\n\u201c\u201d\u2018\u2019"
+
+
+NAME_CHARS = "aB c,()'\"`*_<>[]\t\n\r\x0b\x0c\x1c\x85\u00a0\u2003\u201c\u2019é"
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=NAME_CHARS, max_size=10))
+@example("Old  Key")
+@example("old\tkey")
+@example(" key\u00a0")
+@example("\u201cBox\u201d")
+def test_names_compare_by_their_definition(text: str) -> None:
+    expected = re.sub(r"\s+", " ", text.strip(WRAPPERS)).lower()
+    assert normalize_name(text) == expected
 
 
 def _fresh_observation(game: EscapeGame) -> str:

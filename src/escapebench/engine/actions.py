@@ -47,6 +47,10 @@ class Action:
 def normalize_name(text: str) -> str:
     """The form names are compared in: lower case, single spaces, no wrapping quotes."""
     core = text.strip(_WRAPPERS)
+    if "  " not in core and core.isprintable():
+        # The usual name: no whitespace but single spaces (isprintable() is False for every
+        # other whitespace character), none at the ends (the space is a wrapper).
+        return core.lower()
     if core and (core[0].isspace() or core[-1].isspace()):
         # Whitespace the wrappers do not cover (form feed, no-break space...) at an end
         # becomes one space, as the regular expression does; split() would drop it.
