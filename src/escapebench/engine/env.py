@@ -780,13 +780,15 @@ class EscapeGame:
         """Carry out one action and report what happened."""
         if self.ended:
             return StepResult(str(action), False, True, fb.GAME_OVER)
-        call = action if type(action) is Call else None
-        if call is None:
-            if isinstance(action, Action):
-                return self._play(self._indices_of(action))
-            call = action if isinstance(action, Call) else parse_call(action)
-            if call is None:
+        if type(action) is Call:
+            call = action
+        elif isinstance(action, Action):
+            return self._play(self._indices_of(action))
+        else:
+            parsed = action if isinstance(action, Call) else parse_call(action)
+            if parsed is None:
                 return StepResult(str(action), False, True, fb.not_an_action(str(action)))
+            call = parsed
         plan = self._plan
         verb, text = call.verb, call.arg_text
         # The most frequent actions are matched here rather than by _match, by the same rules
