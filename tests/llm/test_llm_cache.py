@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -179,3 +183,141 @@ def test_cache_file_shared_by_processes(tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(rerun.stdout) == 0
+
+
+LOCK_HOLDER = textwrap.dedent(
+    """
+    import sqlite3, sys
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")  # the write lock a process switching the file to WAL holds
+    print("held", flush=True)
+    sys.stdin.readline()
+    conn.execute("COMMIT")
+    """
+)
+
+
+@contextlib.contextmanager
+def another_process_setting_up(db: Path) -> Iterator[Callable[[], None]]:
+    """A real process holding the write lock of the new file ``db``; yields its release."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    stdin = holder.stdin
+
+    def release() -> None:
+        stdin.write("\n")
+        stdin.flush()
+        assert holder.wait(timeout=10) == 0
+
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield release
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_opening_waits_while_another_process_sets_up_a_new_file(tmp_path: Path) -> None:
+    # Opening the cache must wait for the other process (SQLite's busy timeout does not
+    # cover the switch to WAL), not fail with "database is locked".
+    db = tmp_path / "new.sqlite"
+    opened: list[ResponseCache] = []
+    errors: list[BaseException] = []
+
+    def open_cache() -> None:
+        try:
+            opened.append(ResponseCache(db, busy_timeout_s=10))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertions below
+            errors.append(exc)
+
+    with another_process_setting_up(db) as release:
+        opener = threading.Thread(target=open_cache)
+        opener.start()
+        opener.join(timeout=0.5)
+        assert opener.is_alive(), f"did not wait for the lock: {errors}"
+        release()
+        opener.join(timeout=10)
+    assert not opener.is_alive() and errors == []
+    cache = opened[0]
+    assert cache.put("k", Completion(text="stored", model="m"))
+    cache.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("SELECT text FROM responses").fetchall() == [("stored",)]
+
+
+def test_opening_gives_up_after_the_busy_timeout(tmp_path: Path) -> None:
+    db = tmp_path / "new.sqlite"
+    with another_process_setting_up(db) as release:
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            ResponseCache(db, busy_timeout_s=0.3)
+        waited_s = time.monotonic() - started
+        release()
+    assert 0.3 <= waited_s < 2.0
+
+
+STAMPEDE = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {src!r})
+    from escapebench.llm.base import Completion
+    from escapebench.llm.cache import ResponseCache
+
+    tag = sys.argv[1]
+    print("ready", flush=True)
+    for line in sys.stdin:  # one new file per line, sent to every process at once
+        try:
+            cache = ResponseCache(line.strip())
+            stored = cache.put(tag, Completion(text=tag, model="m"))
+            cache.close()
+            print("ok" if stored else "not stored", flush=True)
+        except Exception as exc:
+            print(repr(exc), flush=True)
+    """
+)
+
+
+def test_processes_opening_one_new_file_at_once_all_succeed(tmp_path: Path) -> None:
+    # Sharded runs start together on a cache file nobody has made yet. The file names are
+    # handed to all processes at the same moment (a new file per round), so they race to
+    # create and set up each one; every open and every write must succeed.
+    tags = [f"p{i}" for i in range(6)]
+    files = [tmp_path / f"round{i}.sqlite" for i in range(40)]
+    openers = [
+        subprocess.Popen(
+            [sys.executable, "-c", STAMPEDE.format(src=SRC), tag],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for tag in tags
+    ]
+    try:
+        for opener in openers:
+            assert opener.stdout is not None and opener.stdout.readline() == "ready\n"
+        for path in files:
+            for opener in openers:
+                assert opener.stdin is not None
+                opener.stdin.write(f"{path}\n")
+                opener.stdin.flush()
+            answers = [opener.stdout.readline().strip() for opener in openers if opener.stdout]
+            assert answers == ["ok"] * len(tags), f"{path.name}: {answers}"
+        for opener in openers:
+            assert opener.stdin is not None
+            opener.stdin.close()
+            assert opener.wait(timeout=10) == 0
+    finally:
+        for opener in openers:
+            opener.kill()
+            opener.wait()
+    for path in files:
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            stored = {key for (key,) in conn.execute("SELECT key FROM responses")}
+        assert stored == set(tags), path.name

@@ -6,9 +6,11 @@ part of the key: replicas of one model share their entries, and moving a server 
 throw the cache away.
 
 SQLite in WAL mode lets several processes (sharded runs) read and write the same file; a
-busy timeout makes writers queue instead of failing. Within a process, one connection is
-shared by all asyncio tasks behind a lock, and concurrent identical requests are collapsed
-into a single model call ("single flight"), so even parallel games never pay twice.
+busy timeout makes writers queue instead of failing. Switching a new file to WAL is the one
+step the busy timeout does not cover, so it is retried with a bounded backoff (see
+:func:`_use_wal`). Within a process, one connection is shared by all asyncio tasks behind a
+lock, and concurrent identical requests are collapsed into a single model call ("single
+flight"), so even parallel games never pay twice.
 """
 
 from __future__ import annotations
@@ -58,6 +60,49 @@ def cache_key(model: str, messages: Sequence[Message], settings: SamplingSetting
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+_WAL_RETRY_FIRST_S = 0.002
+_WAL_RETRY_MAX_S = 0.1
+
+
+def _use_wal(conn: sqlite3.Connection, *, timeout_s: float) -> None:
+    """Put the database of ``conn`` in WAL mode, waiting up to ``timeout_s`` for other openers.
+
+    WAL is a property of the file, so this is a no-op (and takes no write lock) once any
+    process has switched it. The switch itself rewrites the file header from within a read
+    transaction, and SQLite skips the busy handler where waiting could deadlock (documented
+    under sqlite3_busy_handler), so when several processes open a new file at once the
+    losers get "database is locked" at once however long the busy timeout is. They retry
+    with a growing pause; usually the winner has switched the file meanwhile and the next
+    look finds it in WAL mode. Errors other than busy/locked, or the same one after
+    ``timeout_s``, are raised.
+    """
+    deadline = time.monotonic() + timeout_s
+    pause_s = _WAL_RETRY_FIRST_S
+    while True:
+        try:
+            (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+            if str(mode).lower() != "wal":
+                # The answer is ignored on purpose: where SQLite cannot use WAL it keeps the
+                # old mode, which still works, only with less concurrency.
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as exc:
+            remaining_s = deadline - time.monotonic()
+            if not _is_busy(exc) or remaining_s <= 0:
+                raise
+        time.sleep(min(pause_s, remaining_s))
+        pause_s = min(pause_s * 2, _WAL_RETRY_MAX_S)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether ``exc`` is SQLite's "database is locked" (SQLITE_BUSY or SQLITE_LOCKED)."""
+    # sqlite_errorcode holds the extended code; its low byte is the primary code.
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # Python 3.10 has no codes on exceptions: go by SQLite's message
+        return "database is locked" in str(exc) or "database table is locked" in str(exc)
+    return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 class ResponseCache:
     """Completions stored in a SQLite file, keyed by :func:`cache_key`.
 
@@ -87,12 +132,16 @@ class ResponseCache:
             check_same_thread=False,  # guarded by self._lock
             isolation_level=None,  # autocommit; each statement is its own transaction
         )
-        conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        # NORMAL is durable against process crashes in WAL mode; only an OS crash may lose
-        # the last answers, which would simply be asked again.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute(_SCHEMA)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+            _use_wal(conn, timeout_s=self.busy_timeout_s)
+            # NORMAL is durable against process crashes in WAL mode; only an OS crash may
+            # lose the last answers, which would simply be asked again.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(_SCHEMA)
+        except BaseException:
+            conn.close()  # a later use opens a new connection; do not leave this one open
+            raise
         self._conn = conn
         self._pid = os.getpid()
         return conn
