@@ -1,4 +1,4 @@
-// DOM helper shared by the report's trajectory viewer (viewer.js) and the play page of
+// DOM helpers shared by the report's trajectory viewer (viewer.js) and the play page of
 // `escapebench serve` (play.js). Plain JavaScript, no build step: both pages load this file
 // with a <script> tag before their own script, and it defines one global, window.EB_DOM.
 (function () {
@@ -21,5 +21,10 @@
     return node;
   }
 
-  window.EB_DOM = Object.freeze({ el: el });
+  // $("status") is the element with that id (null if the page has none).
+  function $(id) {
+    return document.getElementById(id);
+  }
+
+  window.EB_DOM = Object.freeze({ el: el, $: $ });
 })();

@@ -4,8 +4,7 @@
 (function () {
   "use strict";
   const BASE = window.EB_BASE || "/";
-  const $ = (id) => document.getElementById(id);
-  const el = window.EB_DOM.el;  // from dom.js, loaded before this file
+  const { el, $ } = window.EB_DOM;  // from dom.js, loaded before this file
   const state = { session: null, view: null, selected: null, inputTarget: null, busy: false };
 
   function showError(text) { $("error").textContent = text || ""; }

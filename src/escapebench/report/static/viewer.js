@@ -5,8 +5,7 @@
 (function () {
   "use strict";
   const INDEX = window.EB_INDEX || { runs: [], episodes: [] };
-  const $ = (id) => document.getElementById(id);
-  const el = window.EB_DOM.el;  // from dom.js, loaded before this file
+  const { el, $ } = window.EB_DOM;  // from dom.js, loaded before this file
   const state = { episode: null, step: 0, loading: null };
   const cache = {};
 
