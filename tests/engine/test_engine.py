@@ -302,3 +302,16 @@ def test_malformed_files_name_file_line_and_problem(
     assert err.line is not None
     if line is not None:
         assert err.line == line
+
+
+def test_a_trigger_the_game_cannot_carry_out_is_a_clear_error_when_it_fires(
+    tmp_path: Path,
+) -> None:
+    from escapebench.engine import BrokenGameError
+    from tests.games.shed import write_shed
+
+    path = write_shed(tmp_path, 'trigger: ["change_state, 1"]', 'trigger: ["change_state, 5"]')
+    game = EscapeGame(load_file(path)[0])
+    assert game.step("click(curtain)").success  # the rest of the game plays
+    with pytest.raises(BrokenGameError, match=r"'padlocked door'.*state 5, which it does not have"):
+        game.step("input(42, padlocked door)")

@@ -224,3 +224,40 @@ def test_replay_of_a_run_step_log_follows_the_hint_teleports(tmp_path: Path, cap
         assert (again["success"], again["game_end"]) == (played["success"], played["game_end"])
         assert again["state"]["key_steps"] == played["key_steps"], again["index"]
     assert any(r["teleport_to"] for r in replayed)
+
+
+# ------------------------------------------------------------------ broken games
+def _broken_shed(tmp_path: Path) -> Path:
+    """The shed with a trigger naming a scene it does not have (the curtain's)."""
+    return write_shed(tmp_path, "change_visible, scene, workbench, True",
+                      "change_visible, scene, attic, True", name="broken.yaml")
+
+
+def test_play_and_serve_refuse_a_game_with_check_errors(tmp_path: Path) -> None:
+    broken = _broken_shed(tmp_path)
+    for argv in (["play", str(broken), "--no-result"],
+                 ["serve", "--data", str(tmp_path / "data"), "--games", str(broken),
+                  "--port", "0"]):
+        proc = subprocess.run(  # (a subprocess: a serve that does not refuse would not end)
+            [sys.executable, "-m", "escapebench.cli", *argv],
+            capture_output=True, text=True, cwd=tmp_path, timeout=60, input="click(curtain)\n",
+        )
+        assert proc.returncode == 2, argv
+        assert f"{broken}:" in proc.stderr and "unknown scene 'attic'" in proc.stderr
+        assert f"escapebench check {broken}" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert proc.stdout == ""  # nothing was played or served
+
+
+def test_replay_of_a_broken_game_stops_at_the_step_that_breaks(tmp_path: Path, capsys) -> None:
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(
+        '{"action": "click(trowel)", "teleport_to": null}\n'
+        '{"action": "click(curtain)", "teleport_to": null}\n'
+        '{"action": "click(padlocked door)", "teleport_to": null}\n'
+    )
+    code, out, err = _run(["replay", str(_broken_shed(tmp_path)), "--trace", str(trace)], capsys)
+    assert code == 2
+    assert [json.loads(line)["action"] for line in out.splitlines()] == ["click(trowel)"]
+    assert "the game broke at this step" in err and "'curtain'" in err and "'attic'" in err
+    assert "Traceback" not in err

@@ -30,8 +30,9 @@ from typing import IO
 from escapebench.agents.human import PlayError, PlaySession, read_save_file
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
-from escapebench.engine.model import DIFFICULTIES, GameDefinition
-from escapebench.games.loading import GameFileError, load_games
+from escapebench.engine.model import DIFFICULTIES
+from escapebench.games.checking import require_playable
+from escapebench.games.loading import GameFileError, pick_setting
 
 DEFAULT_OUT = Path("runs") / "human"
 
@@ -91,23 +92,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-steps", type=int, default=None,
         help=f"the game ends unescaped after this many steps (default: {DEFAULT_MAX_STEPS})",
     )
-
-
-def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
-    """The one setting ``spec`` names (a game's normal version unless ``difficulty``)."""
-    found = load_games([spec])
-    if difficulty is not None:
-        found = [d for d in found if d.difficulty == difficulty]
-        if not found:
-            raise GameFileError(spec, f"has no {difficulty} version")
-    if len(found) > 1:
-        normal = [d for d in found if d.difficulty == "normal"]
-        games = {d.game for d in found}
-        if len(games) > 1 or len(normal) != 1:
-            names = ", ".join(sorted(d.setting for d in found))
-            raise GameFileError(spec, f"names several settings ({names}); pick one")
-        found = normal
-    return found[0]
 
 
 def render(session: PlaySession) -> str:
@@ -223,6 +207,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
 
     try:
         defn = pick_setting(args.game, args.difficulty)
+        require_playable([defn])  # (a game with errors can stop in the middle of play)
         options = HintOptions(
             DEFAULT_PATIENCE if args.patience is None else args.patience,
             DEFAULT_HELP_STEPS if args.help_steps is None else args.help_steps,

@@ -348,42 +348,18 @@ def game_record(defn: GameDefinition) -> dict[str, Any]:
     }
 
 
-MAX_LISTED_GAME_ERRORS = 10
-
-
 def refuse_broken_games(definitions: Sequence[GameDefinition]) -> None:
-    """Raise :class:`RunConfigError` naming file:line and problem if a setting has errors.
+    """Raise :class:`RunConfigError` naming file:line and problem if a setting has errors
+    (see :func:`escapebench.games.checking.require_playable`)."""
+    from escapebench.games.checking import BrokenGamesError, require_playable
 
-    These are the checks of ``escapebench check`` without its state search (names that point
-    nowhere, a reference chain that does not replay, ...): a game with such errors would be
-    played anyway and give meaningless numbers, e.g. hints pointing at an item that does not
-    exist. Warnings are not refused (the original games have a few). The cost is about 10 ms
-    per setting.
-    """
-    from escapebench.games.checking import check_definition
-
-    texts: dict[str, str | None] = {}
-    errors = []
-    for defn in definitions:
-        if defn.source not in texts:  # the YAML text gives the issues their line numbers
-            try:
-                texts[defn.source] = Path(defn.source).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                texts[defn.source] = None
-        report = check_definition(defn, texts[defn.source], run_solver=False)
-        errors += report.errors
-    if not errors:
-        return
-    files = sorted({e.source for e in errors})
-    listed = [str(e) for e in errors[:MAX_LISTED_GAME_ERRORS]]
-    if len(errors) > len(listed):
-        listed.append(f"... and {len(errors) - len(listed)} more")
-    raise RunConfigError(
-        f"{len(errors)} error{'s' if len(errors) != 1 else ''} in the game files; "
-        "a game with errors would give meaningless results, so nothing was played:\n  "
-        + "\n  ".join(listed)
-        + f"\nRun 'escapebench check {' '.join(files)}' for the full report."
-    )
+    try:
+        require_playable(definitions)
+    except BrokenGamesError as exc:
+        raise RunConfigError(
+            f"{exc.summary}; a game with errors would give meaningless results, so nothing "
+            f"was played:\n{exc.details}"
+        ) from None
 
 
 def plan_run(

@@ -7,10 +7,11 @@ strings (immutable values, so sharing them is safe): load definitions with
 
 from escapebench.engine.actions import Action, Call, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, Event, StepResult, clear_memos
-from escapebench.engine.model import GameDefinition, ReferenceStep
+from escapebench.engine.model import BrokenGameError, GameDefinition, ReferenceStep
 
 __all__ = [
     "Action",
+    "BrokenGameError",
     "Call",
     "EscapeGame",
     "Event",

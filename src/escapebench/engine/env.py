@@ -27,6 +27,7 @@ from escapebench.engine.model import (
     TOOL_IN_BAG,
     TOOL_IN_SCENE,
     WAIT_KINDS,
+    BrokenGameError,
     GameDefinition,
     Transition,
     Trigger,
@@ -91,7 +92,7 @@ _new_result = tuple.__new__
 # Trigger operations, compiled once per definition (see _Plan._compile).
 _OP_ITEM_VISIBLE, _OP_ITEM_INTERACT, _OP_ITEM_STATE, _OP_ITEM_TOUCH = 0, 1, 2, 3
 _OP_TOOL_VISIBLE, _OP_TOOL_STATE, _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = 4, 5, 6, 7
-_OP_NOTHING, _OP_MISSING_SCENE = 8, 9
+_OP_NOTHING, _OP_BROKEN = 8, 9
 _GAME_END_EVENT = Event("game_end")
 _NORM_MEMO_LIMIT = 4096
 # Recipes are kept per scene and verb, for argument texts of a sensible length only.
@@ -248,17 +249,29 @@ class _Plan:
         }
 
     def _compile(self, d: GameDefinition, i: int, g: Trigger) -> _Op:
-        """One trigger of item ``i`` as (operation, target index, value, event)."""
+        """One trigger of item ``i`` as (operation, target index, value, event).
+
+        A trigger the definition cannot carry out (a missing scene, a state the target does
+        not have) becomes an operation that raises :class:`BrokenGameError` with what is
+        wrong when it fires, as the original engine failed then too; ``check`` reports it
+        before play, and every command that plays refuses such a game.
+        """
         scene = d.items[i].scene
         kind, tk, value = g.kind, g.target_kind, g.value
+
+        def broken(problem: str) -> _Op:
+            where = f"{d.items[i].name!r} in scene {d.scenes[scene].name!r}"
+            return (_OP_BROKEN, -1, f"{d.setting} ({d.source}): a trigger of {where} {problem}",
+                    None)
+
         if kind == "become_tool":
             t = _near(str(value), d.scenes[scene].tools, d.tools, d.tool_index)
             return (_OP_BECOME_TOOL, -1 if t is None else t, None,
                     None if t is None else self.tool_collected[t])
         if tk == "scene":
             sc = d.scene_index.get(g.target)
-            if sc is None:  # the checker reports it; the engine fails loudly, as it always did
-                return (_OP_MISSING_SCENE, -1, g.target, None)
+            if sc is None:
+                return broken(f"names scene {g.target!r}, which does not exist")
             if kind == "change_visible":
                 return (_OP_SCENE_VISIBLE, sc, bool(value), Event("scene_revealed", g.target))
             return (_OP_NOTHING, -1, None, None)
@@ -269,6 +282,9 @@ class _Plan:
             if kind == "change_visible":
                 return (_OP_TOOL_VISIBLE, t, bool(value), None)
             if kind == "change_state":
+                if not 0 <= int(value) < len(d.tools[t].states):
+                    return broken(f"sets tool {g.target!r} to state {value}, which it does not "
+                                  f"have (states 0-{len(d.tools[t].states) - 1})")
                 return (_OP_TOOL_STATE, t, int(value), None)
             return (_OP_NOTHING, -1, None, None)
         target = (
@@ -276,6 +292,9 @@ class _Plan:
         )
         if target is None:
             return (_OP_NOTHING, -1, None, None)
+        if kind == "change_state" and not 0 <= int(value) < len(d.items[target].states):
+            return broken(f"sets item {d.items[target].name!r} to state {value}, which it does "
+                          f"not have (states 0-{len(d.items[target].states) - 1})")
         op = {
             "change_visible": (_OP_ITEM_VISIBLE, bool(value)),
             "change_interact": (_OP_ITEM_INTERACT, bool(value)),
@@ -1106,8 +1125,8 @@ class EscapeGame:
                 screen.bag_changed()  # a tool's state shows only in the bag
             elif op == _OP_ITEM_TOUCH:
                 events.append(event)
-            elif op == _OP_MISSING_SCENE:
-                raise KeyError(value)
+            elif op == _OP_BROKEN:
+                raise BrokenGameError(value)
 
     # ------------------------------------------------------------------ paths
     def path_to(self, scene: str, *, only_visible: bool = True) -> list[str] | None:

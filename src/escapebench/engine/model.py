@@ -23,6 +23,12 @@ GAME_END_MARK = "GAME END"
 TOOL_IN_SCENE, TOOL_IN_BAG, TOOL_GONE = 0, 1, 2
 
 
+class BrokenGameError(ValueError):
+    """A game definition asked the engine for something it does not have (a trigger naming a
+    missing scene, a state past an item's last one). Raised when that trigger fires;
+    ``escapebench check`` reports the same problems, with lines, before any play."""
+
+
 @dataclass(frozen=True, slots=True)
 class Wait:
     """One thing a transition waits for: a click, a tool applied, or a string input."""

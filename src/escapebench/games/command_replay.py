@@ -22,13 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from escapebench.engine.env import EscapeGame
-from escapebench.engine.model import DIFFICULTIES, GameDefinition
-from escapebench.games.loading import GameFileError, load_games
+from escapebench.engine.model import DIFFICULTIES, BrokenGameError, GameDefinition
+from escapebench.games.loading import GameFileError, pick_setting
 
 
 class TraceError(ValueError):
@@ -100,26 +101,15 @@ def hint_teleport(record: dict[str, Any]) -> str | None:
     return None
 
 
-def pick_setting(game: str, difficulty: str | None) -> GameDefinition:
-    """The one setting ``game`` names; raises :class:`GameFileError` when it names none or
-    several that ``difficulty`` does not tell apart."""
-    settings = load_games([game])
-    if difficulty:
-        settings = [d for d in settings if d.difficulty == difficulty]
-    elif len(settings) > 1:
-        settings = [d for d in settings if d.difficulty == "normal"] or settings
-    if not settings:
-        raise GameFileError(game, f"no {difficulty} version of this game")
-    if len(settings) > 1:
-        names = ", ".join(d.setting for d in settings)
-        raise GameFileError(game, f"names several settings ({names}); name one of them")
-    return settings[0]
+def replay(
+    defn: GameDefinition, steps: list[TraceStep], *, states: bool
+) -> Iterator[dict[str, Any]]:
+    """Play ``steps`` from the initial state; one record per step, as each is played.
 
-
-def replay(defn: GameDefinition, steps: list[TraceStep], *, states: bool) -> list[dict[str, Any]]:
-    """Play ``steps`` from the initial state; one record per step."""
+    A game with check errors is replayed anyway (a trace is worth reading up to where the game
+    breaks); a trigger it cannot carry out raises :class:`BrokenGameError` at that step.
+    """
     game = EscapeGame(defn)
-    out: list[dict[str, Any]] = []
     for index, step in enumerate(steps):
         if step.teleport_to is not None:
             game.teleport(step.teleport_to)
@@ -135,8 +125,7 @@ def replay(defn: GameDefinition, steps: list[TraceStep], *, states: bool) -> lis
         }
         if states:
             record["state"] = game.state_dict()
-        out.append(record)
-    return out
+        yield record
 
 
 def main(args: argparse.Namespace) -> int:
@@ -164,6 +153,11 @@ def main(args: argparse.Namespace) -> int:
     except TraceError as exc:
         print(f"escapebench replay: {exc}", file=sys.stderr)
         return 2
-    for record in replay(defn, steps, states=args.states):
-        print(json.dumps(record, ensure_ascii=False))
+    try:
+        for record in replay(defn, steps, states=args.states):
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+    except BrokenGameError as exc:
+        print(f"escapebench replay: the game broke at this step: {exc} "
+              f"(see 'escapebench check {defn.source}')", file=sys.stderr)
+        return 2
     return 0

@@ -772,3 +772,21 @@ def _resolve_spec(spec: str) -> list[GameDefinition]:
     raise GameFileError(
         spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
     )
+
+
+def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
+    """The one setting ``spec`` names: the game's normal version unless ``difficulty`` is
+    given. Raises :class:`GameFileError` when it names none, or several games."""
+    found = load_games([spec])
+    if difficulty is not None:
+        found = [d for d in found if d.difficulty == difficulty]
+        if not found:
+            raise GameFileError(spec, f"has no {difficulty} version")
+    if len(found) > 1:
+        normal = [d for d in found if d.difficulty == "normal"]
+        games = {d.game for d in found}
+        if len(games) > 1 or len(normal) != 1:
+            names = ", ".join(sorted(d.setting for d in found))
+            raise GameFileError(spec, f"names several settings ({names}); pick one")
+        found = normal
+    return found[0]

@@ -27,6 +27,7 @@ from escapebench.agents.human import PlayError as CommandError
 from escapebench.agents.human import PlaySession
 from escapebench.bench.hints import HintOptions
 from escapebench.engine.model import GameDefinition
+from escapebench.games.checking import require_playable
 from escapebench.games.loading import load_games
 from escapebench.report.runs import EPISODES_DIR, safe_slug
 
@@ -75,7 +76,9 @@ class PlayStore:
         for defn in load_games(["builtin"]):
             self._games.setdefault(defn.setting, defn)
             self._builtin.add(defn.setting)
-        for defn in load_games(list(game_specs)) if game_specs else []:
+        given = load_games(list(game_specs)) if game_specs else []
+        require_playable(given)  # a game with check errors can stop in the middle of play
+        for defn in given:
             self._games.setdefault(defn.setting, defn)  # never shadows a built-in game
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
         # An episodes folder makes the data folder a result folder from the start, so the
