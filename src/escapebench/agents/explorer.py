@@ -174,6 +174,10 @@ class ExplorerAgent(Agent):
             raise ValueError(f"unsupported explorer memory version {data.get('version')!r}")
         self._clear()
         names = [str(n) for n in data["names"]]
+        # The same name table, in the same order: interning the strings again as they are
+        # met below would number them differently, and the snapshot (and the memory hash in
+        # the step log) of a resumed episode would differ from the original's.
+        self._names = {name: index for index, name in enumerate(names)}
 
         def key(ids: list[int] | None) -> str | None:
             return None if ids is None else _SEP.join(names[int(i)] for i in ids)

@@ -17,6 +17,7 @@ from escapebench.bench.metrics import format_table
 from escapebench.bench.runner import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
+    EXIT_INTERRUPTED,
     EXIT_MODEL_UNAVAILABLE,
     EXIT_USAGE,
     RunConfigError,
@@ -34,7 +35,8 @@ exit status:
   {EXIT_USAGE}  a user error: a bad option, a game file with errors, a result folder of other
      settings or one that cannot be created; nothing was played
   {EXIT_MODEL_UNAVAILABLE}  the model is unavailable: a server that stays down, or a local model
-     file that is missing or cannot be loaded; finished steps are kept, re-run to resume"""
+     file that is missing or cannot be loaded; finished steps are kept, re-run to resume
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C); finished steps are kept, re-run to resume"""
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -160,6 +162,11 @@ def main(args: argparse.Namespace) -> int:
     except (RunConfigError, GameFileError) as exc:
         print(f"escapebench run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        # The episodes stopped at a step boundary and the tables were written (run_suite).
+        print("escapebench run: interrupted; finished steps are kept: run the same command "
+              "again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except ModelUnavailableError as exc:  # e.g. a local model file that is missing
         print(f"escapebench run: the model is unavailable: {exc}", file=sys.stderr)
         return EXIT_MODEL_UNAVAILABLE

@@ -22,6 +22,7 @@ its presence marks the episode finished (the checkpoint journal is removed then)
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ __all__ = [  # the log's names are re-exported: callers know them from here
 ]
 
 DEFAULT_MAX_STEPS = 4000
+YIELD_EVERY_STEPS = 16
+"""An episode lets the event loop run other tasks at least this often (in steps)."""
 FORCED_REASONING = "The hint system played the target action (help period over)."
 
 
@@ -193,6 +196,11 @@ class Episode:
             self._resume(*log.recover())
             while self.step < self.spec.max_steps and not self.game.ended:
                 await self._play_step(log)
+                if self.step % YIELD_EVERY_STEPS == 0:
+                    # An agent without a model and a log without fsync never wait, so
+                    # nothing else would run until the episode ends: not the other
+                    # episodes, and not the cancellation of a Ctrl-C.
+                    await asyncio.sleep(0)
         finally:
             log.close()
         result = self.metrics.result(

@@ -91,6 +91,7 @@ EXIT_OK = 0
 EXIT_EPISODE_ERRORS = 1
 EXIT_USAGE = 2
 EXIT_MODEL_UNAVAILABLE = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -767,11 +768,14 @@ async def _run_plan(
             display.finished(spec, result)
 
     tasks = [asyncio.create_task(worker()) for _ in range(min(settings.concurrency, len(todo)))]
+    all_done = asyncio.gather(*tasks) if tasks else None
     try:
-        if tasks:
+        if all_done is not None:
             stop_wait = asyncio.create_task(stop.wait())
-            all_done = asyncio.gather(*tasks)
-            await asyncio.wait({stop_wait, all_done}, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                await asyncio.wait({stop_wait, all_done}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop_wait.cancel()
             if stop.is_set():
                 # The model is gone: stop the other episodes where they are. Their current
                 # step was not logged yet, so resuming plays it again from the same state.
@@ -779,8 +783,15 @@ async def _run_plan(
                     t.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await all_done
-            stop_wait.cancel()
     finally:
+        if all_done is not None and not all_done.done():
+            # Interrupted (Ctrl-C cancels this task): stop every episode at a step boundary
+            # and wait for it, so that each log ends with a whole step and no task is left
+            # running (or with an error nobody reads) when the loop closes.
+            for t in tasks:
+                t.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await all_done
         display.close()
         aclose = getattr(getattr(model, "inner", model), "aclose", None)
         if callable(aclose):
