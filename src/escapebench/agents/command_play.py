@@ -6,9 +6,10 @@ The scene is shown with numbered things, exits and bag tools; type actions with 
 automatic help after 50 steps without progress is); ``save [FILE]`` and ``load [FILE]`` keep a
 game in a JSON file. When the game ends (escaped, or the step limit reached) a score line
 (steps, hints, progress) is printed and the play is written as a "human" result into the
-result folder (``--out``). ``quit`` (or the end of input) saves an unfinished game to
-``SETTING.save.json`` (or the file it was loaded from) and writes no result, as the browser
-play page keeps unfinished games: ``escapebench play GAME --load FILE`` continues it.
+result folder (``--out``). An unfinished game is saved to ``SETTING.save.json`` (or the file
+it was loaded from) after every step, so a killed play loses nothing; ``quit``, the end of
+input, Ctrl-C and a closed terminal save it too and write no result, as the browser play page
+keeps unfinished games: ``escapebench play GAME --load FILE`` continues it.
 
 A loaded game keeps the player, hint options and step limit it was started with (they are in
 the save), so that its counts stay comparable; ``--patience``, ``--help-steps`` and
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +32,7 @@ from typing import IO
 from escapebench.agents.human import PlayError, PlaySession, read_save_file
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
+from escapebench.bench.runner import EXIT_INTERRUPTED
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.games.checking import require_playable
 from escapebench.games.loading import GameFileError, pick_setting
@@ -245,12 +248,34 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     elif default_save.is_file() and not holds_finished_game(default_save):
         say(f"A saved game is in {default_save}: quit and run "
             f"'{resume_command(args, default_save)}' to continue it "
-            "(quitting after playing here overwrites it).")
+            "(playing a step here overwrites it).")
+
+    def autosave() -> None:
+        """Save after every step, so that a play killed or cut off (a closed terminal,
+        ``kill -9``) loses nothing; the save is rewritten as finished when the game ends."""
+        if session.ended or (session.step == 0 and not args.load):
+            return
+        try:
+            saves.add(session.save_file(default_save))
+        except PlayError as exc:
+            say(f"! {exc}")
+
+    interrupted = False
     say(render(session))
     while not session.ended:
         stdout.write("> ")
         stdout.flush()
-        line = stdin.readline()
+        try:
+            STOP_REQUESTS.waiting = True
+            if STOP_REQUESTS.pending:
+                raise KeyboardInterrupt
+            line = stdin.readline()
+        except KeyboardInterrupt:  # Ctrl-C (or a closed terminal, see main): like quit
+            say()
+            interrupted = True
+            break
+        finally:
+            STOP_REQUESTS.waiting = False
         if not line:  # end of input: like quit
             say()
             break
@@ -302,6 +327,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                     say(f"No progress for a while: the hint system takes you to {hint['scene']}.")
                 if not session.ended:
                     say(render(session))
+            autosave()
         except PlayError as exc:
             say(f"! {exc}")
 
@@ -317,7 +343,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             return 1
         say(f"Saved at step {session.step} to {path}; no result is written until the game "
             f"ends. Continue with: {resume_command(args, path)}")
-        return 0
+        return EXIT_INTERRUPTED if interrupted else 0
     code = 0
     if not args.no_result:
         try:
@@ -351,6 +377,28 @@ def mark_finished(session: PlaySession, saves: set[Path], say: Callable[[str], N
     return code
 
 
+class StopRequests:
+    """Ctrl-C, a closed terminal (SIGHUP) and ``kill`` (SIGTERM) stop play like ``quit``, but
+    only between commands: a request that comes while a command runs (a step, its autosave)
+    waits until the game asks for the next one, so the game and its save stay whole."""
+
+    def __init__(self) -> None:
+        self.waiting = False  # True while the game waits for the player's next command
+        self.pending = False
+
+    def handle(self, signum: int, frame: object) -> None:
+        """Signal handler: stop now while waiting for input, else after the command."""
+        if self.waiting:
+            raise KeyboardInterrupt
+        self.pending = True
+
+
+STOP_REQUESTS = StopRequests()
+
+
 def main(args: argparse.Namespace) -> int:
     """Entry point of ``escapebench play``."""
+    for name in ("SIGINT", "SIGHUP", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), STOP_REQUESTS.handle)
     return run_play(args, sys.stdin, sys.stdout)
