@@ -64,3 +64,14 @@ def test_a_stopped_play_keeps_its_steps_and_load_continues(tmp_path: Path, stop:
     assert "Continuing tutorial.save.json at step 2" in out
     assert "Escaped after" in out
     assert os.listdir(tmp_path / "results" / "episodes")  # the result is written
+
+
+def test_a_game_played_to_its_end_without_save_leaves_no_save_behind(tmp_path: Path) -> None:
+    process = start_play(tmp_path)
+    out, err = process.communicate(
+        "\n".join(ref.action for ref in TUTORIAL.reference) + "\n", timeout=20
+    )
+    assert process.returncode == 0, err
+    assert "Escaped after" in out
+    assert not (tmp_path / "tutorial.save.json").exists()
+    assert not list(tmp_path.glob("*.tmp"))

@@ -22,6 +22,7 @@ game whose result was not written, with ``--no-result`` or after a failed write,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import signal
 import sys
@@ -250,13 +251,17 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             f"'{resume_command(args, default_save)}' to continue it "
             "(playing a step here overwrites it).")
 
+    # Saves written only by autosave: removed when the game ends, as a game played to its
+    # end without 'save' leaves no save behind.
+    autosaved: set[Path] = set()
+
     def autosave() -> None:
         """Save after every step, so that a play killed or cut off (a closed terminal,
-        ``kill -9``) loses nothing; the save is rewritten as finished when the game ends."""
+        ``kill -9``) loses nothing."""
         if session.ended or (session.step == 0 and not args.load):
             return
         try:
-            saves.add(session.save_file(default_save))
+            autosaved.add(session.save_file(default_save))
         except PlayError as exc:
             say(f"! {exc}")
 
@@ -355,6 +360,9 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             print(f"escapebench play: cannot write the result ({exc}); the game is saved in "
                   f"{default_save}", file=sys.stderr)
             code = 1
+    for path in autosaved - saves:
+        with contextlib.suppress(OSError):
+            path.unlink()
     return mark_finished(session, saves, say) or code
 
 
