@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.bench.episode import RESULT_FILE
-from escapebench.bench.metrics import atomic_write_text, format_table
+from escapebench.bench.metrics import (
+    ResultFileError,
+    atomic_write_text,
+    format_table,
+    read_result_json,
+)
 from escapebench.bench.runner import (
     EPISODES_DIR,
     EXIT_USAGE,
@@ -81,6 +86,12 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
                     f"{folder}; shards must not overlap"
                 )
             sources[sub.name] = sub
+    for src in sources.values():  # the tables are rebuilt from these: refuse damage now
+        if (src / RESULT_FILE).is_file():
+            try:
+                read_result_json(src / RESULT_FILE)
+            except ResultFileError as exc:
+                raise RunConfigError(str(exc)) from None
     (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
     for name, src in sources.items():
         shutil.copytree(src, out / EPISODES_DIR / name)

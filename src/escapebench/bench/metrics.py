@@ -520,6 +520,20 @@ def write_result_json(path: Path, result: EpisodeResult) -> None:
     atomic_write_text(path, json.dumps(result.to_dict(), indent=1, ensure_ascii=False) + "\n")
 
 
+class ResultFileError(ValueError):
+    """A ``result.json`` that cannot be read: damaged, or not an episode result."""
+
+
 def read_result_json(path: Path) -> EpisodeResult:
-    """Load a ``result.json``."""
-    return EpisodeResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    """Load a ``result.json``; :class:`ResultFileError` names the file if it is not one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise TypeError(f"a JSON {type(data).__name__}, not an object")
+        return EpisodeResult.from_dict(data)
+    except (ValueError, TypeError, KeyError) as exc:  # bad UTF-8 and JSON are ValueErrors
+        raise ResultFileError(
+            f"{path}: not a readable episode result ({exc}); it was written whole, so "
+            "something else changed it: restore it, or move its episode folder away to "
+            "play the episode again"
+        ) from None

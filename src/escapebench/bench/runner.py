@@ -46,6 +46,7 @@ from escapebench.bench.hints import (
 from escapebench.bench.metrics import (
     RESULT_VERSION,
     EpisodeResult,
+    ResultFileError,
     Summary,
     aggregate,
     atomic_write_text,
@@ -567,14 +568,20 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
 
 # ---------------------------------------------------------------------- results
 def collect_results(folder: Path) -> list[EpisodeResult]:
-    """Every finished episode of a result folder, sorted by episode id."""
+    """Every finished episode of a result folder, sorted by episode id.
+
+    Raises :class:`RunConfigError` naming a ``result.json`` that cannot be read.
+    """
     out = []
     episodes = folder / EPISODES_DIR
     if episodes.is_dir():
         for sub in sorted(episodes.iterdir()):
             path = sub / RESULT_FILE
             if path.is_file():
-                out.append(read_result_json(path))
+                try:
+                    out.append(read_result_json(path))
+                except ResultFileError as exc:
+                    raise RunConfigError(str(exc)) from None
     return out
 
 
@@ -711,6 +718,9 @@ async def _run_plan(
                 f"{plan.out} holds results of different settings; use another --out, or the "
                 "original settings to resume:\n  " + "\n  ".join(problems)
             )
+    # The tables are rebuilt from every result at the end: a damaged one stops the run now,
+    # before anything is played or written, and not after hours of play.
+    collect_results(plan.out)
     model_record = None
     if model is not None:
         from escapebench.llm.factory import model_settings_record
