@@ -182,11 +182,18 @@ def main(args: argparse.Namespace) -> int:
         print(f"episode {episode_id} failed: {message} (details in its error.txt)",
               file=sys.stderr)
     if outcome.model_error:
+        from escapebench.llm.factory import GGUF_PREFIX, LOCAL_SPEC
+
+        model = (args.model or "").strip()
+        local = model == LOCAL_SPEC or model.startswith(GGUF_PREFIX)
+        what, when = (
+            ("model", "it can be loaded") if local else ("model server", "the server is back")
+        )
         print(
-            f"escapebench run: the model server is unavailable, the run stopped.\n"
+            f"escapebench run: the {what} is unavailable, the run stopped.\n"
             f"  {outcome.model_error}\n"
             f"  Finished steps are kept in {outcome.out}; run the same command again to "
-            "resume once the server is back.",
+            f"resume once {when}.",
             file=sys.stderr,
         )
     return outcome.exit_code

@@ -22,6 +22,7 @@ import datetime as _dt
 import hashlib
 import importlib
 import json
+import math
 import os
 import platform
 import re
@@ -87,6 +88,8 @@ MODEL_AGENTS = ("base", "escape")
 BUILTIN_AGENTS = ("base", "escape", "random", "explorer")
 NO_MODEL = "none"
 DEFAULT_MEMORY = 10
+MAX_REPEATS = 10_000
+"""More repeats than this is a typo; the plan of a run is held in memory."""
 
 EXIT_OK = 0
 EXIT_EPISODE_ERRORS = 1
@@ -176,8 +179,12 @@ class RunSettings:
             (self.patience >= 0, "--patience must be >= 0"),
             (self.help_steps >= 0, "--help-steps must be >= 0"),
             (self.memory >= 0, "--memory must be >= 0"),
-            (self.temperature >= 0, "--temperature must be >= 0"),
-            (self.timeout > 0, "--timeout must be > 0"),
+            (self.repeats <= MAX_REPEATS, f"--repeats must be at most {MAX_REPEATS}"),
+            (math.isfinite(self.temperature) and self.temperature >= 0,
+             "--temperature must be a finite number >= 0"),
+            (self.max_tokens >= 1, "--max-tokens must be at least 1"),
+            (math.isfinite(self.timeout) and self.timeout > 0,
+             "--timeout must be a finite number > 0"),
             (self.max_retries >= 0, "--max-retries must be >= 0"),
         ]
         for ok, message in checks:
@@ -259,10 +266,15 @@ def agent_factory(name: str) -> Callable[..., Agent]:
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
+            if not module_name or not attr:
+                raise ValueError("expected module:function, e.g. mypackage.agents:make_agent")
             module = importlib.import_module(module_name)
             factory = getattr(module, attr)
-        except (ImportError, AttributeError) as exc:
-            raise RunConfigError(f"cannot load agent factory {name!r}: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - any failure of the user's module, e.g. a
+            # SyntaxError, or a relative name that import_module rejects with TypeError
+            raise RunConfigError(
+                f"cannot load agent factory {name!r}: {type(exc).__name__}: {exc}"
+            ) from None
         return factory  # type: ignore[no-any-return]
     try:
         from escapebench.agents.registry import make_agent

@@ -140,13 +140,20 @@ class LocalGGUFModel:
     def _load(self) -> Any:
         if self._llama is None:
             llama_cpp = _import_llama()
-            self._llama = llama_cpp.Llama(
-                model_path=str(self.model_path),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                seed=self.seed,
-                verbose=self.verbose,
-            )
+            try:
+                self._llama = llama_cpp.Llama(
+                    model_path=str(self.model_path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    seed=self.seed,
+                    verbose=self.verbose,
+                )
+            except (ValueError, OSError, RuntimeError) as exc:
+                # Not a GGUF file, a truncated download, an unsupported architecture: the
+                # model cannot be used at all, which is not one episode's failure.
+                raise ModelUnavailableError(
+                    f"GGUF model file {self.model_path} cannot be loaded: {exc}"
+                ) from None
         return self._llama
 
     def load(self) -> None:

@@ -1,0 +1,81 @@
+"""More bad ``escapebench run`` command lines a new user types: each is one line naming the
+option and the problem, exit 2, no traceback and nothing created."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from escapebench.bench.runner import EXIT_MODEL_UNAVAILABLE, EXIT_USAGE
+from escapebench.cli import main as cli_main
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = cli_main(["run", *args])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+@pytest.mark.parametrize(
+    ("agent", "problem"),
+    [
+        (":", "cannot load agent factory ':'"),
+        ("json:", "cannot load agent factory 'json:'"),
+        (".relative:make", "cannot load agent factory '.relative:make'"),
+        ("broken_factory_module:make", "SyntaxError"),
+    ],
+)
+def test_a_factory_that_cannot_be_loaded_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    agent: str, problem: str,
+) -> None:
+    (tmp_path / "broken_factory_module.py").write_text("def make(:\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(["--agent", agent, "--games", "tutorial", "--out", "o"], capsys)
+    assert code == EXIT_USAGE
+    assert problem in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "problem"),
+    [
+        ("--temperature", "inf", "--temperature must be a finite number >= 0"),
+        ("--temperature", "nan", "--temperature must be a finite number >= 0"),
+        ("--max-tokens", "0", "--max-tokens must be at least 1"),
+        ("--max-tokens", "-5", "--max-tokens must be at least 1"),
+        ("--timeout", "inf", "--timeout must be a finite number > 0"),
+        ("--repeats", "100000000000", "--repeats must be at most"),
+    ],
+)
+def test_numbers_that_cannot_work_are_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, problem: str
+) -> None:
+    code, err = run_cli(
+        ["--agent", "base", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+         "--games", "tutorial", "--out", str(tmp_path / "o"), "--no-cache", option, value],
+        capsys,
+    )
+    assert code == EXIT_USAGE
+    assert problem in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_file_that_is_not_a_gguf_model_is_unavailable_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("llama_cpp")
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"this is not a GGUF file\n" * 10)
+    code, err = run_cli(
+        ["--agent", "base", "--model", f"gguf:{fake}", "--games", "tutorial", "--difficulty",
+         "easy", "--out", str(tmp_path / "o"), "--no-cache", "--quiet"],
+        capsys,
+    )
+    assert code == EXIT_MODEL_UNAVAILABLE
+    assert str(fake) in err and "cannot be loaded" in err
+    assert "failed" not in err  # not an episode error: the run says the model is unavailable
+    assert "the model is unavailable" in err and "server" not in err
