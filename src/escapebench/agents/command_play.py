@@ -189,7 +189,10 @@ def load_game(session: PlaySession, path: Path, args: argparse.Namespace) -> Non
             f"is in {result}. Start a new game with: "
             + shlex.join(["escapebench", "play", args.game])
         )
-    session.load(data)
+    try:
+        session.load(data)
+    except PlayError as exc:  # say which file: the session's messages cannot
+        raise PlayError(f"{path}: {exc}") from None
     if args.player and args.player.strip():
         session.player = args.player.strip()
 
@@ -406,7 +409,11 @@ STOP_REQUESTS = StopRequests()
 
 def main(args: argparse.Namespace) -> int:
     """Entry point of ``escapebench play``."""
-    for name in ("SIGINT", "SIGHUP", "SIGTERM"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), STOP_REQUESTS.handle)
-    return run_play(args, sys.stdin, sys.stdout)
+    signals = [getattr(signal, n) for n in ("SIGINT", "SIGHUP", "SIGTERM") if hasattr(signal, n)]
+    before = {signum: signal.signal(signum, STOP_REQUESTS.handle) for signum in signals}
+    STOP_REQUESTS.pending = False
+    try:
+        return run_play(args, sys.stdin, sys.stdout)
+    finally:  # (main is also called in-process, by tests)
+        for signum, handler in before.items():
+            signal.signal(signum, handler)

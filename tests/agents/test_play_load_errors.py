@@ -1,0 +1,52 @@
+"""``escapebench play --load FILE`` with a file that is not a save of this game: one line that
+names the file and the problem, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from escapebench.cli import main as cli_main
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ('{"format": 1}', "not an escapebench play save"),
+        (None, "this save is of 'lab', not of 'tutorial'"),
+    ],
+    ids=["not-a-save", "another-game"],
+)
+def test_a_bad_save_is_named_with_its_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    content: str | None, problem: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    save = tmp_path / "game.save.json"
+    if content is None:  # a real save of another game
+        typed = "move 1\nsave game.save.json\nquit\n"
+        monkeypatch.setattr("sys.stdin", io.StringIO(typed))
+        assert cli_main(["play", "lab", "--no-result"]) == 0
+        assert json.loads(save.read_text())["setting"] == "lab"
+    else:
+        save.write_text(content, encoding="utf-8")
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    code = cli_main(["play", "tutorial", "--load", str(save), "--no-result"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.strip() == f"escapebench play: {save}: {problem}"
+
+
+def test_play_in_process_gives_the_signal_handlers_back(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert cli_main(["play", "tutorial", "--no-result"]) == 0
+    assert signal.getsignal(signal.SIGINT) is before
