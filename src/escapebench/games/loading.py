@@ -693,7 +693,8 @@ def load_file(path: str | Path) -> list[GameDefinition]:
     p = Path(path)
     if p.suffix.lower() not in (".yaml", ".yml"):
         raise GameFileError(str(p), "game files are YAML (.yaml or .yml)")
-    head = p.read_text(encoding="utf-8", errors="replace").lstrip()[:4096]
+    # utf-8-sig: a byte order mark (as Windows editors write) must not hide the format key
+    head = p.read_text(encoding="utf-8-sig", errors="replace").lstrip()[:4096]
     if re.search(rf"^{FORMAT_KEY}\s*:", head, re.MULTILINE):
         return load_own(p)
     return [load_original(p)]
