@@ -278,6 +278,7 @@ class _StaticChecker:
     # -- the checks
     def run(self) -> list[CheckIssue]:
         self.check_keys()
+        self.check_repeated_keys()
         self.check_duplicates()
         self.check_links()
         self.check_items()
@@ -317,6 +318,30 @@ class _StaticChecker:
                         trans = _value_of(st, "transitions")
                         for tr in trans.value if isinstance(trans, yaml.SequenceNode) else ():
                             self._keys(tr, _TRANSITION_KEYS, "a transition")
+
+    def check_repeated_keys(self) -> None:
+        """A key given twice in one mapping: YAML keeps the last value and drops the first
+        without a word (a second ``desc:`` replaces the first), so it is an error."""
+        root = self.loc._compose()
+        stack = [root] if root is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, yaml.MappingNode):
+                first_line: dict[str, int] = {}
+                for key, value in node.value:
+                    name, line = str(key.value), key.start_mark.line + 1
+                    if name in first_line:
+                        self.issues.append(CheckIssue(
+                            "error", "duplicate key",
+                            f"key {name!r} is given twice in this mapping (lines "
+                            f"{first_line[name]} and {line}); YAML keeps only the last one",
+                            self.loc.source, line,
+                        ))
+                    else:
+                        first_line[name] = line
+                    stack.append(value)
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(node.value)
 
     def _keys(self, node: yaml.Node | None, allowed: frozenset[str], what: str) -> None:
         if not isinstance(node, yaml.MappingNode):
