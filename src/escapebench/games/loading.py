@@ -721,7 +721,12 @@ def builtin_files() -> list[Path]:
 def _game_files(spec: str) -> list[Path]:
     p = Path(spec)
     if p.is_dir():
-        return sorted(x for x in p.iterdir() if x.suffix.lower() in (".yaml", ".yml"))
+        files = sorted(
+            x for x in p.iterdir() if x.suffix.lower() in (".yaml", ".yml") and x.is_file()
+        )
+        if not files:  # an existing folder: not a built-in game's name, whatever it is called
+            raise GameFileError(spec, "folder holds no game files (*.yaml, *.yml)")
+        return files
     if p.is_file():
         return [p]
     if any(c in spec for c in "*?["):
