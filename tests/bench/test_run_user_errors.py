@@ -79,3 +79,17 @@ def test_a_file_that_is_not_a_gguf_model_is_unavailable_exit_3(
     assert str(fake) in err and "cannot be loaded" in err
     assert "failed" not in err  # not an episode error: the run says the model is unavailable
     assert "the model is unavailable" in err and "server" not in err
+
+
+def test_a_server_url_from_the_environment_that_is_not_a_url_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "notaurl")
+    code, err = run_cli(
+        ["--agent", "base", "--model", "m", "--games", "tutorial", "--out", str(tmp_path / "o"),
+         "--no-cache", "--max-retries", "0"],
+        capsys,
+    )
+    assert code == EXIT_USAGE
+    assert "$OPENAI_BASE_URL 'notaurl': expected an http:// or https:// URL" in err
+    assert not (tmp_path / "o").exists()

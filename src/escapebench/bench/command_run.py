@@ -182,12 +182,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"episode {episode_id} failed: {message} (details in its error.txt)",
               file=sys.stderr)
     if outcome.model_error:
-        from escapebench.llm.factory import GGUF_PREFIX, LOCAL_SPEC
+        from escapebench.llm.factory import runs_in_process
 
-        model = (args.model or "").strip()
-        local = model == LOCAL_SPEC or model.startswith(GGUF_PREFIX)
         what, when = (
-            ("model", "it can be loaded") if local else ("model server", "the server is back")
+            ("model", "it can be loaded") if runs_in_process(args.model or "")
+            else ("model server", "the server is back")
         )
         print(
             f"escapebench run: the {what} is unavailable, the run stopped.\n"

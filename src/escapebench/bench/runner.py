@@ -172,6 +172,14 @@ class RunSettings:
             problem = url_problem(url)
             if problem:
                 raise RunConfigError(f"--base-url {url!r}: {problem}")
+        env_url = os.environ.get("OPENAI_BASE_URL", "")
+        if env_url and not self.base_urls and self.needs_model:
+            from escapebench.llm.factory import runs_in_process
+
+            # the served model's address when --base-url is not given
+            problem = None if runs_in_process(self.model or "") else url_problem(env_url)
+            if problem:
+                raise RunConfigError(f"$OPENAI_BASE_URL {env_url!r}: {problem}")
         checks = [
             (self.concurrency >= 1, "--concurrency must be at least 1"),
             (self.max_steps >= 1, "--max-steps must be at least 1"),

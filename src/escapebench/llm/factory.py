@@ -25,6 +25,13 @@ GGUF_PREFIX = "gguf:"
 OPENAI_PREFIX = "openai:"
 
 
+def runs_in_process(spec: str) -> bool:
+    """Whether the model ``spec`` names runs in this process (``local``, ``gguf:PATH``), as
+    opposed to a served model reached over HTTP."""
+    spec = spec.strip()
+    return spec == LOCAL_SPEC or spec.startswith(GGUF_PREFIX)
+
+
 def make_model(
     spec: str,
     *,
@@ -51,7 +58,7 @@ def make_model(
     if not spec:
         raise ValueError("empty model spec")
     model: ChatModel
-    if spec == LOCAL_SPEC or spec.startswith(GGUF_PREFIX):
+    if runs_in_process(spec):
         if base_urls:
             raise ValueError(
                 f"model {spec!r} runs in this process; base URLs are only for served models"
