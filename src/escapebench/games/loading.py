@@ -287,6 +287,18 @@ _MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
 _PLAIN_KEY_TAGS = frozenset((_STR_TAG, _BOOL_TAG, _NULL_TAG))
 
 
+def _read_text(path: Path) -> str:
+    """A UTF-8 text file; :class:`GameFileError` names it when it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GameFileError(str(path), f"not UTF-8 text: {exc.reason}") from exc
+
+
 def read_yaml(path: Path) -> tuple[Any, str]:
     """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line."""
     try:
@@ -637,7 +649,7 @@ def load_original(path: Path, reference_dir: Path | None = None) -> GameDefiniti
         folder = reference_dir or path.parent / "reference"
         log = folder / f"key_log_{m.group(1)}-{m.group(2)}.txt"
         if log.exists():
-            reference = parse_reference_log(log.read_text(encoding="utf-8"), str(log))
+            reference = parse_reference_log(_read_text(log), str(log))
     try:
         return build_definition(
             data, source=str(path), setting=stem, game=game, difficulty=difficulty,
