@@ -14,7 +14,9 @@ naming it and no partial output.
 An episode's step log (``RUN_DIR/episodes/<id>/steps.jsonl``) is a trace too: its lines have no
 ``teleport_to``, but the hint system's moves can be read from their ``hint`` records (the player
 is put in the hint's scene when a hint starts and before a forced step), so a logged trajectory
-replays to the same end as it was played.
+replays to the same end as it was played. A step log is also re-checked: a step whose success
+or game end differs from its log (the game file changed, or the log is of another game) is
+named with its line after its own output line, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class TraceStep:
     action: str
     teleport_to: str | None
     line: int
+    # From an episode's step log: (success, game_end) as the step was played, to re-check.
+    logged: tuple[bool, bool] | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,8 +86,23 @@ def read_trace(text: str, source: str) -> list[TraceStep]:
             raise TraceError(
                 f'{source}:{n}: "teleport_to" must be a scene name or null, got {teleport!r}'
             )
-        steps.append(TraceStep(action, teleport or None, n))
+        steps.append(TraceStep(action, teleport or None, n, logged_outcome(obj)))
     return steps
+
+
+def logged_outcome(record: dict[str, Any]) -> tuple[bool, bool] | None:
+    """(success, game_end) of a step log's record, or None for a plain trace line and for a
+    step that was an error (an unreadable answer: the log's action is not what was typed)."""
+    if "step" not in record or record.get("error"):
+        return None
+    success, game_end = record.get("success"), record.get("game_end")
+    if isinstance(success, bool) and isinstance(game_end, bool):
+        return success, game_end
+    return None
+
+
+class ReplayMismatch(ValueError):
+    """A step of a step log that does not replay as it was logged."""
 
 
 def hint_teleport(record: dict[str, Any]) -> str | None:
@@ -107,13 +126,24 @@ def replay(
     """Play ``steps`` from the initial state; one record per step, as each is played.
 
     A game with check errors is replayed anyway (a trace is worth reading up to where the game
-    breaks); a trigger it cannot carry out raises :class:`BrokenGameError` at that step.
+    breaks); a trigger it cannot carry out raises :class:`BrokenGameError` at that step. A step
+    with a logged outcome that replays differently raises :class:`ReplayMismatch` once its own
+    record has been yielded.
     """
     game = EscapeGame(defn)
     for index, step in enumerate(steps):
         if step.teleport_to is not None:
             game.teleport(step.teleport_to)
         result = game.step(step.action)
+        mismatch = None
+        if step.logged is not None and step.logged != (result.success, result.game_end):
+            logged_success, logged_end = step.logged
+            mismatch = ReplayMismatch(
+                f"step {index} {step.action!r} does not replay as logged (logged: success "
+                f"{logged_success}, game end {logged_end}; now: success {result.success}, game "
+                f"end {result.game_end}: {result.feedback!r}); the game file has changed since "
+                f"the log was written, or the log is of another game than {defn.setting}"
+            )
         record: dict[str, Any] = {
             "index": index,
             "action": step.action,
@@ -126,6 +156,8 @@ def replay(
         if states:
             record["state"] = game.state_dict()
         yield record
+        if mismatch is not None:  # after the step's own record, which shows what it did now
+            raise mismatch
 
 
 def main(args: argparse.Namespace) -> int:
@@ -154,10 +186,16 @@ def main(args: argparse.Namespace) -> int:
         print(f"escapebench replay: {exc}", file=sys.stderr)
         return 2
     try:
+        printed: list[int] = []
         for record in replay(defn, steps, states=args.states):
             print(json.dumps(record, ensure_ascii=False), flush=True)
+            printed.append(record["index"])
     except BrokenGameError as exc:
         print(f"escapebench replay: the game broke at this step: {exc} "
               f"(see 'escapebench check {defn.source}')", file=sys.stderr)
         return 2
+    except ReplayMismatch as exc:
+        line = steps[printed[-1]].line
+        print(f"escapebench replay: {source}:{line}: {exc}", file=sys.stderr)
+        return 1
     return 0
