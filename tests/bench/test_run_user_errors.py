@@ -93,3 +93,27 @@ def test_a_server_url_from_the_environment_that_is_not_a_url_is_refused(
     assert code == EXIT_USAGE
     assert "$OPENAI_BASE_URL 'notaurl': expected an http:// or https:// URL" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_out_naming_a_file_says_it_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "results"
+    blocker.write_text("my notes")
+    code, err = run_cli(["--games", "tutorial", "--out", str(blocker), "--quiet"], capsys)
+    assert code == EXIT_USAGE
+    assert f"the result folder {blocker} is a file" in err
+    assert blocker.read_text() == "my notes"
+
+
+def test_a_base_url_with_a_space_is_not_a_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = run_cli(
+        ["--agent", "base", "--model", "m", "--base-url", "http://gpu 1:8000/v1",
+         "--games", "tutorial", "--out", str(tmp_path / "o"), "--no-cache"],
+        capsys,
+    )
+    assert code == EXIT_USAGE
+    assert "--base-url 'http://gpu 1:8000/v1': the URL contains a space" in err
+    assert not (tmp_path / "o").exists()

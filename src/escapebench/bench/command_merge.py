@@ -50,6 +50,8 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
     Raises :class:`RunConfigError` when the folders cannot be combined; nothing is written
     then.
     """
+    if out.exists() and not out.is_dir():
+        raise RunConfigError(f"{out} is a file; --out must be a new or empty folder")
     if out.exists() and any(out.iterdir()):
         raise RunConfigError(f"{out} exists and is not empty; choose a new --out folder")
     runs: list[dict[str, Any]] = []

@@ -212,6 +212,8 @@ def url_problem(url: str) -> str | None:
     """
     from urllib.parse import urlsplit
 
+    if any(c.isspace() for c in url.strip()):
+        return "the URL contains a space"
     try:
         parts = urlsplit(url.strip())
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
@@ -626,6 +628,8 @@ def folder_lock(folder: Path) -> Iterator[None]:
     refused. The lock is released by the operating system when the process dies, even by
     kill -9, so it never needs cleaning up.
     """
+    if folder.exists() and not folder.is_dir():
+        raise RunConfigError(f"the result folder {folder} is a file; choose another --out")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
