@@ -52,3 +52,11 @@ def test_a_step_that_replays_differently_is_named_and_the_exit_is_1(
     assert (f"{step_log}:{opened['step'] + 1}: step {opened['step']} "
             "'input(42, padlocked door)' does not replay as logged") in done.stderr
     assert len(done.stdout.splitlines()) == opened["step"] + 1  # the steps up to that one
+
+
+def test_an_empty_trace_is_named_not_replayed_silently(tmp_path: Path) -> None:
+    empty = tmp_path / "trace.jsonl"
+    empty.write_text("\n")
+    done = replay(write_shed(tmp_path), empty)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == f"escapebench replay: {empty}: the trace holds no steps"

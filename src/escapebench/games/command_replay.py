@@ -176,6 +176,8 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         steps = read_trace(text, source)
+        if not steps:  # most likely the wrong file, or a log not written yet
+            raise TraceError(f"{source}: the trace holds no steps")
         for step in steps:
             if step.teleport_to is not None and step.teleport_to not in defn.scene_index:
                 raise TraceError(

@@ -669,7 +669,7 @@ def _own_from_data(data: Any, text: str, source: str) -> list[GameDefinition]:
     try:
         doc = _as_map(data, ())
         version = doc.get(FORMAT_KEY)
-        if version != FORMAT_VERSION:
+        if type(version) is not int or version != FORMAT_VERSION:  # (True == 1 in Python)
             raise _Invalid((FORMAT_KEY,), f"expected '{FORMAT_KEY}: {FORMAT_VERSION}'")
         game = _as_name(doc.get("id"), ("id",))
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", game):
