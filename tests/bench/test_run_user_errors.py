@@ -117,3 +117,25 @@ def test_a_base_url_with_a_space_is_not_a_url(
     assert code == EXIT_USAGE
     assert "--base-url 'http://gpu 1:8000/v1': the URL contains a space" in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("kind", ["a-folder", "not-a-database", "under-a-file"])
+def test_a_cache_path_that_cannot_be_a_cache_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    cache = {
+        "a-folder": tmp_path,
+        "not-a-database": tmp_path / "notes.txt",
+        "under-a-file": tmp_path / "notes.txt" / "cache.sqlite",
+    }[kind]
+    (tmp_path / "notes.txt").write_text("my notes " * 100)
+    code, err = run_cli(
+        ["--agent", "base", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+         "--games", "tutorial", "--out", str(tmp_path / "o"), "--cache", str(cache)],
+        capsys,
+    )
+    assert code == EXIT_USAGE
+    assert err.startswith(f"escapebench run: --cache {cache}: cannot be the response cache (")
+    assert err.strip().count("\n") == 0
+    assert (tmp_path / "notes.txt").read_text() == "my notes " * 100
+    assert not (tmp_path / "o").exists()

@@ -26,6 +26,7 @@ import math
 import os
 import platform
 import re
+import sqlite3
 import sys
 import time
 import traceback
@@ -683,9 +684,9 @@ def build_model(settings: RunSettings) -> ChatModel | None:
     from escapebench.llm.factory import make_model
 
     cache = None if settings.no_cache else (settings.cache or default_cache_path())
-    if cache is not None:
-        Path(cache).parent.mkdir(parents=True, exist_ok=True)
     try:
+        if cache is not None:
+            Path(cache).parent.mkdir(parents=True, exist_ok=True)
         return make_model(
             settings.model,
             base_urls=settings.base_urls or None,
@@ -697,6 +698,13 @@ def build_model(settings: RunSettings) -> ChatModel | None:
         )
     except ValueError as exc:
         raise RunConfigError(str(exc)) from None
+    except (OSError, sqlite3.Error) as exc:
+        # A folder, a file that is not SQLite, a place that cannot be written.
+        problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise RunConfigError(
+            f"--cache {cache}: cannot be the response cache ({problem}); give another file "
+            "or --no-cache"
+        ) from None
 
 
 async def run_suite(
