@@ -50,3 +50,23 @@ def test_play_in_process_gives_the_signal_handlers_back(
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert cli_main(["play", "tutorial", "--no-result"]) == 0
     assert signal.getsignal(signal.SIGINT) is before
+
+
+@pytest.mark.parametrize("where", ["a-file", "under-a-file"])
+def test_out_that_cannot_be_a_folder_is_refused_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    where: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("my notes")
+    out = blocker if where == "a-file" else blocker / "results"
+    monkeypatch.setattr("sys.stdin", io.StringIO("move 1\nquit\n"))
+    code = cli_main(["play", "tutorial", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and "Traceback" not in captured.err
+    assert captured.err.strip() == (
+        f"escapebench play: {blocker} is a file, so {out} cannot be a result folder; "
+        "choose another --out"
+    )
+    assert "step 1" not in captured.out  # nothing was played

@@ -565,6 +565,14 @@ class PlaySession:
                 "limit are written as results; save it to continue later"
             )
         out_dir = Path(out)
+        for folder in (out_dir, *out_dir.parents):  # the nearest one that exists
+            if folder.exists():
+                if not folder.is_dir():
+                    raise PlayError(
+                        f"{folder} is a file, so {out_dir} cannot be a result folder; "
+                        "choose another --out"
+                    )
+                break
         plan = self._plan(out_dir)
         with _WRITE_LOCK, _folder_locked(out_dir):
             self.check_out(out_dir)
@@ -591,6 +599,14 @@ class PlaySession:
         from escapebench.bench.runner import compatible, read_run_json
 
         out_dir = Path(out)
+        for folder in (out_dir, *out_dir.parents):  # the nearest one that exists
+            if folder.exists():
+                if not folder.is_dir():
+                    raise PlayError(
+                        f"{folder} is a file, so {out_dir} cannot be a result folder; "
+                        "choose another --out"
+                    )
+                break
         plan = self._plan(out_dir)
         try:
             existing = read_run_json(out_dir)
