@@ -66,6 +66,7 @@ def main(args: argparse.Namespace) -> int:
     from escapebench.games.loading import GameFileError
     from escapebench.report.runs import ReportInputError, load_runs
     from escapebench.report.server import ServeConfig, create_app
+    from escapebench.report.sessions import DataFolderError
 
     run_dirs = [Path(d) for d in args.run_dirs]
     try:
@@ -85,7 +86,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         app = create_app(ServeConfig(run_dirs, data_dir, list(args.games), host=args.host))
-    except (GameFileError, BrokenGamesError) as exc:
+    except (GameFileError, BrokenGamesError, DataFolderError) as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
         return 2
     # Checked last: the folders and games above are the user's to fix first.

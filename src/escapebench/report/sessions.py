@@ -57,6 +57,10 @@ class _Open:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+class DataFolderError(ValueError):
+    """A data folder that cannot take human results (one holding a model run's results)."""
+
+
 class PlayStore:
     """The games on offer and the browser sessions of one data folder."""
 
@@ -80,6 +84,13 @@ class PlayStore:
         require_playable(given)  # a game with check errors can stop in the middle of play
         for defn in given:
             self._games.setdefault(defn.setting, defn)  # never shadows a built-in game
+        # A folder of other results (a model's run) cannot take human results: say so now,
+        # not when the first person finishes a game.
+        probe = next(iter(self._games.values()))
+        try:
+            PlaySession(probe, hints=self.hint_options).check_out(self.data_dir)
+        except CommandError as exc:
+            raise DataFolderError(f"--data {exc}") from None
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
         # An episodes folder makes the data folder a result folder from the start, so the
         # report includes it (empty) before the first game ends.
@@ -163,6 +174,10 @@ class PlayStore:
             )
         sid = secrets.token_hex(16)
         item = _Open(PlaySession(defn, player=player, hints=self.hint_options))
+        try:  # (this game's file may differ from the one of the results in the folder)
+            item.session.check_out(self.data_dir)
+        except CommandError as exc:
+            raise PlayRequestError(409, f"a result of this game cannot be saved: {exc}") from None
         with self._lock:
             self._open[sid] = item
         with item.lock:
@@ -189,6 +204,7 @@ class PlayStore:
                 try:
                     item.episode = item.session.write_result(self.data_dir).name
                 except CommandError as exc:
+                    self._write(sid, item)  # the game's last step is kept all the same
                     raise PlayRequestError(409, f"the result cannot be saved: {exc}") from None
             self._write(sid, item)
             return self._view(sid, item)
