@@ -448,6 +448,8 @@ class PlaySession:
     def save_file(self, path: str | Path) -> Path:
         """Write :meth:`save` to ``path`` (atomically); return the path."""
         p = Path(path)
+        if p.is_dir() or p.name in ("", ".", ".."):
+            raise PlayError(f"cannot save to {path}: it is a folder; give a file name")
         data = json.dumps(self.save(), ensure_ascii=False)
         tmp = p.with_name(p.name + ".tmp")
         try:

@@ -1,5 +1,6 @@
-"""``escapebench play --load FILE`` with a file that is not a save of this game: one line that
-names the file and the problem, exit 2, no traceback."""
+"""Mistakes a person makes with ``escapebench play``: ``--load`` of a file that is not a save of
+this game, an ``--out`` that cannot be a folder, ``save``/``load`` of a folder. Each is one
+line naming the file and the problem, never a traceback."""
 
 from __future__ import annotations
 
@@ -70,3 +71,20 @@ def test_out_that_cannot_be_a_folder_is_refused_before_playing(
         "choose another --out"
     )
     assert "step 1" not in captured.out  # nothing was played
+
+
+@pytest.mark.parametrize("target", [".", "..", "afolder", "afolder/"])
+def test_save_and_load_of_a_folder_are_refused_in_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    target: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afolder").mkdir()
+    typed = f"move 1\nsave {target}\nload {target}\nlook\nquit\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(typed))
+    code = cli_main(["play", "tutorial", "--no-result"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"! cannot save to {target}: it is a folder; give a file name" in out
+    assert f"! cannot read {Path(target)}: Is a directory" in out
+    assert "Saved at step 1 to tutorial.save.json" in out  # quit still saves the game
