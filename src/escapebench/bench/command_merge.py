@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +96,26 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
                 read_result_json(src / RESULT_FILE)
             except ResultFileError as exc:
                 raise RunConfigError(str(exc)) from None
+    # Built in a hidden folder next to --out and renamed at the end: an interrupted merge
+    # leaves no half-merged folder that a second try would refuse as "not empty".
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.merging-", dir=out.parent))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would stay on the renamed folder
+        _fill(staging, folders, runs, sources)
+        os.replace(staging, out)  # (an empty --out folder is replaced)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return len(sources), sum(not (src / RESULT_FILE).is_file() for src in sources.values())
+
+
+def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
+          sources: dict[str, Path]) -> None:
+    """Copy the episodes into ``out`` and write its ``run.json``."""
+    first = runs[0]
     (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
     for name, src in sources.items():
         shutil.copytree(src, out / EPISODES_DIR / name)
@@ -115,7 +137,6 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
         else max(str(r["finished"]) for r in runs),
     }
     atomic_write_text(out / RUN_FILE, json.dumps(merged, indent=1) + "\n")
-    return len(sources), unfinished
 
 
 def main(args: argparse.Namespace) -> int:
