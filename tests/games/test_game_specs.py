@@ -42,3 +42,17 @@ def test_a_subfolder_named_like_a_game_file_is_not_read_as_one(
     err = capsys.readouterr().err
     assert code == 0, err
     assert "1 of 1 episodes finished" in err
+
+
+def test_one_file_named_twice_is_one_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.games.shed import write_shed
+
+    monkeypatch.chdir(tmp_path)
+    game = write_shed(tmp_path)
+    code = cli_main(["run", "--games", "shed.yaml", "--games", str(game), "--games", "./*.yaml",
+                     "--out", "o", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "1 of 1 episodes finished" in err

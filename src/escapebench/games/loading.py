@@ -764,7 +764,8 @@ def load_games(
     for spec in specs:
         found = _resolve_spec(spec)
         for d in found:
-            key = (d.source, d.setting)
+            # one file named twice (shed.yaml, ./shed.yaml, its absolute path) is one game
+            key = (str(Path(d.source).resolve()) if d.source else "", d.setting)
             if d.difficulty in wanted and key not in seen:
                 seen.add(key)
                 out.append(d)
