@@ -88,3 +88,16 @@ def test_save_and_load_of_a_folder_are_refused_in_the_game(
     assert f"! cannot save to {target}: it is a folder; give a file name" in out
     assert f"! cannot read {Path(target)}: Is a directory" in out
     assert "Saved at step 1 to tutorial.save.json" in out  # quit still saves the game
+
+
+def test_an_autosave_that_cannot_be_written_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tutorial.save.json").mkdir()  # where the game would be saved
+    monkeypatch.setattr("sys.stdin", io.StringIO("move 1\nmove 1\nmove 1\n"))
+    cli_main(["play", "tutorial", "--no-result"])
+    out = capsys.readouterr().out
+    warning = "! cannot save to tutorial.save.json: it is a folder; give a file name"
+    assert out.count(warning) == 1
+    assert "the game is not saved after each step" in out

@@ -257,16 +257,21 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     # Saves written only by autosave: removed when the game ends, as a game played to its
     # end without 'save' leaves no save behind.
     autosaved: set[Path] = set()
+    autosave_failed = False
 
     def autosave() -> None:
         """Save after every step, so that a play killed or cut off (a closed terminal,
-        ``kill -9``) loses nothing."""
+        ``kill -9``) loses nothing; a save that cannot be written is said once, not at
+        every step."""
+        nonlocal autosave_failed
         if session.ended or (session.step == 0 and not args.load):
             return
         try:
             autosaved.add(session.save_file(default_save))
         except PlayError as exc:
-            say(f"! {exc}")
+            if not autosave_failed:
+                say(f"! {exc}; the game is not saved after each step (use 'save FILE')")
+            autosave_failed = True
 
     interrupted = False
     say(render(session))
