@@ -151,6 +151,19 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def _refuse_file_in_path(out_dir: Path) -> None:
+    """Raise :class:`PlayError` if ``out_dir``, or the nearest of its parents that exists, is a
+    file: a result folder cannot be made there (found before the person plays)."""
+    for folder in (out_dir, *out_dir.parents):  # the nearest one that exists
+        if folder.exists():
+            if not folder.is_dir():
+                raise PlayError(
+                    f"{folder} is a file, so {out_dir} cannot be a result folder; "
+                    "choose another --out"
+                )
+            return
+
+
 class PlaySession:
     """One person's play-through of one setting (see the module docstring)."""
 
@@ -567,14 +580,7 @@ class PlaySession:
                 "limit are written as results; save it to continue later"
             )
         out_dir = Path(out)
-        for folder in (out_dir, *out_dir.parents):  # the nearest one that exists
-            if folder.exists():
-                if not folder.is_dir():
-                    raise PlayError(
-                        f"{folder} is a file, so {out_dir} cannot be a result folder; "
-                        "choose another --out"
-                    )
-                break
+        _refuse_file_in_path(out_dir)
         plan = self._plan(out_dir)
         with _WRITE_LOCK, _folder_locked(out_dir):
             self.check_out(out_dir)
@@ -601,14 +607,7 @@ class PlaySession:
         from escapebench.bench.runner import compatible, read_run_json
 
         out_dir = Path(out)
-        for folder in (out_dir, *out_dir.parents):  # the nearest one that exists
-            if folder.exists():
-                if not folder.is_dir():
-                    raise PlayError(
-                        f"{folder} is a file, so {out_dir} cannot be a result folder; "
-                        "choose another --out"
-                    )
-                break
+        _refuse_file_in_path(out_dir)
         plan = self._plan(out_dir)
         try:
             existing = read_run_json(out_dir)
