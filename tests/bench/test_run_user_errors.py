@@ -139,3 +139,27 @@ def test_a_cache_path_that_cannot_be_a_cache_is_one_line(
     assert err.strip().count("\n") == 0
     assert (tmp_path / "notes.txt").read_text() == "my notes " * 100
     assert not (tmp_path / "o").exists()
+
+
+def test_the_hosted_api_without_a_key_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # (without a network the retries took about a minute to end in "model unavailable")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(
+        ["--agent", "base", "--model", "gpt-4o-mini", "--games", "tutorial", "--out", "o",
+         "--no-cache"], capsys,
+    )
+    assert code == EXIT_USAGE
+    assert "no API key for https://api.openai.com/v1: set OPENAI_API_KEY" in err
+    assert "--base-url" in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "o").exists()
+    # A server of one's own needs no key.
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    code, err = run_cli(
+        ["--agent", "base", "--model", "m", "--games", "tutorial", "--out", "o2", "--no-cache",
+         "--max-retries", "0", "--timeout", "2"], capsys,
+    )
+    assert code == EXIT_MODEL_UNAVAILABLE and "API key" not in err

@@ -59,6 +59,7 @@ log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_API_HOST = "api.openai.com"
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 PLACEHOLDER_API_KEY = "EMPTY"
 """Sent when no key is configured: local servers ignore it, the SDK insists on some value."""
@@ -281,6 +282,16 @@ class OpenAIChatModel:
         self.base_urls: list[str] = urls
         self.api_key_env = api_key_env or DEFAULT_API_KEY_ENV
         self._api_key = api_key if api_key is not None else self._key_from_env(api_key_env)
+        if not self.has_api_key and any(
+            urlsplit(u).hostname == OPENAI_API_HOST for u in urls
+        ):
+            # Without a key the hosted API answers 401 (not retried), but without a network
+            # the retries would take a minute to end in "unavailable": say it now.
+            raise ValueError(
+                f"no API key for {DEFAULT_BASE_URL}: set {self.api_key_env} (or name another "
+                "variable with --api-key-env), or point --base-url at your own server "
+                "(vLLM, Ollama, llama.cpp)"
+            )
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.backoff_base = float(backoff_base)
