@@ -101,3 +101,18 @@ def test_an_autosave_that_cannot_be_written_is_said_once(
     warning = "! cannot save to tutorial.save.json: it is a folder; give a file name"
     assert out.count(warning) == 1
     assert "the game is not saved after each step" in out
+
+
+@pytest.mark.parametrize("player", ["x" * 41, "<script>", "a/b", ""])
+def test_a_player_name_the_browser_would_refuse_is_refused_in_the_terminal_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    player: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("click 1\nquit\n"))
+    code = cli_main(["play", "tutorial", "--player", player, "--out", "o"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "escapebench play: --player: a player name is 1-40 letters" in captured.err
+    assert "Traceback" not in captured.err and "step 1" not in captured.out
+    assert not (tmp_path / "o").exists() and not list(tmp_path.glob("*.save.json"))

@@ -30,7 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from escapebench.agents.human import PlayError, PlaySession, read_save_file
+from escapebench.agents.human import (
+    PlayError,
+    PlaySession,
+    player_name_problem,
+    read_save_file,
+)
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
 from escapebench.bench.runner import EXIT_INTERRUPTED
@@ -222,6 +227,10 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         max_steps = DEFAULT_MAX_STEPS if args.max_steps is None else args.max_steps
         if max_steps < 1:
             raise ValueError("--max-steps must be at least 1")
+        if args.player is not None:
+            problem = player_name_problem(args.player.strip())
+            if problem is not None:
+                raise ValueError(f"--player: {problem}")
     except (GameFileError, ValueError) as exc:
         print(f"escapebench play: {exc}", file=sys.stderr)
         return 2

@@ -151,6 +151,19 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+MAX_PLAYER_LENGTH = 40
+_PLAYER_NAME = re.compile(rf"[A-Za-z0-9 _.\-]{{1,{MAX_PLAYER_LENGTH}}}")
+
+
+def player_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name, or None. Names go into result files, tables and
+    pages, so they are short and plain (the browser and the terminal apply the same rule)."""
+    if _PLAYER_NAME.fullmatch(name):
+        return None
+    return (f"a player name is 1-{MAX_PLAYER_LENGTH} letters, digits, spaces, '_', '.' or "
+            f"'-', not {name[:MAX_PLAYER_LENGTH + 10]!r}")
+
+
 def _refuse_file_in_path(out_dir: Path) -> None:
     """Raise :class:`PlayError` if ``out_dir``, or the nearest of its parents that exists, is a
     file: a result folder cannot be made there (found before the person plays)."""

@@ -37,6 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from escapebench.agents.human import MAX_PLAYER_LENGTH
 from escapebench.report.runs import (
     EPISODES_DIR,
     RESULT_FILE,
@@ -44,7 +45,7 @@ from escapebench.report.runs import (
     ReportInputError,
     load_runs,
 )
-from escapebench.report.sessions import MAX_PLAYER_LENGTH, PlayRequestError, PlayStore
+from escapebench.report.sessions import PlayRequestError, PlayStore
 from escapebench.report.site import STATIC_DIR, build_report, template_environment
 
 log = logging.getLogger("escapebench.serve")

@@ -24,15 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.agents.human import PlayError as CommandError
-from escapebench.agents.human import PlaySession
+from escapebench.agents.human import PlaySession, player_name_problem
 from escapebench.bench.hints import HintOptions
 from escapebench.engine.model import GameDefinition
 from escapebench.games.checking import require_playable
 from escapebench.games.loading import load_games
 from escapebench.report.runs import EPISODES_DIR, safe_slug
 
-MAX_PLAYER_LENGTH = 40
-PLAYER_PATTERN = re.compile(r"^[A-Za-z0-9 _.\-]{1,40}$")
 SESSION_PATTERN = re.compile(r"^[0-9a-f]{32}$")
 SESSIONS_DIR = "sessions"
 LOG_LENGTH = 40  # recent steps sent to the page
@@ -167,11 +165,9 @@ class PlayStore:
         """Start a new game of ``setting`` for ``player``; returns its view."""
         defn = self._defn(setting)
         player = player.strip()
-        if not PLAYER_PATTERN.match(player):
-            raise PlayRequestError(
-                400, f"a player name is 1-{MAX_PLAYER_LENGTH} letters, digits, spaces, '_', "
-                "'.' or '-'"
-            )
+        problem = player_name_problem(player)
+        if problem is not None:
+            raise PlayRequestError(400, problem)
         sid = secrets.token_hex(16)
         item = _Open(PlaySession(defn, player=player, hints=self.hint_options))
         try:  # (this game's file may differ from the one of the results in the folder)
