@@ -116,3 +116,15 @@ def test_a_player_name_the_browser_would_refuse_is_refused_in_the_terminal_too(
     assert "escapebench play: --player: a player name is 1-40 letters" in captured.err
     assert "Traceback" not in captured.err and "step 1" not in captured.out
     assert not (tmp_path / "o").exists() and not list(tmp_path.glob("*.save.json"))
+
+
+def test_a_hint_asked_before_the_first_step_is_kept_by_quit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
+    assert cli_main(["play", "tutorial", "--no-result"]) == 0
+    assert "Saved at step 0 to tutorial.save.json" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert cli_main(["play", "tutorial", "--no-result", "--load", "tutorial.save.json"]) == 0
+    assert "--- step 0 | hints 1 |" in capsys.readouterr().out  # (was: lost, a free hint)

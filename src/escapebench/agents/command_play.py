@@ -268,12 +268,16 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     autosaved: set[Path] = set()
     autosave_failed = False
 
+    def worth_saving() -> bool:
+        # A hint asked for before the first step counts too: quitting must not forget it.
+        return session.step > 0 or session.hints_used > 0 or bool(args.load)
+
     def autosave() -> None:
         """Save after every step, so that a play killed or cut off (a closed terminal,
         ``kill -9``) loses nothing; a save that cannot be written is said once, not at
         every step."""
         nonlocal autosave_failed
-        if session.ended or (session.step == 0 and not args.load):
+        if session.ended or not worth_saving():
             return
         try:
             autosaved.add(session.save_file(default_save))
@@ -356,7 +360,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     score = session.score()
     say(score.line())
     if not session.ended:
-        if session.step == 0 and not args.load:
+        if not worth_saving():
             return 0
         try:
             path = session.save_file(default_save)
