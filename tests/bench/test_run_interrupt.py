@@ -1,6 +1,6 @@
-"""Ctrl-C in the middle of ``escapebench run`` (a real process and a real SIGINT): one clear
-line, exit 130, no traceback; running the same command again finishes the run with the same
-steps as a run that was never interrupted."""
+"""Ctrl-C or kill in the middle of ``escapebench run`` (a real process, a real SIGINT or
+SIGTERM): one clear line, exit 130, no traceback; running the same command again finishes the
+run with the same steps as a run that was never interrupted."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 # The random agent without hints plays 3000 steps in each of two episodes (about a second):
 # long enough to be stopped in the middle, short enough for a fast test.
@@ -28,7 +30,10 @@ def steps_without_times(folder: Path) -> dict[str, list[dict]]:
     return out
 
 
-def test_ctrl_c_stops_cleanly_and_the_same_command_resumes_identically(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_ctrl_c_stops_cleanly_and_the_same_command_resumes_identically(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
     interrupted, clean = tmp_path / "interrupted", tmp_path / "clean"
     process = subprocess.Popen(
         [*RUN, "--out", str(interrupted)], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -38,7 +43,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes_identically(tmp_path:
     first = process.stderr.readline()  # "start  <episode>": the run is playing
     assert first.startswith("start"), first
     time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert "Traceback" not in err and "never retrieved" not in err

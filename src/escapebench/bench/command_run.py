@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
@@ -36,7 +40,7 @@ exit status:
      settings or one that cannot be created; nothing was played
   {EXIT_MODEL_UNAVAILABLE}  the model is unavailable: a server that stays down, or a local model
      file that is missing or cannot be loaded; finished steps are kept, re-run to resume
-  {EXIT_INTERRUPTED}  interrupted (Ctrl-C); finished steps are kept, re-run to resume"""
+  {EXIT_INTERRUPTED}  interrupted (Ctrl-C or kill); finished steps are kept, re-run to resume"""
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -151,6 +155,21 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
     )
 
 
+@contextlib.contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """``kill`` (SIGTERM, what process managers and CI runners send) stops the run as Ctrl-C
+    does: every episode at a step boundary, the tables written, exit 130. (By default it
+    ended the process at once: nothing was lost, but nothing was said or tabulated.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set in the main thread
+        return
+    previous = signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the suite, print the table; user errors are messages, not tracebacks."""
     from escapebench.games.loading import GameFileError
@@ -158,7 +177,8 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         settings = settings_from_args(args)
-        outcome = asyncio.run(run_suite(settings))
+        with _sigterm_as_ctrl_c():
+            outcome = asyncio.run(run_suite(settings))
     except (RunConfigError, GameFileError) as exc:
         print(f"escapebench run: {exc}", file=sys.stderr)
         return EXIT_USAGE
