@@ -7,7 +7,12 @@ Averages come from :mod:`escapebench.bench.metrics` through :func:`tables.summar
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import math
+import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +24,7 @@ matplotlib.use("Agg")  # no display; must come before pyplot is imported
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
+from escapebench import __version__  # noqa: E402
 from escapebench.bench.metrics import KEY_STEP_VERBS, EpisodeResult, Summary  # noqa: E402
 from escapebench.report.tables import HUMAN_LABEL, agent_label, summaries  # noqa: E402
 
@@ -287,8 +293,50 @@ ALL_FIGURES = (
 )
 
 
-def draw_all(results: Sequence[EpisodeResult], out_dir: Path) -> list[Figure]:
-    """Draw every figure the results have data for."""
+FIGURE_CACHE_SETS = 4
+
+
+def draw_all(
+    results: Sequence[EpisodeResult], out_dir: Path, *, cache_dir: Path | None = None
+) -> list[Figure]:
+    """Draw every figure the results have data for.
+
+    With ``cache_dir``, figures drawn before for the same results (and the same escapebench
+    version) are copied from there instead of drawn again: drawing is most of a report's time,
+    and ``escapebench serve`` rebuilds its report whenever any step of a live run is written,
+    while the figures change only when an episode ends.
+    """
+    if cache_dir is None:
+        return _draw_all(results, out_dir)
+    key = hashlib.sha256(json.dumps(
+        [__version__, [r.to_dict() for r in results]], sort_keys=True
+    ).encode()).hexdigest()[:32]
+    kept = cache_dir / key
+    index = kept / "figures.json"
+    try:
+        figures = [Figure(**f) for f in json.loads(index.read_text(encoding="utf-8"))]
+        for f in figures:
+            (out_dir / f.filename).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(kept / f.filename, out_dir / f.filename)
+        os.utime(kept)  # used now: the newest sets are the ones kept
+        return figures
+    except (OSError, ValueError, TypeError):
+        pass  # not drawn yet (or a damaged entry): draw, then keep a copy
+    figures = _draw_all(results, out_dir)
+    shutil.rmtree(kept, ignore_errors=True)
+    for f in figures:
+        (kept / f.filename).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out_dir / f.filename, kept / f.filename)
+    kept.mkdir(parents=True, exist_ok=True)
+    index.write_text(json.dumps([dataclasses.asdict(f) for f in figures]), encoding="utf-8")
+    # Keep the few newest sets only: a live run makes a new one each time an episode ends.
+    sets = sorted(cache_dir.iterdir(), key=lambda d: d.stat().st_mtime_ns, reverse=True)
+    for old in sets[FIGURE_CACHE_SETS:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return figures
+
+
+def _draw_all(results: Sequence[EpisodeResult], out_dir: Path) -> list[Figure]:
     out = []
     for draw in ALL_FIGURES:
         fig = draw(results, out_dir)

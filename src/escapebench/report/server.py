@@ -111,7 +111,8 @@ class ReportCache:
                 return self.current
             self._builds += 1
             target = self.root / f"build-{self._builds}"
-            build_report(load_runs(self.sources), target, links={"Play": "../play", "Home": "../"})
+            build_report(load_runs(self.sources), target, links={"Play": "../play", "Home": "../"},
+                         figure_cache=self.root / "figure-cache")
             old, self.current, self.signature = self.current, target, sig
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)

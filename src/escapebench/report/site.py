@@ -129,10 +129,12 @@ def build_report(
     *,
     title: str = "EscapeBench report",
     links: dict[str, str] | None = None,
+    figure_cache: Path | None = None,
 ) -> ReportResult:
     """Write the static report of ``run_dirs`` into ``out_dir``.
 
-    ``links`` adds navigation links to the page header (the server adds "Play").
+    ``links`` adds navigation links to the page header (the server adds "Play");
+    ``figure_cache`` keeps figures for results drawn before (see ``figures.draw_all``).
     """
     items = list(run_dirs)
     runs = (
@@ -157,7 +159,7 @@ def build_report(
             ep.forget_steps()  # each log is needed once; keeps memory flat on big runs
 
     results = all_results(runs)
-    figures = draw_all(results, out)
+    figures = draw_all(results, out, cache_dir=figure_cache)
     shown = tables.all_tables(results)
 
     (out / "data" / "index.js").write_text(
