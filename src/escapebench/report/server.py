@@ -112,7 +112,7 @@ class ReportCache:
             self._builds += 1
             target = self.root / f"build-{self._builds}"
             build_report(load_runs(self.sources), target, links={"Play": "../play", "Home": "../"},
-                         figure_cache=self.root / "figure-cache")
+                         cache_dir=self.root / "cache")
             old, self.current, self.signature = self.current, target, sig
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)

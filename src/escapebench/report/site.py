@@ -21,7 +21,14 @@ import jinja2
 from escapebench import __version__
 from escapebench.report import tables
 from escapebench.report.figures import Figure, draw_all
-from escapebench.report.runs import Episode, RunFolder, all_results, load_runs
+from escapebench.report.runs import (
+    RESULT_FILE,
+    STEPS_FILE,
+    Episode,
+    RunFolder,
+    all_results,
+    load_runs,
+)
 from escapebench.report.trajectory import viewer_payload
 
 PACKAGE_DIR = Path(__file__).parent
@@ -114,6 +121,51 @@ def _episode_entry(ep: Episode, hint_steps: list[int], steps: int) -> dict[str, 
     }
 
 
+class _EpisodeCache:
+    """Each episode's viewer data as an earlier build made it, valid while the episode's files
+    (its step log and result) have the same size and time and the report the same version."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.used: set[str] = set()
+        folder.mkdir(parents=True, exist_ok=True)
+
+    @staticmethod
+    def _signature(ep: Episode) -> list[Any]:
+        out: list[Any] = [__version__, ep.key, ep.episode_id, ep.run.index]
+        for name in (STEPS_FILE, RESULT_FILE):
+            try:
+                st = (ep.folder / name).stat()
+                out.append([name, st.st_mtime_ns, st.st_size])
+            except OSError:
+                out.append([name, None])
+        return out
+
+    def get(self, ep: Episode, target: Path) -> tuple[list[int], int] | None:
+        """Copy the kept viewer data to ``target``; (hint steps, steps), or None if not kept."""
+        self.used.add(ep.key)
+        try:
+            meta = json.loads((self.folder / f"{ep.key}.json").read_text(encoding="utf-8"))
+            if meta["signature"] != self._signature(ep):
+                return None
+            shutil.copyfile(self.folder / f"{ep.key}.js", target)
+            return list(meta["hint_steps"]), int(meta["steps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, ep: Episode, made: Path, hint_steps: list[int], steps: int) -> None:
+        """Keep the viewer data just written to ``made``."""
+        shutil.copyfile(made, self.folder / f"{ep.key}.js")
+        meta = {"signature": self._signature(ep), "hint_steps": hint_steps, "steps": steps}
+        (self.folder / f"{ep.key}.json").write_text(json.dumps(meta), encoding="utf-8")
+
+    def prune(self) -> None:
+        """Forget episodes this build did not show (a folder no longer served)."""
+        for f in self.folder.iterdir():
+            if f.stem not in self.used:
+                f.unlink(missing_ok=True)
+
+
 def _clear_generated(out_dir: Path) -> None:
     """Remove files an earlier build wrote, so a smaller run leaves no stale episodes."""
     for sub, pattern in (("data/episodes", "*.js"), ("figures", "*.png")):
@@ -129,12 +181,15 @@ def build_report(
     *,
     title: str = "EscapeBench report",
     links: dict[str, str] | None = None,
-    figure_cache: Path | None = None,
+    cache_dir: Path | None = None,
 ) -> ReportResult:
     """Write the static report of ``run_dirs`` into ``out_dir``.
 
-    ``links`` adds navigation links to the page header (the server adds "Play");
-    ``figure_cache`` keeps figures for results drawn before (see ``figures.draw_all``).
+    ``links`` adds navigation links to the page header (the server adds "Play").
+    ``cache_dir`` keeps what an earlier build made from the same inputs: figures per set of
+    results (see ``figures.draw_all``) and each episode's viewer data per state of its files.
+    ``escapebench serve`` rebuilds whenever a step of a live run is written; with the cache
+    only what changed is made again.
     """
     items = list(run_dirs)
     runs = (
@@ -148,18 +203,27 @@ def build_report(
     episodes_dir.mkdir(parents=True, exist_ok=True)
 
     entries = []
+    episode_cache = None if cache_dir is None else _EpisodeCache(cache_dir / "episodes")
     for run in runs:
         for ep in run.episodes:
-            steps = ep.steps()
-            payload = viewer_payload(ep)
-            entries.append(_episode_entry(ep, payload["hint_steps"], len(steps)))
-            (episodes_dir / f"{ep.key}.js").write_text(
-                js_callback("EB_EPISODE_LOADED", payload), encoding="utf-8"
-            )
-            ep.forget_steps()  # each log is needed once; keeps memory flat on big runs
+            target = episodes_dir / f"{ep.key}.js"
+            kept = None if episode_cache is None else episode_cache.get(ep, target)
+            if kept is None:
+                steps = ep.steps()
+                payload = viewer_payload(ep)
+                kept = payload["hint_steps"], len(steps)
+                target.write_text(js_callback("EB_EPISODE_LOADED", payload), encoding="utf-8")
+                ep.forget_steps()  # each log is needed once; keeps memory flat on big runs
+                if episode_cache is not None:
+                    episode_cache.put(ep, target, *kept)
+            entries.append(_episode_entry(ep, *kept))
+    if episode_cache is not None:
+        episode_cache.prune()
 
     results = all_results(runs)
-    figures = draw_all(results, out, cache_dir=figure_cache)
+    figures = draw_all(
+        results, out, cache_dir=None if cache_dir is None else cache_dir / "figures"
+    )
     shown = tables.all_tables(results)
 
     (out / "data" / "index.js").write_text(
