@@ -108,6 +108,24 @@ async def test_recovers_from_each_fault_kind(fault: str) -> None:
         assert server.faults_injected == [fault, fault]
 
 
+async def test_answer_with_lone_surrogates_is_writable_text() -> None:
+    # JSON may carry "\\ud800" escapes that decode to characters no file can hold; the step
+    # log, the cache and the console all encode UTF-8.
+    with FakeOpenAIServer(answer="- Action: click(\ud800door\udfff)") as server:
+        completion = await fast_model([server.base_url]).complete(MESSAGES, SETTINGS)
+        assert completion.text == "- Action: click(\ufffddoor\ufffd)"
+        completion.text.encode("utf-8")
+        assert completion.retries == 0
+
+
+async def test_answer_with_bytes_that_are_not_utf8_is_the_answer_not_a_retry() -> None:
+    # At temperature 0 a retry gets the same bytes: retrying would stop the run for good.
+    with FakeOpenAIServer(answer="- Action: click(door)", faults=["invalid_utf8"]) as server:
+        completion = await fast_model([server.base_url]).complete(MESSAGES, SETTINGS)
+        assert completion.text == "- Action: click(door)\ufffd"
+        assert completion.retries == 0 and server.request_count == 1
+
+
 async def test_random_faults_all_recovered() -> None:
     kinds = ["429", "500", "503", "malformed", "empty_choices", "missing_content"]
     with FakeOpenAIServer(fault_rate=0.3, fault_kinds=kinds, seed=1, retry_after_s=0.01) as server:

@@ -45,6 +45,12 @@ FAULT_KINDS: tuple[str, ...] = (
     "disconnect",  # the connection is closed without any response
 )
 
+ANSWER_FAULT_KINDS: tuple[str, ...] = (
+    # HTTP 200 with the answer followed by half a multi-byte character: bytes that are not UTF-8
+    # (not a failure of the request, so never drawn at random: only by schedule).
+    "invalid_utf8",
+)
+
 
 def default_answer(request: dict[str, Any]) -> str:
     """A deterministic answer that differs between conversations (handy for cache tests)."""
@@ -96,9 +102,10 @@ class FakeOpenAIServer:
         model_name: str = "fake-model",
         port: int = 0,
     ) -> None:
-        unknown = [k for k in [*faults, *fault_kinds] if k is not None and k not in FAULT_KINDS]
+        known = (*FAULT_KINDS, *ANSWER_FAULT_KINDS)
+        unknown = [k for k in [*faults, *fault_kinds] if k is not None and k not in known]
         if unknown:
-            raise ValueError(f"unknown fault kinds {unknown}; known: {FAULT_KINDS}")
+            raise ValueError(f"unknown fault kinds {unknown}; known: {known}")
         self.answer = answer
         self.latency_s = latency_s
         self.faults: list[str | None] = list(faults)
@@ -422,6 +429,12 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     "completion_tokens": completion,
                     "total_tokens": prompt + completion,
                 }
+            if fault == "invalid_utf8":
+                body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                quoted = json.dumps(text, ensure_ascii=False).encode("utf-8")
+                cut = quoted[:-1] + "\u20ac".encode("utf-8")[:2] + b'"'  # half a euro sign
+                self._send(200, body.replace(quoted, cut, 1))
+                return
             self._send_json(200, payload)
 
     return Handler

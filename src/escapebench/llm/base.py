@@ -6,6 +6,7 @@ hosted API, a local GGUF file, the response cache or a scripted fake.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -68,3 +69,17 @@ def estimate_tokens(text: str) -> int:
 def estimate_prompt_tokens(messages: Sequence[Message]) -> int:
     """Rough token count of a whole prompt, including a few tokens of per-message framing."""
     return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in messages)
+
+
+# Lone UTF-16 surrogates: JSON allows them as "\\udXXX" escapes and ``json.loads`` keeps them,
+# but no file, SQLite cache or terminal can encode them.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_model_text(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD, so it can be written as UTF-8.
+
+    A model's answer is played in the game whatever it holds; only characters that cannot
+    exist in UTF-8 (which would make the step log, the cache and the console fail) go.
+    """
+    return _LONE_SURROGATE.sub("\ufffd", text)

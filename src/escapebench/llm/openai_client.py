@@ -51,6 +51,7 @@ from escapebench.llm.base import (
     Message,
     ModelUnavailableError,
     SamplingSettings,
+    clean_model_text,
     estimate_prompt_tokens,
     estimate_tokens,
 )
@@ -620,7 +621,10 @@ def _as_int(value: object) -> int:
 def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     """Extract the answer from a chat-completion JSON body, or raise ``_RetryableError``."""
     try:
-        data = json.loads(body)
+        # A body that is JSON except for bytes that are not UTF-8 (a server cutting a
+        # multi-byte character in two) is read with those bytes replaced: the answer is
+        # the model's and goes to the game; retrying would get the same bytes at temperature 0.
+        data = json.loads(body.decode("utf-8", errors="replace"))
     except ValueError:
         start = body[:80].decode("utf-8", errors="replace")
         raise _RetryableError(f"malformed response: invalid JSON ({start!r})") from None
@@ -637,6 +641,7 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         raise _RetryableError("malformed response: the message has no content")
+    content = clean_model_text(content)
     meta: dict[str, Any] = {
         "usage": data.get("usage"),
         "finish_reason": choice.get("finish_reason"),
