@@ -76,7 +76,10 @@ def make_model(
         if spec == LOCAL_SPEC:
             path = find_smollm2_gguf()
         else:
-            path = Path(spec[len(GGUF_PREFIX) :]).expanduser()
+            written = spec[len(GGUF_PREFIX) :].strip()
+            if not written:
+                raise ValueError("gguf: needs the path of a GGUF file, e.g. gguf:models/x.gguf")
+            path = Path(written).expanduser()
         model = LocalGGUFModel(path, n_ctx=n_ctx)
     else:
         name = spec[len(OPENAI_PREFIX) :] if spec.startswith(OPENAI_PREFIX) else spec

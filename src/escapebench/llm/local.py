@@ -89,6 +89,33 @@ def find_smollm2_gguf() -> Path:
     )
 
 
+GGUF_MAGIC = b"GGUF"  # the first four bytes of every GGUF file
+
+
+def check_gguf_file(path: Path) -> None:
+    """Raise :class:`ModelUnavailableError` unless ``path`` is a readable GGUF file.
+
+    Checked when the model is made, so that a wrong path is said before a result folder is
+    created (the weights themselves load only on the first call).
+    """
+    if path.is_dir():
+        raise ModelUnavailableError(f"{path} is a folder, not a GGUF file")
+    if not path.is_file():
+        raise ModelUnavailableError(f"GGUF model file not found: {path}")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        raise ModelUnavailableError(
+            f"GGUF model file {path} cannot be read: {exc.strerror or exc}"
+        ) from None
+    if magic != GGUF_MAGIC:
+        raise ModelUnavailableError(
+            f"GGUF model file {path} cannot be loaded: not a GGUF file (it does not start "
+            f"with {GGUF_MAGIC.decode()})"
+        )
+
+
 class LocalGGUFModel:
     """A GGUF model run in this process by llama.cpp.
 
@@ -115,8 +142,7 @@ class LocalGGUFModel:
         verbose: bool = False,
     ) -> None:
         self.model_path = Path(model_path)
-        if not self.model_path.is_file():
-            raise ModelUnavailableError(f"GGUF model file not found: {self.model_path}")
+        check_gguf_file(self.model_path)
         self.name = name or self.model_path.name.removesuffix(".gguf")
         self.n_ctx = int(n_ctx)
         self.n_threads = n_threads or os.cpu_count() or 1
