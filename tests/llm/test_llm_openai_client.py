@@ -213,6 +213,21 @@ async def test_bad_key_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
         assert FAKE_KEY not in str(info.value)
 
 
+@pytest.mark.parametrize("key", ["hunter2", "local-server-token"])
+async def test_a_short_or_plain_key_echoed_by_the_server_is_not_repeated(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, key: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    caplog.set_level(logging.DEBUG)
+    with (
+        FakeOpenAIServer(require_api_key="the-right-key-123") as server,
+        pytest.raises(ModelUnavailableError) as info,
+    ):
+        await fast_model([server.base_url]).complete(MESSAGES, SETTINGS)
+    assert "HTTP 401: Incorrect API key provided: ***." in str(info.value)
+    assert key not in str(info.value) and key not in caplog.text
+
+
 async def test_named_key_env_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_SERVER_KEY", "the-right-key-123")
     with FakeOpenAIServer(require_api_key="the-right-key-123", answer="in") as server:
@@ -307,6 +322,11 @@ def test_helpers() -> None:
         "Incorrect API key provided: ***."
     )
     assert "sk-" not in redact("key sk-proj-****************abcd is wrong")
+    # A short key of one's own server is a secret too, where it stands as a word.
+    assert redact("Incorrect API key provided: hunter2.", ["hunter2"]) == (
+        "Incorrect API key provided: ***."
+    )
+    assert redact("hunter2s are not hunter2-ish", ["hunter2"]) == "hunter2s are not hunter2-ish"
     assert safe_url("https://u:p@host/v1?key=1") == "https://host/v1"
 
 

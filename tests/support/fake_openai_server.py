@@ -334,10 +334,10 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return True
             if self.headers.get("Authorization") == f"Bearer {server.require_api_key}":
                 return True
-            self._send_json(
-                401,
-                {"error": {"message": "Incorrect API key provided.", "type": "invalid_request"}},
-            )
+            # Echoes the key it got, as real servers do: clients must not repeat it.
+            given = self.headers.get("Authorization", "").removeprefix("Bearer ")
+            message = f"Incorrect API key provided: {given}."
+            self._send_json(401, {"error": {"message": message, "type": "invalid_request"}})
             return False
 
         # -- routes ----------------------------------------------------------------------

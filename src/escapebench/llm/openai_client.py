@@ -86,9 +86,12 @@ _KEY_PATTERNS = (
 def redact(text: str, secrets: Sequence[str] = ()) -> str:
     """Remove ``secrets`` and anything shaped like an API key from ``text``."""
     for secret in secrets:
-        # Very short "keys" like the placeholder would shred ordinary words; skip them.
-        if secret and len(secret) >= 8:
+        if len(secret) >= 8:
             text = text.replace(secret, "***")
+        elif secret:
+            # A short key (a local server's "hunter2") inside a word is a coincidence, not
+            # the key: replace it only where it stands alone, as servers echo it.
+            text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "***", text)
     for pattern in _KEY_PATTERNS:
         text = pattern.sub("***", text)
     return text
@@ -540,7 +543,8 @@ class OpenAIChatModel:
         self, client: openai.AsyncOpenAI, payload: dict[str, Any]
     ) -> tuple[str, dict[str, Any]]:
         """One HTTP request; returns the text and metadata or raises a classified error."""
-        secrets = (self._api_key,)
+        # The placeholder sent without a key is no secret (and would mask the word EMPTY).
+        secrets = (self._api_key,) if self.has_api_key else ()
         try:
             # A hard deadline over the whole exchange: the SDK's timeout is per read, so a
             # server that trickles bytes could otherwise hold us forever. The raw response
@@ -567,7 +571,8 @@ class OpenAIChatModel:
             raise _RetryableError(f"connection error ({detail})") from None
         except openai.APIStatusError as exc:
             status = exc.status_code
-            message = redact(_status_message(exc), secrets)
+            # Redacted before it is cut short: a cut key would no longer match.
+            message = redact(_status_message(exc), secrets)[:300]
             if status in _RETRYABLE_STATUS or status >= 500:
                 retry_after = parse_retry_after(exc.response.headers)
                 raise _RetryableError(f"HTTP {status}: {message}", retry_after) from None
@@ -610,8 +615,8 @@ def _status_message(exc: openai.APIStatusError) -> str:
     if isinstance(body, dict):
         error = body.get("error", body)
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"][:300]
-    return str(exc.message)[:300]
+            return error["message"]
+    return str(exc.message)
 
 
 def _as_int(value: object) -> int:
