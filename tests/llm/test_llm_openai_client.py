@@ -126,6 +126,19 @@ async def test_answer_with_bytes_that_are_not_utf8_is_the_answer_not_a_retry() -
         assert completion.retries == 0 and server.request_count == 1
 
 
+@pytest.mark.parametrize(("fault", "text"), [("refusal", "I can't help."), ("reasoning_only", "")])
+async def test_a_message_without_content_that_the_model_meant_is_its_answer(
+    fault: str, text: str
+) -> None:
+    # A refusal, or a reasoning model out of tokens before it answered: at temperature 0 a
+    # retry gets the same, so retrying would stop the run at this step for good.
+    with FakeOpenAIServer(answer="I can't help.", faults=[fault, fault]) as server:
+        completion = await fast_model([server.base_url]).complete(MESSAGES, SETTINGS)
+        assert completion.text == text
+        assert completion.retries == 0 and server.request_count == 1
+        assert completion.extra["finish_reason"] == ("length" if text == "" else "stop")
+
+
 async def test_random_faults_all_recovered() -> None:
     kinds = ["429", "500", "503", "malformed", "empty_choices", "missing_content"]
     with FakeOpenAIServer(fault_rate=0.3, fault_kinds=kinds, seed=1, retry_after_s=0.01) as server:

@@ -49,6 +49,11 @@ ANSWER_FAULT_KINDS: tuple[str, ...] = (
     # HTTP 200 with the answer followed by half a multi-byte character: bytes that are not UTF-8
     # (not a failure of the request, so never drawn at random: only by schedule).
     "invalid_utf8",
+    # HTTP 200, ``content`` null and the answer in ``refusal`` (OpenAI's refusals).
+    "refusal",
+    # HTTP 200, ``content`` null, the answer in ``reasoning_content`` and finish_reason
+    # "length" (a reasoning model that spent its whole token budget thinking, as vLLM says it).
+    "reasoning_only",
 )
 
 
@@ -403,12 +408,19 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             text = server._answer_text(body)
             message: dict[str, Any] = {"role": "assistant", "content": text}
+            finish_reason = "stop"
             if fault == "missing_content":
                 message = {"role": "assistant"}
+            elif fault == "refusal":
+                message = {"role": "assistant", "content": None, "refusal": text}
+            elif fault == "reasoning_only":
+                message = {"role": "assistant", "content": None, "reasoning_content": text}
+                finish_reason = "length"
             choices = (
                 []
                 if fault == "empty_choices"
-                else [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}]
+                else [{"index": 0, "message": message, "finish_reason": finish_reason,
+                       "logprobs": None}]
             )
             payload: dict[str, Any] = {
                 "id": f"chatcmpl-fake-{n}",

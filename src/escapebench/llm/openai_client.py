@@ -644,6 +644,8 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     choice = choices[0]
     message = choice.get("message") if isinstance(choice, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
+    if content is None and isinstance(message, dict):
+        content = _answer_without_content(message, choice.get("finish_reason"))
     if not isinstance(content, str):
         raise _RetryableError("malformed response: the message has no content")
     content = clean_model_text(content)
@@ -653,3 +655,19 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
         "model": data.get("model"),
     }
     return content, meta
+
+
+def _answer_without_content(message: dict[str, Any], finish_reason: object) -> str | None:
+    """The answer of a message whose ``content`` is null, when the model meant it so.
+
+    An OpenAI refusal carries its text in ``refusal``; a reasoning model (vLLM, SGLang)
+    that spent its whole token budget thinking ends with ``finish_reason`` "length" and no
+    content: it gave no answer (""). Both recur on a retry at temperature 0, so they are
+    answers for the game to judge. Anything else (None) is a broken response, retried.
+    """
+    refusal = message.get("refusal")
+    if isinstance(refusal, str):
+        return refusal
+    if finish_reason == "length":
+        return ""
+    return None
