@@ -9,9 +9,12 @@ import logging
 import random
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
+from escapebench.bench.runner import EXIT_USAGE
+from escapebench.cli import main as cli_main
 from escapebench.llm import openai_client
 from escapebench.llm.base import (
     Completion,
@@ -239,6 +242,26 @@ async def test_a_short_or_plain_key_echoed_by_the_server_is_not_repeated(
         await fast_model([server.base_url]).complete(MESSAGES, SETTINGS)
     assert "HTTP 401: Incorrect API key provided: ***." in str(info.value)
     assert key not in str(info.value) and key not in caplog.text
+
+
+@pytest.mark.parametrize("given", ["sk-live-abcdef123456", "my secret 42", "same-as-the-key"])
+def test_a_key_given_as_the_key_variable_is_refused_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    given: str,
+) -> None:
+    # --api-key-env "$OPENAI_API_KEY" (the key instead of the variable's name) was printed
+    # back as "environment variable sk-... (API key) is not set".
+    if given == "same-as-the-key":
+        given = "PlainKey123"
+        monkeypatch.setenv("OPENAI_API_KEY", given)
+    code = cli_main(["run", "--agent", "base", "--model", "m", "--base-url",
+                     "http://127.0.0.1:9/v1", "--games", "tutorial", "--out",
+                     str(tmp_path / "o"), "--no-cache", "--api-key-env", given])
+    err = capsys.readouterr().err
+    assert code == EXIT_USAGE
+    assert "--api-key-env takes the name of the environment variable" in err
+    assert given not in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
 
 
 async def test_named_key_env_is_used(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -76,6 +76,9 @@ MAX_RETRY_AFTER_S = 300.0
 # HTTP statuses that say "try again later" rather than "your request is wrong".
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
+# What an environment variable's name can be (POSIX shells).
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 # Things that look like API keys in server messages ("sk-...", "Bearer ...").
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-\*\.]{6,}"),
@@ -284,6 +287,15 @@ class OpenAIChatModel:
             http_backend = "aiohttp" if aiohttp_available() else "httpx"
         self.name = model
         self.base_urls: list[str] = urls
+        if api_key_env is not None and (
+            not _ENV_NAME.fullmatch(api_key_env)
+            or api_key_env == os.environ.get(DEFAULT_API_KEY_ENV)
+        ):
+            # Most likely the key itself (--api-key-env "$OPENAI_API_KEY"): never echo it.
+            raise ValueError(
+                "--api-key-env takes the name of the environment variable that holds the key "
+                f"(like {DEFAULT_API_KEY_ENV}), not the key itself"
+            )
         self.api_key_env = api_key_env or DEFAULT_API_KEY_ENV
         self._api_key = api_key if api_key is not None else self._key_from_env(api_key_env)
         if not self.has_api_key and any(
