@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
@@ -25,6 +23,7 @@ from escapebench.bench.runner import (
     EXIT_MODEL_UNAVAILABLE,
     EXIT_USAGE,
     RunConfigError,
+    RunOutcome,
     RunSettings,
     default_cache_path,
     parse_shard,
@@ -155,19 +154,46 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
     )
 
 
-@contextlib.contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[None]:
-    """``kill`` (SIGTERM, what process managers and CI runners send) stops the run as Ctrl-C
-    does: every episode at a step boundary, the tables written, exit 130. (By default it
-    ended the process at once: nothing was lost, but nothing was said or tabulated.)"""
+def _play_until_stopped(settings: RunSettings) -> RunOutcome:
+    """``asyncio.run(run_suite(settings))``, where ``kill`` (SIGTERM, what process managers
+    and CI runners send) stops the run as Ctrl-C does: every episode at a step boundary, the
+    tables written, then :class:`KeyboardInterrupt`. A second kill stops at once.
+
+    The kill cancels the run's task itself, as asyncio does for Ctrl-C, rather than being
+    turned into a SIGINT: a run started in the background by a shell script ignores SIGINT,
+    and the kill was swallowed (the run played on to its end).
+    """
     if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set in the main thread
-        return
-    previous = signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
+        return asyncio.run(run_suite(settings))  # signal handlers only in the main thread
+    killed = False
+
+    async def play() -> RunOutcome:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def on_kill(signum: int, frame: object) -> None:
+            nonlocal killed
+            if killed:
+                raise KeyboardInterrupt  # the second kill: stop now
+            killed = True
+            loop.call_soon_threadsafe(task.cancel)
+
+        previous = signal.signal(signal.SIGTERM, on_kill)
+        try:
+            return await run_suite(settings)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        outcome = asyncio.run(play())
+    except asyncio.CancelledError:
+        if killed:
+            raise KeyboardInterrupt from None
+        raise
+    if killed:
+        raise KeyboardInterrupt
+    return outcome
 
 
 def main(args: argparse.Namespace) -> int:
@@ -177,8 +203,7 @@ def main(args: argparse.Namespace) -> int:
 
     try:
         settings = settings_from_args(args)
-        with _sigterm_as_ctrl_c():
-            outcome = asyncio.run(run_suite(settings))
+        outcome = _play_until_stopped(settings)
     except (RunConfigError, GameFileError) as exc:
         print(f"escapebench run: {exc}", file=sys.stderr)
         return EXIT_USAGE
