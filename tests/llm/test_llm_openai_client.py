@@ -264,6 +264,20 @@ def test_a_key_given_as_the_key_variable_is_refused_without_echoing_it(
     assert not (tmp_path / "o").exists()
 
 
+async def test_a_base_url_without_v1_gets_a_hint() -> None:
+    with FakeOpenAIServer() as server:
+        root = f"http://127.0.0.1:{server.port}/api"
+        with pytest.raises(ModelUnavailableError) as info:
+            await fast_model([root]).complete(MESSAGES, SETTINGS)
+        assert "HTTP 404" in str(info.value)
+        assert f"try --base-url http://127.0.0.1:{server.port}/v1" in str(info.value)
+        with pytest.raises(ModelUnavailableError) as info:  # a 404 under /v1: no such hint
+            await fast_model([server.base_url.replace("/v1", "/v1/v1")]).complete(
+                MESSAGES, SETTINGS
+            )
+        assert "try --base-url" not in str(info.value)
+
+
 async def test_named_key_env_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MY_SERVER_KEY", "the-right-key-123")
     with FakeOpenAIServer(require_api_key="the-right-key-123", answer="in") as server:

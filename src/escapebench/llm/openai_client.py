@@ -152,6 +152,10 @@ class _RetryableError(Exception):
 class _FatalError(Exception):
     """A failure that retrying cannot fix (bad key, unknown model, invalid request)."""
 
+    def __init__(self, reason: str, status: int | None = None) -> None:
+        super().__init__(reason)
+        self.status = status  # the HTTP status, when the server answered with one
+
 
 def _sdk_http_library() -> ModuleType:
     """The HTTP library under the SDK's own client: ``httpx``, or ``httpx2`` in newer SDKs.
@@ -515,7 +519,8 @@ class OpenAIChatModel:
             except _FatalError as exc:
                 raise ModelUnavailableError(
                     f"model {self.name!r} at {safe_url(url)} refused the request: {exc} "
-                    "(not retried: this needs a fix of the configuration or the request)"
+                    f"(not retried: this needs a fix of the configuration or the request"
+                    f"{_missing_v1_hint(url, exc.status)})"
                 ) from None
             usage = meta.get("usage")
             estimated = not isinstance(usage, dict) or "prompt_tokens" not in usage
@@ -588,7 +593,7 @@ class OpenAIChatModel:
             if status in _RETRYABLE_STATUS or status >= 500:
                 retry_after = parse_retry_after(exc.response.headers)
                 raise _RetryableError(f"HTTP {status}: {message}", retry_after) from None
-            raise _FatalError(f"HTTP {status}: {message}") from None
+            raise _FatalError(f"HTTP {status}: {message}", status) from None
         except openai.APIResponseValidationError as exc:
             raise _RetryableError(
                 f"malformed response ({redact(str(exc), secrets)[:200]})"
@@ -683,3 +688,12 @@ def _answer_without_content(message: dict[str, Any], finish_reason: object) -> s
     if finish_reason == "length":
         return ""
     return None
+
+
+def _missing_v1_hint(url: str, status: int | None) -> str:
+    """A hint for the most common wrong base URL: the server's address without ``/v1``."""
+    parts = urlsplit(url)
+    if status != 404 or parts.path.rstrip("/").endswith("/v1"):
+        return ""
+    return f"; OpenAI-compatible servers answer under /v1: try --base-url " \
+        f"{parts.scheme}://{parts.netloc}/v1"
