@@ -639,11 +639,6 @@ class EscapeGame:
         found = self._plan.tools_by_name.get(self._plan.norm(name))
         return self._first_bag_tool(found) if found else None
 
-    def _find_link(self, name: str) -> int | None:
-        """An exit by its label, else by the name of the scene it leads to."""
-        return self._first_open_link(self._plan.recipe(self.scene, "move", name))
-
-    # ------------------------------------------------------------------- actions
     def resolve(self, action: str | Call | Action) -> Action | str:
         """Match an action's names against what is on screen.
 
@@ -951,7 +946,7 @@ class EscapeGame:
             used_key = (tool, tool_state)
             used = self.used.get(used_key)
             if used is None:
-                used = self.used[used_key] = {target}
+                self.used[used_key] = {target}
             else:
                 used.add(target)
         if not complete:
@@ -965,13 +960,8 @@ class EscapeGame:
         if ops:
             self._fire(i, ops, events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
-        if tool >= 0 and self.tool_where[tool] == _IN_BAG:
-            if self.tool_state[tool] != tool_state:
-                tool_state = self.tool_state[tool]
-                used = self.used.get((tool, tool_state))
-            targets = plan.tool_targets[tool][tool_state]
-            if used.issuperset(targets) if used is not None else not targets:
-                self._release(tool, events)
+        if tool >= 0:
+            self._release_if_spent(tool, events)
         if ends_game:
             self.ended = True
             events.append(_GAME_END_EVENT)

@@ -65,8 +65,8 @@ class ObservationTexts:
     item, then come its tools, in file order.
     """
 
-    scene_head: tuple[str, ...]  # per scene, with the blank line that follows it
-    # per scene: its head followed by the head of what is seen, and by "nothing seen"
+    # per scene: its head (with the blank line that follows it) followed by the head of what
+    # is seen, and by "nothing seen"
     head_seen: tuple[str, ...]
     head_nothing_seen: tuple[str, ...]
     item_lines: tuple[tuple[str, ...], ...]  # per item, per state: what is seen
@@ -128,7 +128,6 @@ def _build_texts(defn: GameDefinition) -> ObservationTexts:
         for s in scenes
     )
     return ObservationTexts(
-        scene_head=scene_head,
         head_seen=tuple(head + _SEEN for head in scene_head),
         head_nothing_seen=tuple(head + NOTHING_SEEN for head in scene_head),
         item_lines=item_lines,
