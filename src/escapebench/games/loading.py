@@ -17,10 +17,10 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -451,6 +451,22 @@ def parse_trigger(raw: Any, path: Path_) -> Trigger:
     return Trigger(kind, target_kind, target, value)  # type: ignore[arg-type]
 
 
+_Parsed = TypeVar("_Parsed")
+
+
+def _parsed(
+    raw: Any, memo: dict[str, _Parsed], parse: Callable[[Any, Path_], _Parsed], path: Path_
+) -> _Parsed:
+    """``parse(raw, path)``, read once per text: waits and triggers repeat ("click",
+    "change_state, 1"...) and are immutable."""
+    if type(raw) is not str:
+        return parse(raw, path)  # (raises the error that names the place)
+    found = memo.get(raw)
+    if found is None:
+        found = memo[raw] = parse(raw, path)
+    return found
+
+
 def build_definition(
     scenes_raw: Any,
     *,
@@ -505,24 +521,16 @@ def build_definition(
                 for ti, traw in enumerate(_as_list(st.get("transitions"), stp, "transitions")):
                     tp = (*stp, "transitions", ti)
                     tr = _as_map(traw, tp)
-                    wait_list = []
-                    for wi, w in enumerate(_as_list(tr.get("wait_for"), tp, "wait_for")):
-                        wait = waits.get(w) if type(w) is str else None
-                        if wait is None:
-                            wait = parse_wait(w, (*tp, "wait_for", wi))
-                            if type(w) is str:
-                                waits[w] = wait
-                        wait_list.append(wait)
+                    wait_list = [
+                        _parsed(w, waits, parse_wait, (*tp, "wait_for", wi))
+                        for wi, w in enumerate(_as_list(tr.get("wait_for"), tp, "wait_for"))
+                    ]
                     if not wait_list:
                         raise _Invalid((*tp, "wait_for"), "a transition must wait for something")
-                    trigger_list = []
-                    for gi, g in enumerate(_as_list(tr.get("trigger"), tp, "trigger")):
-                        trigger = triggers.get(g) if type(g) is str else None
-                        if trigger is None:
-                            trigger = parse_trigger(g, (*tp, "trigger", gi))
-                            if type(g) is str:
-                                triggers[g] = trigger
-                        trigger_list.append(trigger)
+                    trigger_list = [
+                        _parsed(g, triggers, parse_trigger, (*tp, "trigger", gi))
+                        for gi, g in enumerate(_as_list(tr.get("trigger"), tp, "trigger"))
+                    ]
                     reward = pick(tr.get("reward"), tp, "reward", required=False)
                     trans.append(Transition(tuple(wait_list), tuple(trigger_list), reward))
                 states.append(
