@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -185,28 +186,38 @@ def test_random_agent_is_deterministic_for_a_seed_and_only_plays_valid_actions()
     assert kinds >= {"move", "click", "apply"}
 
 
-@pytest.mark.parametrize(
-    "make", [ExplorerAgent, lambda: RandomAgent(3)], ids=["explorer", "random"]
-)
-def test_snapshot_restore_round_trip_continues_identically(make: Any) -> None:
+Played = tuple[Any, EscapeGame, HintPolicy]  # an agent, its game and hint policy
+
+
+def played_and_resumed(make: Callable[[], Any], steps: int) -> tuple[Played, Played]:
+    """An agent from ``make`` that played ``steps`` steps of LONGEST, and a second one resumed
+    from their snapshots as a resumed run is: plain JSON, no object shared with the first."""
     defn = LONGEST
     game, policy = EscapeGame(defn), HintPolicy(defn)
     agent = make()
     agent.reset(game)
-    play(defn, agent, steps=150, game=game, policy=policy)
-    # Everything a resumed run has: plain JSON, no object shared with the original.
+    play(defn, agent, steps=steps, game=game, policy=policy)
     saved = json.loads(json.dumps(
         {"agent": agent.snapshot(), "game": game.snapshot(), "hints": policy.snapshot()}
     ))
-    first = [s.result.action for s in play(defn, agent, steps=300, game=game, policy=policy)]
-
     game2, policy2 = EscapeGame(defn), HintPolicy(defn)
     game2.restore(saved["game"])
     policy2.restore(saved["hints"])
     agent2 = make()
     agent2.reset(game2)
     agent2.restore(saved["agent"])
-    second = [s.result.action for s in play(defn, agent2, steps=300, game=game2, policy=policy2)]
+    return (agent, game, policy), (agent2, game2, policy2)
+
+
+@pytest.mark.parametrize(
+    "make", [ExplorerAgent, lambda: RandomAgent(3)], ids=["explorer", "random"]
+)
+def test_snapshot_restore_round_trip_continues_identically(make: Any) -> None:
+    (agent, game, policy), (agent2, game2, policy2) = played_and_resumed(make, 150)
+    first = [s.result.action for s in play(LONGEST, agent, steps=300, game=game, policy=policy)]
+    second = [
+        s.result.action for s in play(LONGEST, agent2, steps=300, game=game2, policy=policy2)
+    ]
     assert first == second
     assert len(set(first)) > 20
 
