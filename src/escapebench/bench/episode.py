@@ -84,6 +84,7 @@ class EpisodeSpec:
     hints: HintOptions = HintOptions()
     prompt_version: str = ""
     player: str = "agent"
+    action_format: str = "text"  # how the agent's actions are read: "text" or "tools"
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class StepProgress:
 
 
 ProgressCallback = Callable[[StepProgress], None]
+RecordCallback = Callable[[dict[str, Any]], None]
+"""Called with each step's record once it is committed (the Inspect transcript uses it)."""
 
 
 def position_text(game: EscapeGame) -> str:
@@ -129,12 +132,14 @@ class Episode:
         *,
         effects: tuple[ReferenceEffect, ...] | None = None,
         on_step: ProgressCallback | None = None,
+        on_record: RecordCallback | None = None,
         fsync: bool = True,
     ) -> None:
         self.spec = spec
         self.agent = agent
         self.folder = folder
         self.on_step = on_step
+        self.on_record = on_record
         self.fsync = fsync
         self.game = EscapeGame(spec.defn)
         self.policy = HintPolicy(spec.defn, spec.hints, effects=effects)
@@ -211,6 +216,7 @@ class Episode:
             prompt_version=self.spec.prompt_version,
             max_steps=self.spec.max_steps,
             player=self.spec.player,
+            action_format=self.spec.action_format,
         )
         write_result_json(self.result_path, result)
         log.remove_checkpoints()
@@ -252,6 +258,8 @@ class Episode:
         )
         await log.commit(record, agent_state, policy.snapshot())
         self.metrics.add(record)
+        if self.on_record is not None:
+            self.on_record(record)
         self.step += 1
         self._report()
 

@@ -58,6 +58,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "retries",
     "wall_time_s",
     "prompt_version",
+    "action_format",
 )
 
 #: Columns that describe the transport or the clock, not the play: they may differ between
@@ -122,6 +123,8 @@ class EpisodeResult:
     wall_time_s: float = 0.0
     prompt_version: str = ""
     max_steps: int = 0
+    action_format: str = "text"
+    """How the agent's actions were read: "text" (the paper's) or "tools" (function calls)."""
     hints_by_action: dict[str, int] = field(default_factory=dict)
     """Key-step hints per verb (figure 5's numerators)."""
     key_steps_by_action: dict[str, int] = field(default_factory=dict)
@@ -254,6 +257,7 @@ class EpisodeMetrics:
         prompt_version: str,
         max_steps: int,
         player: str = "agent",
+        action_format: str = "text",
     ) -> EpisodeResult:
         """The finished episode's result."""
         d = self.defn
@@ -307,6 +311,7 @@ class EpisodeMetrics:
             wall_time_s=round(self.wall_s, 6),
             prompt_version=prompt_version,
             max_steps=max_steps,
+            action_format=action_format,
             hints_by_action=by_verb,
             key_steps_by_action=_reference_key_steps_by_verb(self.effects),
             hint_steps=[h.step for h in self.hints],
@@ -453,6 +458,32 @@ def format_table(summaries: Sequence[Summary]) -> str:
         lines.append("  ".join(cells).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def short_count(n: float) -> str:
+    """A count, short: 950, 12.3k, 4.56M."""
+    if abs(n) >= 1e6:
+        return f"{n / 1e6:.3g}M"
+    if abs(n) >= 1e4:
+        return f"{n / 1e3:.3g}k"
+    return f"{n:.0f}" if float(n).is_integer() else f"{n:.1f}"
+
+
+def format_usage(summaries: Sequence[Summary]) -> str:
+    """Model calls and tokens of each agent x model, in total and per episode (from the
+    summaries over all difficulties); empty when no model was called."""
+    lines = []
+    for s in summaries:
+        if s.difficulty != ALL or not s.model_calls:
+            continue
+        n = s.episodes
+        lines.append(
+            f"model usage, {s.agent} / {s.model}: {short_count(s.model_calls * n)} calls, "
+            f"{short_count(s.tokens_in * n)} tokens in, {short_count(s.tokens_out * n)} out "
+            f"in {n} episode{'s' if n != 1 else ''}; per episode {short_count(s.model_calls)} "
+            f"calls, {short_count(s.tokens_in)} in, {short_count(s.tokens_out)} out"
+        )
     return "\n".join(lines)
 
 

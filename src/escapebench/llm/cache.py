@@ -27,7 +27,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
+from escapebench.llm.base import (
+    ChatModel,
+    Completion,
+    Message,
+    SamplingSettings,
+    ToolCall,
+    settings_record,
+)
 
 CACHE_KEY_VERSION = 1
 """Bumped whenever the key derivation changes, so old entries are simply not found."""
@@ -52,13 +59,16 @@ def cache_key(model: str, messages: Sequence[Message], settings: SamplingSetting
         "v": CACHE_KEY_VERSION,
         "model": model,
         "messages": [dict(m) for m in messages],
-        "settings": asdict(settings),
+        "settings": settings_record(settings),  # with the functions offered, if any
     }
     # sort_keys + fixed separators make the text independent of dict order and whitespace;
     # ensure_ascii=False keeps non-ASCII text as itself rather than as escapes.
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
+
+_TOOL_CALLS = "_tool_calls"
+"""Where an answer's function calls are kept in the ``extra`` column."""
 
 _WAL_RETRY_FIRST_S = 0.002
 _WAL_RETRY_MAX_S = 0.1
@@ -161,6 +171,8 @@ class ResponseCache:
         if row is None:
             return None
         model, text, tokens_in, tokens_out, extra = row
+        stored_extra = json.loads(extra)
+        calls = stored_extra.pop(_TOOL_CALLS, None) or []
         return Completion(
             text=text,
             tokens_in=tokens_in,
@@ -169,7 +181,8 @@ class ResponseCache:
             cached=True,
             retries=0,
             latency_s=time.monotonic() - started,
-            extra=json.loads(extra),
+            extra=stored_extra,
+            tool_calls=tuple(ToolCall(**c) for c in calls),
         )
 
     def put(self, key: str, completion: Completion) -> bool:
@@ -178,7 +191,10 @@ class ResponseCache:
         The first answer stored wins, so two processes racing on the same request still
         leave one answer that every later replay returns.
         """
-        extra = json.dumps(completion.extra, sort_keys=True, default=str)
+        stored_extra = dict(completion.extra)
+        if completion.tool_calls:
+            stored_extra[_TOOL_CALLS] = [asdict(c) for c in completion.tool_calls]
+        extra = json.dumps(stored_extra, sort_keys=True, default=str)
         with self._lock:
             cursor = self._connect().execute(
                 "INSERT OR IGNORE INTO responses"
@@ -309,6 +325,7 @@ def _replayed(completion: Completion) -> Completion:
         retries=0,
         latency_s=completion.latency_s,
         extra=dict(completion.extra),
+        tool_calls=completion.tool_calls,
     )
 
 
@@ -323,4 +340,5 @@ def _with_fields(stored: Completion, fresh: Completion) -> Completion:
         retries=fresh.retries,
         latency_s=fresh.latency_s,
         extra=stored.extra,
+        tool_calls=stored.tool_calls,
     )
