@@ -32,6 +32,7 @@ from tests.agents.conftest import kind_of  # noqa: E402
 from tests.agents.oracle import exploring_actions, foresight_oracle  # noqa: E402
 from tests.support.tool_calls import reference_calls  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[2]
 GAMES = "tutorial,lab-easy"  # the tutorial in its three versions and one built-in setting
 OPTIONS: dict[str, Any] = dict(max_steps=90, patience=8, help_steps=3)
 # What differs between two plays of the same episode: where it ran and how long it took.
@@ -237,3 +238,69 @@ def test_task_has_one_sample_per_setting_and_repeat() -> None:
         for r in (0, 1)
     )
     assert json.dumps(task.metadata["fingerprint"])  # what the results depend on, as JSON
+
+
+def _entry_point_declared() -> str:
+    """The ``inspect_ai`` entry point pyproject.toml declares for this package."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "inspect" in project["optional-dependencies"]
+    return project["entry-points"]["inspect_ai"]["escapebench"]
+
+
+def test_entry_point_registers_the_task() -> None:
+    import importlib
+
+    from inspect_ai._util.registry import registry_lookup
+
+    module = _entry_point_declared()
+    importlib.import_module(module)
+    assert registry_lookup("task", "escapebench/escapebench") is not None
+
+
+@pytest.mark.slow
+def test_inspect_eval_command_finds_and_runs_the_task(tmp_path: Path) -> None:
+    """``inspect eval escapebench/escapebench`` as a user types it, with Inspect's OpenAI-
+    compatible provider against the fake server; the task is found through the entry point."""
+    import os
+    import subprocess
+    from importlib.metadata import entry_points
+
+    from inspect_ai.log import read_eval_log
+
+    from tests.support.fake_openai_server import FakeOpenAIServer
+
+    env = dict(os.environ)
+    if not any(e.name == "escapebench" for e in entry_points(group="inspect_ai")):
+        # Installed from a checkout without the entry point (metadata is written at install
+        # time): declare the same entry point in a throwaway distribution on the path.
+        dist = tmp_path / "path" / "escapebench_inspect_entry-0.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: escapebench-inspect-entry\n"
+                                       "Version: 0\n")
+        (dist / "entry_points.txt").write_text(
+            f"[inspect_ai]\nescapebench = {_entry_point_declared()}\n"
+        )
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(dist.parent), str(ROOT / "src"), str(ROOT), env.get("PYTHONPATH", "")]
+        )
+    explore = exploring_actions(seed=2)
+    with FakeOpenAIServer(answer=lambda body: explore(body["messages"])) as server:
+        env.update(FAKE_BASE_URL=server.base_url, FAKE_API_KEY="none")
+        done = subprocess.run(
+            ["inspect", "eval", "escapebench/escapebench", "--model",
+             "openai-api/fake/fake-model", "-T", "games=tutorial", "-T", "agent=base",
+             "-T", "max_steps=60", "-T", "patience=5", "--limit", "2", "--log-dir",
+             str(tmp_path / "logs"), "--display", "plain"],
+            capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
+        )
+        asked = server.request_count
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "escaped" in done.stdout and "total_steps" in done.stdout
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and len(log.samples) == 2
+    results = [EpisodeResult.from_dict(next(iter(s.scores.values())).metadata["result"])
+               for s in log.samples]
+    assert sum(r.model_calls for r in results) == asked
+    assert all(r.model == "openai-api/fake/fake-model" for r in results)
