@@ -155,6 +155,10 @@ def test_transcript_shows_every_step_and_every_model_call(tmp_path: Path) -> Non
     infos = [e for e in sample.events if e.event == "info"]
     steps = [e for e in infos if str(e.source).startswith("escapebench step")]
     assert len(steps) == result.total_steps
+    # each step is a span of the transcript holding its model calls and its summary
+    spans = [e for e in sample.events if e.event == "span_begin" and e.type == "escapebench-step"]
+    assert [e.name for e in spans] == [f"step {k + 1}" for k in range(result.total_steps)]
+    assert {e.span_id for e in steps} == {e.id for e in spans}
     first = steps[0].data
     assert "**Step 1**" in first and "**Observation:**" in first and "**Feedback:**" in first
     assert "**Answer:**" in first and "- Action:" in first  # what the model answered

@@ -28,6 +28,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import span
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS, Episode, EpisodeSpec
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
@@ -140,9 +141,15 @@ def _quote(text: str) -> str:
 
 
 def step_markdown(record: dict[str, Any]) -> str:
-    """One step record (``steps.jsonl``) as Markdown for the transcript."""
+    """One step record (``steps.jsonl``) as Markdown for the transcript: the outcome first
+    (hint, answer, action, feedback, progress), then the observation the model was shown."""
     n = int(record["step"]) + 1
-    lines = [f"**Step {n}** at *{record.get('position', '')}* ({record.get('mode', '')})"]
+    action = record.get("action") or "(no action read)"
+    outcome = "error" if record.get("error") else ("ok" if record.get("success") else "no effect")
+    lines = [
+        f"**Step {n}** at *{record.get('position', '')}* ({record.get('mode', '')}): "
+        f"`{action}` ({outcome})"
+    ]
     hint = record.get("hint")
     if hint:
         forced = " — played for the agent (help period over)" if hint.get("forced") else ""
@@ -150,7 +157,6 @@ def step_markdown(record: dict[str, Any]) -> str:
             f"**Hint:** `{hint['action']}` in *{hint['scene']}* "
             f"(step {hint.get('steps_in_help', 0) + 1} in help){forced}"
         )
-    lines.append("**Observation:**\n" + _quote(record.get("observation", "")))
     answer = record.get("raw_answer") or ""
     if answer:
         lines.append("**Answer:**\n" + _quote(answer))
@@ -160,9 +166,6 @@ def step_markdown(record: dict[str, Any]) -> str:
         lines.append(f"**Function call:** `{call['name']}({call['arguments']})`")
     if details.get("tool_call_problem"):
         lines.append(f"**Malformed answer:** {details['tool_call_problem']}")
-    action = record.get("action") or "(no action read)"
-    outcome = "error" if record.get("error") else ("ok" if record.get("success") else "no effect")
-    lines.append(f"**Action:** `{action}` ({outcome})")
     lines.append("**Feedback:**\n" + _quote(record.get("feedback", "")))
     progress = (
         f"key steps {record.get('key_steps')}, tools {record.get('tools_collected')}, "
@@ -174,9 +177,9 @@ def step_markdown(record: dict[str, Any]) -> str:
         progress += " — **escaped**"
     calls = record.get("calls") or []
     if calls:
-        kinds = ", ".join(c["kind"] for c in calls)
-        progress += f"; model calls: {kinds}"
+        progress += f"; model calls: {', '.join(c['kind'] for c in calls)}"
     lines.append(f"*{progress}*")
+    lines.append("**Observation:**\n" + _quote(record.get("observation", "")))
     return "\n\n".join(lines)
 
 
@@ -227,7 +230,9 @@ def play_episode(plan: RunPlan) -> Solver:
         with tempfile.TemporaryDirectory(prefix="escapebench-inspect-") as folder:
             episode = Episode(
                 spec, agent, Path(folder) / spec.episode_id,
-                effects=plan.effects[spec.defn.setting], on_record=on_record, fsync=False,
+                effects=plan.effects[spec.defn.setting], on_record=on_record,
+                step_scope=lambda step: span(f"step {step + 1}", type="escapebench-step"),
+                fsync=False,
             )
             result = await episode.run()
         state.store.set(RESULT_KEY, result.to_dict())
