@@ -11,8 +11,8 @@ function, arguments that are not JSON or miss a field are played as a text the e
 read, so the model gets the engine's feedback for it and the step counts, as a malformed text
 answer does in the ``text`` format.
 
-The function descriptions and the closing instruction are ours; changing them changes what
-models see, so it must come with a new :data:`TOOLS_VERSION` (recorded with the results).
+The function descriptions and the closing instruction are prompt text, so they live in
+:mod:`.prompts` with their own version (``TOOLS_VERSION``, recorded with the results).
 """
 
 from __future__ import annotations
@@ -21,40 +21,29 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from escapebench.agents import prompts
 from escapebench.llm.base import Message, ToolCall, ToolParam, ToolSpec
 
 ActionFormat = Literal["text", "tools"]
 ACTION_FORMATS: tuple[str, ...] = ("text", "tools")
 DEFAULT_ACTION_FORMAT: ActionFormat = "text"
-TOOLS_VERSION = "escapebench-tools-v1"
+TOOLS_VERSION = prompts.TOOLS_VERSION
 
-_SCENE = ToolParam("scene", "the name of a nearby scene, exactly as the observation lists it")
-_ITEM = ToolParam("item", "the name of an interactable item, exactly as the observation lists it")
-_TOOL = ToolParam("tool", "the name of a tool in your bag")
+_SCENE = ToolParam("scene", prompts.TOOL_ARG_SCENE)
+_ITEM = ToolParam("item", prompts.TOOL_ARG_ITEM)
+_TOOL = ToolParam("tool", prompts.TOOL_ARG_TOOL)
 
 ACTION_TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("move", "Move to a nearby scene to explore it.", (_SCENE,)),
-    ToolSpec("click", "Click an interactable item to examine it or interact with it.", (_ITEM,)),
-    ToolSpec("apply", "Apply a tool in your bag to an interactable item.", (_TOOL, _ITEM)),
-    ToolSpec(
-        "input",
-        "Input a string (only digits and letters) to an interactable item.",
-        (ToolParam("text", "the string to input"), _ITEM),
-    ),
-    ToolSpec(
-        "craft",
-        "Use one tool in your bag on another tool in your bag to craft something new.",
-        (_TOOL, ToolParam("other_tool", "the name of another tool in your bag")),
-    ),
+    ToolSpec("move", prompts.TOOL_MOVE, (_SCENE,)),
+    ToolSpec("click", prompts.TOOL_CLICK, (_ITEM,)),
+    ToolSpec("apply", prompts.TOOL_APPLY, (_TOOL, _ITEM)),
+    ToolSpec("input", prompts.TOOL_INPUT, (ToolParam("text", prompts.TOOL_ARG_TEXT), _ITEM)),
+    ToolSpec("craft", prompts.TOOL_CRAFT, (_TOOL, ToolParam("other_tool", prompts.TOOL_ARG_OTHER))),
 )
 """The five actions as functions; the argument order is the action's."""
 
 _BY_NAME = {t.name: t for t in ACTION_TOOLS}
-
-TOOLS_INSTRUCTION = """\
-Think step by step about the scene, your tools and your history before you act, then take \
-exactly one action by calling one of the functions move, click, apply, input or craft."""
-"""Ours: replaces the text format's answer-format instruction at the end of an action prompt."""
+TOOLS_INSTRUCTION = prompts.TOOLS_INSTRUCTION
 
 NO_FUNCTION_CALL = "(an answer without a function call)"
 """Played when the answer calls no function: the engine's feedback says what it accepts."""

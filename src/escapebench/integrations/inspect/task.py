@@ -198,7 +198,7 @@ def _chat_view(state: TaskState, record: dict[str, Any]) -> None:
     played = record.get("action") or "(no action read)"
     state.messages.append(
         ChatMessageAssistant(
-            content=f"{answer}\n\nAction played: {played}\n\nResponse from the environment: "
+            content=f"{answer}\n\nAction played: {played}\n\nFeedback: "
             f"{record.get('feedback', '')}".strip(),
             model=state.model.name if state.model else None,
         )
