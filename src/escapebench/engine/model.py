@@ -144,6 +144,10 @@ class GameDefinition:
     reference: tuple[ReferenceStep, ...] = ()
     source: str = ""  # where it was loaded from, for messages
     notes: str = ""
+    # Where the file relies on the original engine's lenient reading rules: (place in the YAML
+    # document, what was read there), e.g. ((3, "items", 0, ...), "'False.' is read as false").
+    # ``escapebench check`` reports each as a warning with its line.
+    readings: tuple[tuple[tuple[str | int, ...], str], ...] = field(default=(), compare=False)
     scene_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     tool_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     item_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
