@@ -29,6 +29,7 @@ from escapebench.engine.model import (
     WAIT_KINDS,
     BrokenGameError,
     GameDefinition,
+    PastStateError,
     Transition,
     Trigger,
 )
@@ -149,7 +150,7 @@ class _Plan:
         "norm_memo", "recipes", "click_recipes", "apply_recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
         "moved_result", "collected_result", "click_item_action", "changed_feedback",
-        "partial_feedback", "stuck_feedback",
+        "partial_feedback", "stuck_feedback", "past_possible",
         "item_names", "tool_names", "tool_targets", "item_scene", "tool_scene", "start",
     )
 
@@ -223,6 +224,14 @@ class _Plan:
         self.wait_index = tuple(
             tuple(self._index_waits(d, i, s, st.transitions) for s, st in enumerate(it.states))
             for i, it in enumerate(d.items)
+        )
+        # Whether a trigger sets a state past the last: then a step that fires triggers is
+        # undone if it would show such a state (see EscapeGame._offer).
+        self.past_possible = any(
+            op[0] in (_OP_ITEM_STATE_PAST, _OP_TOOL_STATE_PAST)
+            for per_item in self.wait_index for per_state in per_item
+            for per_kind in per_state.values() for offers in per_kind.values()
+            for offer in offers for op in offer.ops
         )
 
     def _index_waits(
@@ -914,6 +923,8 @@ class EscapeGame:
         rather than called: this is the body of most successful steps.
         """
         plan = self._plan
+        if plan.past_possible:
+            saved = self.snapshot()  # (see below: a step that would show a state past the last)
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
             return StepResult(action, False, True, plan.stuck_feedback[i])
@@ -958,7 +969,15 @@ class EscapeGame:
                 (action, True, False, plan.partial_feedback[i], tuple(events), gained, 0, False),
             )
         tools_before = self.tools_collected
-        if ops:
+        if ops and plan.past_possible:
+            try:
+                self._fire(i, ops, events)
+            except PastStateError as exc:
+                # A state that does not exist would be shown: the step ends with that error
+                # and changes nothing (the original engine failed there).
+                self.restore(saved)
+                return StepResult(action, False, True, str(exc))
+        elif ops:
             self._fire(i, ops, events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
         if tool >= 0:
@@ -1203,9 +1222,10 @@ class EscapeGame:
                     continue
                 what = f"tool {tool.name!r}"
                 count = len(tool.states)
-            raise BrokenGameError(
-                f"{d.setting} ({d.source}): {what} is shown in state {state}, which it does "
-                f"not have (states 0-{count - 1}); a trigger set it past its last state"
+            raise PastStateError(
+                f"This step cannot be played: it would show {what} in state {state}, which "
+                f"it does not have (states 0-{count - 1}); a trigger of the game file "
+                f"{d.source or d.setting} sets it past its last state. Nothing was changed."
             )
 
     # ------------------------------------------------------------------ paths

@@ -847,27 +847,55 @@ def load_games(
     built-in games, a file, a folder in the original layout, or a glob. ``difficulties``
     filters the result. Raises :class:`GameFileError` for a spec that names nothing.
     """
+    out, failed = load_games_reporting(specs, difficulties)
+    if failed:
+        raise failed[0]
+    return out
+
+
+def load_games_reporting(
+    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None
+) -> tuple[list[GameDefinition], list[GameFileError]]:
+    """Like :func:`load_games`, but a file (or spec) that cannot be loaded is returned as its
+    error next to the settings of the others, so that a folder's problems are listed at once."""
     specs = list(specs or ["builtin"])
     wanted = set(difficulties or DIFFICULTIES)
     out: list[GameDefinition] = []
+    failed: list[GameFileError] = []
     seen: set[tuple[str, str]] = set()
     for spec in specs:
-        found = _resolve_spec(spec)
+        found = _resolve_spec(spec, failed)
         for d in found:
             # one file named twice (shed.yaml, ./shed.yaml, its absolute path) is one game
             key = (str(Path(d.source).resolve()) if d.source else "", d.setting)
             if d.difficulty in wanted and key not in seen:
                 seen.add(key)
                 out.append(d)
+    return out, failed
+
+
+def _load_each(files: Iterable[Path], failed: list[GameFileError]) -> list[GameDefinition]:
+    out: list[GameDefinition] = []
+    for f in files:
+        try:
+            out += load_file(f)
+        except GameFileError as exc:
+            failed.append(exc)
+        except OSError as exc:  # vanished or unreadable between listing and loading
+            failed.append(GameFileError(str(f), f"cannot read file: {exc.strerror or exc}"))
     return out
 
 
-def _resolve_spec(spec: str) -> list[GameDefinition]:
+def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition]:
     if spec == "builtin":
-        return [d for f in builtin_files() for d in load_file(f)]
-    files = _game_files(spec)
+        return _load_each(builtin_files(), failed)
+    try:
+        files = _game_files(spec)
+    except GameFileError as exc:
+        failed.append(exc)
+        return []
     if files:
-        return [d for f in files for d in load_file(f)]
+        return _load_each(files, failed)
     # a built-in game or setting by name
     for f in builtin_files():
         if spec == f.stem or spec.startswith(f.stem + "-"):
@@ -878,15 +906,21 @@ def _resolve_spec(spec: str) -> list[GameDefinition]:
             if match:
                 return match
     names = ", ".join(f.stem for f in builtin_files())
-    raise GameFileError(
+    failed.append(GameFileError(
         spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
-    )
+    ))
+    return []
 
 
 def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
     """The one setting ``spec`` names: the game's normal version unless ``difficulty`` is
     given. Raises :class:`GameFileError` when it names none, or several games."""
-    found = load_games([spec])
+    found, failed = load_games_reporting([spec])
+    if failed:  # every file that does not load, at once
+        if len(failed) == 1:
+            raise failed[0]
+        listed = "\n  ".join(str(e) for e in failed)
+        raise GameFileError(spec, f"{len(failed)} game files cannot be loaded:\n  {listed}")
     if difficulty is not None:
         found = [d for d in found if d.difficulty == difficulty]
         if not found:
