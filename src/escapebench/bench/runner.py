@@ -406,10 +406,12 @@ def plan_run(
     unplayable = [unplayable_file(e) for e in failed] + unplayable
     if unplayable and not settings.skip_unplayable:
         listed = "\n  ".join(str(u) for u in unplayable)
+        files = " ".join(sorted({u.source for u in unplayable}))
         raise RunConfigError(
-            f"{len(unplayable)} setting(s) cannot be played, so nothing was played:\n  {listed}"
-            f"\nRun 'escapebench check' on them for the full report, or pass "
-            "--skip-unplayable to play the others (the skipped ones are recorded in run.json)."
+            f"{len(unplayable)} setting(s) cannot be played (a game with errors would give "
+            f"meaningless results), so nothing was played:\n  {listed}\n"
+            f"Run 'escapebench check {files}' for the full report, or pass --skip-unplayable "
+            "to play the others (the skipped ones are recorded in run.json)."
         )
     if not definitions:
         if unplayable:
