@@ -275,3 +275,35 @@ def test_check_on_the_mutants_passes_with_warnings_naming_the_readings() -> None
     assert any("empty parts between commas are dropped" in m for m in messages)
     assert any(i.check == "bad-state" for r in reports for i in r.warnings)
     assert all(i.line for r in reports for i in r.warnings if i.check == "reading")
+
+
+@pytest.mark.parametrize(("written", "shown"), [('"False"', True), ("0", False), ("", False)])
+def test_original_layout_visible_values_are_read_as_the_original_engine_does(
+    tmp_path: Path, written: str, shown: bool
+) -> None:
+    text = COTTAGE_YAML.replace(
+        "    item:\n      name: doormat\n",
+        f"    item:\n      name: doormat\n      visible: {written}\n",
+    )
+    write_cottage(tmp_path, hard=False)
+    (tmp_path / "game7-1.yaml").write_text(text)
+    defn = _normal(tmp_path)
+    assert EscapeGame(defn).state_dict()["items"]["porch/doormat"][0] is shown
+    (note,) = [note for _, note in defn.readings if note.startswith("visible:")]
+    assert f"is read as {str(shown).lower()}" in note
+
+
+@pytest.mark.skipif(not MUTANTS.is_dir(), reason=f"mutants not present at {MUTANTS}")
+@pytest.mark.parametrize("folder", ["data", "mutants/data"])
+def test_explorer_plays_every_setting_of_the_original_data_and_the_mutants(
+    tmp_path: Path, capsys, folder: str
+) -> None:
+    out_dir = tmp_path / "out"
+    code, _, err = _run(["run", "--agent", "explorer", "--games", str(UPSTREAM / folder),
+                         "--out", str(out_dir), "--quiet", "--max-steps", "60",
+                         "--concurrency", "2"], capsys)
+    assert code == 0, err
+    run = json.loads((out_dir / "run.json").read_text())
+    assert len(run["games"]) == 18 and run["skipped"] == []
+    results = list((out_dir / "episodes").glob("*/result.json"))
+    assert len(results) == 18

@@ -1359,14 +1359,15 @@ def _dynamic_checks(
     if run_solver:
         verdict, visited = solve(defn)
         report.solver = verdict
-        teleport_only = [i for i in report.issues if i.check == "teleport-only"]
+        # (a scene no walk reaches, or a reference step only the teleport gets to)
+        teleport_only = [i for i in report.issues if i.check in ("teleport-only", "walk")]
         if verdict == "unreachable" and teleport_only:
             # The search walks; the hint system teleports to a scene no walk reaches.
             report.issues.append(CheckIssue(
                 "warning", "solver",
                 f"no sequence of actions reaches {GAME_END_MARK!r} by walking (searched all "
                 f"{visited} reachable states); the hint teleport also reaches the scene(s) "
-                "no walk reaches (see the 'teleport-only' warning)",
+                "no walk reaches (see the 'teleport-only' or 'walk' warning)",
                 defn.source, None,
             ))
         elif verdict == "unreachable":
