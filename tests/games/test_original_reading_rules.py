@@ -137,7 +137,7 @@ def test_check_warns_where_a_file_relies_on_the_rules_and_exits_zero(
         assert record["ok"] and record["errors"] == []
         warned = {(w["check"], w["line"], w["message"]) for w in record["warnings"]}
         assert ("reading", line_of(text, "change_interact, False."),
-                "'False.' in 'change_interact, False.' is read as false (only 'true', in any "
+                "'False.' is read as false (in 'change_interact, False.': only 'true', in any "
                 "letter case, is true)") in warned
         assert ("reading", line_of(text, '"change_state , 1,"'),
                 "'change_state , 1,' is read as 'change_state, 1' (empty parts between commas "
@@ -171,7 +171,7 @@ def test_check_lists_the_problems_of_every_file_at_once(tmp_path: Path, capsys) 
     code, out, _ = _run(["check", str(folder)], capsys)
     assert code == 1
     assert "unknown scene 'hal'" in out and "game8-1.yaml:3" in out
-    assert "'True.' in 'change_visible, tool, brass key, True.'" in out  # the hard file still
+    assert "'True.' is read as false (in 'change_visible, tool, brass key, True.'" in out  # hard
 
 
 # ------------------------------------------------------------------ commands over a folder
@@ -270,8 +270,8 @@ def test_check_on_the_mutants_passes_with_warnings_naming_the_readings() -> None
     assert len(reports) == 18
     assert all(r.ok for r in reports), [str(i) for r in reports for i in r.errors]
     messages = [i.message for r in reports for i in r.warnings if i.check == "reading"]
-    assert any("'False.'" in m and "is read as false" in m for m in messages)
-    assert any("'True.'" in m and "is read as false" in m for m in messages)
+    assert any(m.startswith("'False.' is read as false") for m in messages)
+    assert any(m.startswith("'True.' is read as false") for m in messages)
     assert any("empty parts between commas are dropped" in m for m in messages)
     assert any(i.check == "bad-state" for r in reports for i in r.warnings)
     assert all(i.line for r in reports for i in r.warnings if i.check == "reading")
@@ -307,3 +307,15 @@ def test_explorer_plays_every_setting_of_the_original_data_and_the_mutants(
     assert len(run["games"]) == 18 and run["skipped"] == []
     results = list((out_dir / "episodes").glob("*/result.json"))
     assert len(results) == 18
+
+
+def test_serve_store_lists_every_unplayable_setting_of_a_folder(tmp_path: Path) -> None:
+    from escapebench.games.checking import UnplayableGamesError
+    from escapebench.report.sessions import PlayStore
+
+    folder = _broken_folder(tmp_path)
+    with pytest.raises(UnplayableGamesError) as err:
+        PlayStore(tmp_path / "data", [str(folder)])
+    assert sorted(u.setting for u in err.value.unplayable) == ["game7-1", "game8-1"]
+    assert "unknown scene 'hal'" in str(err.value) and "invalid YAML" in str(err.value)
+    assert "escapebench check " in str(err.value)

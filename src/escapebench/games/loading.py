@@ -485,7 +485,7 @@ def parse_trigger(raw: Any, path: Path_) -> tuple[Trigger, Notes]:
         if number < 0:
             raise _Invalid(path, f"change_state needs a state number from 0, got {number}")
         if not value_text.isascii() or not value_text.isdigit():
-            notes += (f"{value_text!r} in {raw!r} is read as state {number}",)
+            notes += (f"{value_text!r} is read as state {number} (in {raw!r})",)
         value: bool | int = number
     else:
         if kind == "change_interact" and target_kind in ("scene", "tool"):
@@ -494,7 +494,7 @@ def parse_trigger(raw: Any, path: Path_) -> tuple[Trigger, Notes]:
         if value_text.lower() not in ("true", "false"):
             # (marked where a writer most likely meant true: the reading changes the game)
             meant_true = value_text.lower().startswith(("t", "y", "1", "on"))
-            notes += (f"{value_text!r} in {raw!r} is read as false (only 'true', in any letter "
+            notes += (f"{value_text!r} is read as false (in {raw!r}: only 'true', in any letter "
                       f"case, is true){MEANT_TRUE if meant_true else ''}",)
     return Trigger(kind, target_kind, target, value), notes  # type: ignore[arg-type]
 
