@@ -155,7 +155,7 @@ class _Locator:
             if self._text is not None:
                 try:
                     self._root = yaml.compose(self._text, Loader=_ComposeLoader)
-                except yaml.YAMLError:
+                except (yaml.YAMLError, RecursionError):
                     self._root = None
         return self._root
 
@@ -324,8 +324,12 @@ class _StaticChecker:
         without a word (a second ``desc:`` replaces the first), so it is an error."""
         root = self.loc._compose()
         stack = [root] if root is not None else []
+        seen: set[int] = set()  # an alias makes the node graph share (even contain) nodes
         while stack:
             node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
             if isinstance(node, yaml.MappingNode):
                 first_line: dict[str, int] = {}
                 for key, value in node.value:
