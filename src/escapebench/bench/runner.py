@@ -101,6 +101,10 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopp
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+MAX_MEMORY = 1_000_000  # steps of working memory (a prompt holds them all)
+MAX_TOKENS_LIMIT = 2**31 - 1  # the largest answer length a server's 32-bit field holds
+
+
 class RunConfigError(ValueError):
     """Settings that cannot be run (bad option values, a result folder of another run)."""
 
@@ -172,7 +176,7 @@ class RunSettings:
         for url in self.base_urls:
             problem = url_problem(url)
             if problem:
-                raise RunConfigError(f"--base-url {url!r}: {problem}")
+                raise RunConfigError(f"--base-url {_shown_url(url)!r}: {problem}")
         env_url = os.environ.get("OPENAI_BASE_URL", "")
         if env_url and not self.base_urls and self.needs_model:
             from escapebench.llm.factory import runs_in_process
@@ -180,7 +184,7 @@ class RunSettings:
             # the served model's address when --base-url is not given
             problem = None if runs_in_process(self.model or "") else url_problem(env_url)
             if problem:
-                raise RunConfigError(f"$OPENAI_BASE_URL {env_url!r}: {problem}")
+                raise RunConfigError(f"$OPENAI_BASE_URL {_shown_url(env_url)!r}: {problem}")
         checks = [
             (self.concurrency >= 1, "--concurrency must be at least 1"),
             (self.max_steps >= 1, "--max-steps must be at least 1"),
@@ -195,6 +199,13 @@ class RunSettings:
             (math.isfinite(self.timeout) and self.timeout > 0,
              "--timeout must be a finite number > 0"),
             (self.max_retries >= 0, "--max-retries must be >= 0"),
+            # values that would only fail later, in every episode (an OverflowError, a server
+            # refusing a number no JSON integer type holds)
+            (self.memory <= MAX_MEMORY, f"--memory must be at most {MAX_MEMORY}"),
+            (self.max_tokens <= MAX_TOKENS_LIMIT,
+             f"--max-tokens must be at most {MAX_TOKENS_LIMIT}"),
+            (self.seed is None or -(2**63) <= self.seed <= 2**63 - 1 - self.repeats,
+             "--seed must fit a 64-bit integer (repeat r uses seed + r)"),
         ]
         for ok, message in checks:
             if not ok:
@@ -224,7 +235,29 @@ def url_problem(url: str) -> str | None:
         return "expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1"
     if not parts.hostname:
         return "the URL has no host, e.g. http://127.0.0.1:8000/v1"
+    if parts.query or parts.fragment or url.strip().endswith(("?", "#")):
+        return "the URL has a query or fragment (?... or #...); give the server's address only"
+    if parts.username is not None or parts.password is not None:
+        return (
+            "the URL holds a user name or password (user:password@), which would be sent to "
+            "the server and written next to results; put the key in an environment variable "
+            "and name it with --api-key-env"
+        )
     return None
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as an error message may show it: whatever could be a user name, password or key
+    (before an ``@``, after a ``?`` or ``#``) is replaced by ``***``, however broken the URL."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    for mark in "?#":
+        if mark in rest:
+            rest = rest.split(mark, 1)[0] + mark + "***"
+    if "@" in rest:
+        rest = "***@" + rest.rpartition("@")[2]
+    return f"{scheme}{sep}{rest}"
 
 
 def parse_shard(text: str) -> tuple[int, int]:
