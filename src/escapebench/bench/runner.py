@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import importlib
 import json
@@ -59,6 +60,7 @@ from escapebench.bench.metrics import (
 )
 from escapebench.bench.records import (
     EPISODES_DIR,
+    ERROR_FILE,
     RESULT_FILE,
     RESULTS_FILE,
     RUN_FILE,
@@ -96,6 +98,7 @@ EXIT_OK = 0
 EXIT_EPISODE_ERRORS = 1
 EXIT_USAGE = 2
 EXIT_MODEL_UNAVAILABLE = 3
+EXIT_STORAGE = 4  # the result folder could not be written after play started (disk full...)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -699,12 +702,15 @@ class RunOutcome:
     played: int  # episodes played (or finished) by this run
     failed: dict[str, str] = field(default_factory=dict)  # episode id -> error
     model_error: str | None = None
+    storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
+        if self.storage_error:
+            return EXIT_STORAGE
         if self.model_error:
             return EXIT_MODEL_UNAVAILABLE
         return EXIT_EPISODE_ERRORS if self.failed else EXIT_OK
@@ -831,10 +837,21 @@ async def _run_plan(
                 display.stopped(spec, "stopped")
                 raise
             except Exception as exc:  # an agent or log problem: this episode only
+                if is_storage_fault(exc, plan.out):  # the disk, not the episode: all stop
+                    outcome.storage_error = outcome.storage_error or storage_problem(exc)
+                    display.stopped(spec, "cannot write its results")
+                    stop.set()
+                    return
                 message = f"{type(exc).__name__}: {exc}"
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write_text(folder / ERROR_FILE, traceback.format_exc())
+                except OSError as write_error:  # never a half-written error.txt
+                    outcome.storage_error = outcome.storage_error or storage_problem(write_error)
+                    display.stopped(spec, "cannot write its results")
+                    stop.set()
+                    return
                 outcome.failed[spec.episode_id] = message
-                folder.mkdir(parents=True, exist_ok=True)
-                (folder / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
                 display.stopped(spec, message)
                 continue
             outcome.played += 1
@@ -852,8 +869,9 @@ async def _run_plan(
             finally:
                 stop_wait.cancel()
             if stop.is_set():
-                # The model is gone: stop the other episodes where they are. Their current
-                # step was not logged yet, so resuming plays it again from the same state.
+                # The model is gone (or the disk is full): stop the other episodes where they
+                # are. Their current step was not logged yet, so resuming plays it again from
+                # the same state.
                 for t in tasks:
                     t.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -872,9 +890,41 @@ async def _run_plan(
         if callable(aclose):
             with contextlib.suppress(Exception):
                 await aclose()
-        results = collect_results(plan.out)
-        outcome.summaries = write_tables(plan.out, results)
-        complete = outcome.finished == outcome.planned
-        write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        try:
+            results = collect_results(plan.out)
+            outcome.summaries = write_tables(plan.out, results)
+            complete = outcome.finished == outcome.planned
+            write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        except OSError as exc:  # the tables are rebuilt from the results by the next run
+            outcome.storage_error = outcome.storage_error or storage_problem(exc)
         outcome.wall_s = time.perf_counter() - started
     return outcome
+
+
+# What a write into the result folder fails with when the disk, not the run, is the problem.
+_STORAGE_ERRNOS = frozenset(
+    getattr(errno, name) for name in
+    ("ENOSPC", "EDQUOT", "EACCES", "EPERM", "EROFS", "EIO", "EFBIG", "ENOENT", "ESTALE")
+    if hasattr(errno, name)
+)
+
+
+def is_storage_fault(exc: BaseException, folder: Path) -> bool:
+    """Whether ``exc`` is a failed write into the result ``folder`` (the disk full, permission
+    or the folder lost) rather than a problem of the episode: an OSError of the kinds a full
+    or read-only disk gives, about a file in the folder (or about no file: a write on a file
+    already open)."""
+    if not isinstance(exc, OSError) or exc.errno not in _STORAGE_ERRNOS:
+        return False
+    if exc.filename is None:
+        return True
+    try:
+        return Path(os.fsdecode(exc.filename)).resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def storage_problem(exc: OSError) -> str:
+    """``"<file>: <what went wrong>"`` for the message of a storage fault."""
+    where = exc.filename if exc.filename is not None else "the result folder"
+    return f"{where}: {exc.strerror or exc}"
