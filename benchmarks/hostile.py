@@ -60,15 +60,18 @@ def _child(args: list[str], out_file: Path) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (AS_LIMIT, AS_LIMIT))
         from escapebench.cli import main
 
-        with open(out_file, "w", encoding="utf-8", errors="replace") as f:
-            with contextlib.redirect_stdout(f), contextlib.redirect_stderr(f):
-                try:
-                    code = main(args)
-                except SystemExit as exc:
-                    code = exc.code if isinstance(exc.code, int) else 2
-                except BaseException:  # noqa: BLE001 - what we count
-                    f.write("\nEXCEPTION OUT OF MAIN\n" + traceback.format_exc())
-                    code = 99
+        with (
+            open(out_file, "w", encoding="utf-8", errors="replace") as f,
+            contextlib.redirect_stdout(f),
+            contextlib.redirect_stderr(f),
+        ):
+            try:
+                code = main(args)
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 2
+            except BaseException:  # noqa: BLE001 - what we count
+                f.write("\nEXCEPTION OUT OF MAIN\n" + traceback.format_exc())
+                code = 99
     finally:
         os._exit(code if isinstance(code, int) else 98)
 
@@ -84,10 +87,9 @@ def _commands(case: Any, work: Path) -> list[tuple[str, list[str]]]:
 
 
 def games(args: argparse.Namespace) -> int:
-    from tests.support.hostile_inputs import mutated_game_files
-
     import escapebench.cli  # noqa: F401 - warm: every child starts with the package imported
     import escapebench.games.checking  # noqa: F401
+    from tests.support.hostile_inputs import mutated_game_files
 
     work = Path(tempfile.mkdtemp(prefix="escapebench-hostile-games-"))
     os.environ["ESCAPEBENCH_GAME_CACHE"] = str(work / "yaml-cache")  # the cache is exercised
