@@ -435,6 +435,8 @@ def plan_run(
 
     settings.validate()
     definitions, failed = load_games_reporting(settings.games, settings.difficulties)
+    if len(failed) == 1 and not definitions:
+        raise failed[0]  # the one file named does not load: its error is the whole story
     # Every setting that cannot be played, at once: files that do not load, settings with
     # check errors (a game with errors can stop in the middle of play, and its numbers would
     # mean nothing).
