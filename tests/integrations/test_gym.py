@@ -256,3 +256,21 @@ def test_hint_wrapper_gives_the_hints_and_steps_of_escapebench_run(tmp_path):
     assert terminated == records[-1]["game_end"]
     result = json.loads((log.parent / "result.json").read_text())
     assert info["hints_started"] == result["hints_used"] > 0
+
+
+def test_record_steps_outside_the_hint_wrapper_logs_hints_and_forced_steps(tmp_path):
+    env = eg.RecordSteps(
+        eg.HintWrapper(gym.make("escapebench/tutorial-v0"), patience=2, help_steps=1),
+        tmp_path / "steps.jsonl",
+    )
+    env.reset()
+    for _ in range(5):
+        env.step("click(door)")
+    env.close()
+    assert [(s["hint"], s["forced"], s["played"]) for s in env.steps] == [
+        (None, False, "click(door)"),
+        (None, False, "click(door)"),
+        ("click(desk drawer)", False, "click(door)"),
+        ("click(desk drawer)", True, "click(desk drawer)"),
+        (None, False, "click(door)"),
+    ]

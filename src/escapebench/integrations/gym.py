@@ -433,7 +433,8 @@ class HintWrapper(gym.Wrapper):
 class RecordSteps(gym.Wrapper):
     """Record every step as plain data: ``self.steps`` holds the current episode's; with
     ``path``, every episode is appended to that JSON-lines file too (a line per reset and per
-    step, flushed at once, so a crash loses no finished step)."""
+    step, flushed at once, so a crash loses no finished step). Put it outside
+    :class:`HintWrapper` to record the hint in force at each step and the forced steps."""
 
     def __init__(self, env: gym.Env, path: str | Path | None = None) -> None:
         super().__init__(env)
@@ -441,6 +442,7 @@ class RecordSteps(gym.Wrapper):
         self._file = self.path.open("a", encoding="utf-8") if self.path else None
         self.episode = -1
         self.steps: list[dict[str, Any]] = []
+        self._hint: dict[str, Any] | None = None  # the hint in force for the next step
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is not None:
@@ -451,6 +453,7 @@ class RecordSteps(gym.Wrapper):
         obs, info = self.env.reset(**kwargs)
         self.episode += 1
         self.steps = []
+        self._hint = info.get("hint")
         self._write(
             {
                 "episode": self.episode,
@@ -465,7 +468,7 @@ class RecordSteps(gym.Wrapper):
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        hint = info.get("hint")
+        hint, self._hint = self._hint, info.get("hint")
         record = {
             "episode": self.episode,
             "step": len(self.steps),
