@@ -21,6 +21,7 @@ from escapebench.bench.runner import (
     DEFAULT_MEMORY,
     EXIT_INTERRUPTED,
     EXIT_MODEL_UNAVAILABLE,
+    EXIT_STORAGE,
     EXIT_USAGE,
     RunConfigError,
     RunOutcome,
@@ -39,6 +40,8 @@ exit status:
      settings or one that cannot be created; nothing was played
   {EXIT_MODEL_UNAVAILABLE}  the model is unavailable: a server that stays down, or a local model
      file that is missing or cannot be loaded; finished steps are kept, re-run to resume
+  {EXIT_STORAGE}  the result folder could not be written after play started (disk full,
+     permission lost; the file is named); finished steps are kept, re-run to resume
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C or kill); finished steps are kept, re-run to resume"""
 
 
@@ -110,6 +113,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="steps without progress before a hint")
     g.add_argument("--help-steps", type=int, default=DEFAULT_HELP_STEPS,
                    help="steps in help before the hinted action is played for the agent")
+    g.add_argument("--skip-unplayable", action="store_true",
+                   help="play the settings that can be played and skip the others (files that "
+                   "do not load, settings with check errors), recorded in run.json; without "
+                   "it, such a setting stops the run before it starts")
     g.add_argument("--shard", default=None, metavar="I/N",
                    help="play only the I-th of N deterministic slices of the episodes")
     r = parser.add_argument_group("running")
@@ -155,6 +162,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         max_retries=args.max_retries,
         fsync=not args.no_fsync,
         quiet=args.quiet,
+        skip_unplayable=args.skip_unplayable,
         command_line=["escapebench", *sys.argv[1:]],
     )
 
@@ -231,10 +239,21 @@ def main(args: argparse.Namespace) -> int:
             print(usage)
     print(f"\nresults: {outcome.out}  ({outcome.finished} of {outcome.planned} episodes "
           f"finished, {outcome.wall_s:.1f}s)", file=sys.stderr)
+    if outcome.skipped:
+        listed = "\n  ".join(f"{u['setting']}: {u['reason']}" for u in outcome.skipped)
+        print(f"skipped {len(outcome.skipped)} unplayable setting(s) (--skip-unplayable; "
+              f"recorded in run.json):\n  {listed}", file=sys.stderr)
     for episode_id, message in sorted(outcome.failed.items()):
         print(f"episode {episode_id} failed: {message} (details in its error.txt)",
               file=sys.stderr)
-    if outcome.model_error:
+    if outcome.storage_error:
+        print(
+            f"escapebench run: cannot write {outcome.storage_error}; the run stopped. Finished "
+            f"steps are kept; free space (or restore permissions) and run the same command "
+            f"again to resume.",
+            file=sys.stderr,
+        )
+    elif outcome.model_error:
         from escapebench.llm.factory import runs_in_process
 
         what, when = (

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import importlib
 import json
@@ -59,6 +60,7 @@ from escapebench.bench.metrics import (
 )
 from escapebench.bench.records import (
     EPISODES_DIR,
+    ERROR_FILE,
     RESULT_FILE,
     RESULTS_FILE,
     RUN_FILE,
@@ -99,9 +101,14 @@ EXIT_OK = 0
 EXIT_EPISODE_ERRORS = 1
 EXIT_USAGE = 2
 EXIT_MODEL_UNAVAILABLE = 3
+EXIT_STORAGE = 4  # the result folder could not be written after play started (disk full...)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+MAX_MEMORY = 1_000_000  # steps of working memory (a prompt holds them all)
+MAX_TOKENS_LIMIT = 2**31 - 1  # the largest answer length a server's 32-bit field holds
 
 
 class RunConfigError(ValueError):
@@ -149,6 +156,7 @@ class RunSettings:
     max_retries: int = 6
     fsync: bool = True
     quiet: bool = False
+    skip_unplayable: bool = False  # play the other settings; record the skipped ones
     command_line: list[str] = field(default_factory=list)
 
     @property
@@ -185,7 +193,7 @@ class RunSettings:
         for url in self.base_urls:
             problem = url_problem(url)
             if problem:
-                raise RunConfigError(f"--base-url {url!r}: {problem}")
+                raise RunConfigError(f"--base-url {_shown_url(url)!r}: {problem}")
         env_url = os.environ.get("OPENAI_BASE_URL", "")
         if env_url and not self.base_urls and self.needs_model:
             from escapebench.llm.factory import runs_in_process
@@ -193,7 +201,7 @@ class RunSettings:
             # the served model's address when --base-url is not given
             problem = None if runs_in_process(self.model or "") else url_problem(env_url)
             if problem:
-                raise RunConfigError(f"$OPENAI_BASE_URL {env_url!r}: {problem}")
+                raise RunConfigError(f"$OPENAI_BASE_URL {_shown_url(env_url)!r}: {problem}")
         checks = [
             (self.concurrency >= 1, "--concurrency must be at least 1"),
             (self.max_steps >= 1, "--max-steps must be at least 1"),
@@ -208,6 +216,13 @@ class RunSettings:
             (math.isfinite(self.timeout) and self.timeout > 0,
              "--timeout must be a finite number > 0"),
             (self.max_retries >= 0, "--max-retries must be >= 0"),
+            # values that would only fail later, in every episode (an OverflowError, a server
+            # refusing a number no JSON integer type holds)
+            (self.memory <= MAX_MEMORY, f"--memory must be at most {MAX_MEMORY}"),
+            (self.max_tokens <= MAX_TOKENS_LIMIT,
+             f"--max-tokens must be at most {MAX_TOKENS_LIMIT}"),
+            (self.seed is None or -(2**63) <= self.seed <= 2**63 - 1 - self.repeats,
+             "--seed must fit a 64-bit integer (repeat r uses seed + r)"),
         ]
         for ok, message in checks:
             if not ok:
@@ -237,7 +252,29 @@ def url_problem(url: str) -> str | None:
         return "expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1"
     if not parts.hostname:
         return "the URL has no host, e.g. http://127.0.0.1:8000/v1"
+    if parts.query or parts.fragment or url.strip().endswith(("?", "#")):
+        return "the URL has a query or fragment (?... or #...); give the server's address only"
+    if parts.username is not None or parts.password is not None:
+        return (
+            "the URL holds a user name or password (user:password@), which would be sent to "
+            "the server and written next to results; put the key in an environment variable "
+            "and name it with --api-key-env"
+        )
     return None
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as an error message may show it: whatever could be a user name, password or key
+    (before an ``@``, after a ``?`` or ``#``) is replaced by ``***``, however broken the URL."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    for mark in "?#":
+        if mark in rest:
+            rest = rest.split(mark, 1)[0] + mark + "***"
+    if "@" in rest:
+        rest = "***@" + rest.rpartition("@")[2]
+    return f"{scheme}{sep}{rest}"
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -363,6 +400,8 @@ class RunPlan:
     model_name: str
     fingerprint: dict[str, Any]
     games: list[dict[str, Any]]
+    # settings left out by --skip-unplayable: {"setting", "source", "reason", "errors"}
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
@@ -406,11 +445,32 @@ def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
     """Resolve games, episodes, shard and output folder (no file is written)."""
-    from escapebench.games.loading import load_games
+    from escapebench.games.checking import split_playable, unplayable_file
+    from escapebench.games.loading import load_games_reporting
 
     settings.validate()
-    definitions = load_games(settings.games, settings.difficulties)
+    definitions, failed = load_games_reporting(settings.games, settings.difficulties)
+    if len(failed) == 1 and not definitions:
+        raise failed[0]  # the one file named does not load: its error is the whole story
+    # Every setting that cannot be played, at once: files that do not load, settings with
+    # check errors (a game with errors can stop in the middle of play, and its numbers would
+    # mean nothing).
+    definitions, unplayable, _ = split_playable(definitions)
+    unplayable = [unplayable_file(e) for e in failed] + unplayable
+    if unplayable and not settings.skip_unplayable:
+        listed = "\n  ".join(str(u) for u in unplayable)
+        files = " ".join(sorted({u.source for u in unplayable}))
+        raise RunConfigError(
+            f"{len(unplayable)} setting(s) cannot be played (a game with errors would give "
+            f"meaningless results), so nothing was played:\n  {listed}\n"
+            f"Run 'escapebench check {files}' for the full report, or pass --skip-unplayable "
+            "to play the others (the skipped ones are recorded in run.json)."
+        )
     if not definitions:
+        if unplayable:
+            raise RunConfigError(
+                "no playable settings left: every setting matched was skipped as unplayable"
+            )
         raise RunConfigError("no game settings match --games and --difficulty")
     by_setting: dict[str, GameDefinition] = {}
     for d in definitions:
@@ -421,7 +481,6 @@ def plan_run(
                 "episode ids must be unique"
             )
         by_setting[d.setting] = d
-    refuse_broken_games(definitions)
     specs = [
         EpisodeSpec(
             episode_id=episode_id(d.setting, label, model_name, r),
@@ -456,7 +515,10 @@ def plan_run(
     )
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
-    return RunPlan(settings, out, specs, by_setting, effects, model_name, fingerprint, games)
+    return RunPlan(
+        settings, out, specs, by_setting, effects, model_name, fingerprint, games,
+        skipped=[u.to_json() for u in unplayable],
+    )
 
 
 def run_fingerprint(
@@ -595,6 +657,7 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
         **_normalized(plan.fingerprint),
         "model_backend": model_record,
         "games": [games[k] for k in sorted(games)],
+        "skipped": plan.skipped,  # settings --skip-unplayable left out, with the reason
         "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
         "shard": list(s.shard) if s.shard else None,
         "concurrency": s.concurrency,
@@ -685,12 +748,16 @@ class RunOutcome:
     played: int  # episodes played (or finished) by this run
     failed: dict[str, str] = field(default_factory=dict)  # episode id -> error
     model_error: str | None = None
+    storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # see RunPlan.skipped
 
     @property
     def exit_code(self) -> int:
+        if self.storage_error:
+            return EXIT_STORAGE
         if self.model_error:
             return EXIT_MODEL_UNAVAILABLE
         return EXIT_EPISODE_ERRORS if self.failed else EXIT_OK
@@ -779,7 +846,8 @@ async def _run_plan(
         model_record = model_settings_record(model)
     write_run_json(plan, model_record, existing, finished=False)
 
-    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0)
+    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0,
+                         skipped=list(plan.skipped))
     todo = [s for s in plan.specs if not (plan.out / EPISODES_DIR / s.episode_id / RESULT_FILE)
             .exists()]
     outcome.finished = len(plan.specs) - len(todo)
@@ -817,10 +885,21 @@ async def _run_plan(
                 display.stopped(spec, "stopped")
                 raise
             except Exception as exc:  # an agent or log problem: this episode only
+                if is_storage_fault(exc, plan.out):  # the disk, not the episode: all stop
+                    outcome.storage_error = outcome.storage_error or storage_problem(exc)
+                    display.stopped(spec, "cannot write its results")
+                    stop.set()
+                    return
                 message = f"{type(exc).__name__}: {exc}"
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write_text(folder / ERROR_FILE, traceback.format_exc())
+                except OSError as write_error:  # never a half-written error.txt
+                    outcome.storage_error = outcome.storage_error or storage_problem(write_error)
+                    display.stopped(spec, "cannot write its results")
+                    stop.set()
+                    return
                 outcome.failed[spec.episode_id] = message
-                folder.mkdir(parents=True, exist_ok=True)
-                (folder / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
                 display.stopped(spec, message)
                 continue
             outcome.played += 1
@@ -838,8 +917,9 @@ async def _run_plan(
             finally:
                 stop_wait.cancel()
             if stop.is_set():
-                # The model is gone: stop the other episodes where they are. Their current
-                # step was not logged yet, so resuming plays it again from the same state.
+                # The model is gone (or the disk is full): stop the other episodes where they
+                # are. Their current step was not logged yet, so resuming plays it again from
+                # the same state.
                 for t in tasks:
                     t.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -858,9 +938,41 @@ async def _run_plan(
         if callable(aclose):
             with contextlib.suppress(Exception):
                 await aclose()
-        results = collect_results(plan.out)
-        outcome.summaries = write_tables(plan.out, results)
-        complete = outcome.finished == outcome.planned
-        write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        try:
+            results = collect_results(plan.out)
+            outcome.summaries = write_tables(plan.out, results)
+            complete = outcome.finished == outcome.planned
+            write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        except OSError as exc:  # the tables are rebuilt from the results by the next run
+            outcome.storage_error = outcome.storage_error or storage_problem(exc)
         outcome.wall_s = time.perf_counter() - started
     return outcome
+
+
+# What a write into the result folder fails with when the disk, not the run, is the problem.
+_STORAGE_ERRNOS = frozenset(
+    getattr(errno, name) for name in
+    ("ENOSPC", "EDQUOT", "EACCES", "EPERM", "EROFS", "EIO", "EFBIG", "ENOENT", "ESTALE")
+    if hasattr(errno, name)
+)
+
+
+def is_storage_fault(exc: BaseException, folder: Path) -> bool:
+    """Whether ``exc`` is a failed write into the result ``folder`` (the disk full, permission
+    or the folder lost) rather than a problem of the episode: an OSError of the kinds a full
+    or read-only disk gives, about a file in the folder (or about no file: a write on a file
+    already open)."""
+    if not isinstance(exc, OSError) or exc.errno not in _STORAGE_ERRNOS:
+        return False
+    if exc.filename is None:
+        return True
+    try:
+        return Path(os.fsdecode(exc.filename)).resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def storage_problem(exc: OSError) -> str:
+    """``"<file>: <what went wrong>"`` for the message of a storage fault."""
+    where = exc.filename if exc.filename is not None else "the result folder"
+    return f"{where}: {exc.strerror or exc}"

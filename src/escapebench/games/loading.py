@@ -26,6 +26,7 @@ import yaml
 
 from escapebench.engine.model import (
     DIFFICULTIES,
+    WAIT_KINDS,
     Difficulty,
     GameDefinition,
     Item,
@@ -87,8 +88,8 @@ def _line_of(text: str, path: Path_) -> tuple[int | None, int | None]:
     Only done when reporting an error, so loading stays on the fast C path.
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        node = yaml.compose(text, Loader=_SafeLoader)
+    except (yaml.YAMLError, RecursionError):
         return None, None
     best = deepest_node(node, path) if node is not None else None
     if best is None:
@@ -120,7 +121,7 @@ def deepest_node(node: yaml.Node, path: Path_) -> yaml.Node:
 # and the PyYAML version: a changed file is a different entry, and JSON is plain data. Set
 # ESCAPEBENCH_GAME_CACHE to a folder to move the cache, or to "off" to disable it.
 CACHE_ENV = "ESCAPEBENCH_GAME_CACHE"
-_CACHE_FORMAT = b"escapebench-yaml-cache-1"
+_CACHE_FORMAT = b"escapebench-yaml-cache-2"  # 2: only files without aliases are kept
 
 
 def yaml_cache_dir() -> Path | None:
@@ -165,7 +166,63 @@ _BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
 
 
 class _Unusual(Exception):
-    """Something the fast reader leaves to PyYAML (anchors, explicit tags, merge keys...)."""
+    """Something the fast reader leaves to PyYAML (explicit tags, merge keys...)."""
+
+
+# Limits on what a game file may be. Game files are plain data written by people: the largest
+# shipped one is about 60 KB and 12 levels deep. Anchors and aliases are refused outright:
+# no game needs them, and an alias can make a few bytes stand for gigabytes ("billion laughs")
+# or for a structure that contains itself, which every later walk would follow for ever.
+MAX_GAME_FILE_BYTES = 1024 * 1024
+MAX_YAML_DEPTH = 64
+
+
+class RefusedYAML(Exception):
+    """YAML that is valid but not accepted in a game file (an alias, too deep), with where."""
+
+    def __init__(self, message: str, mark: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+def _refuse_alias(event: Any) -> RefusedYAML:
+    if isinstance(event, yaml.AliasEvent):
+        what = f"alias *{event.anchor}"
+    else:
+        what = f"anchor &{event.anchor}"
+    return RefusedYAML(
+        f"YAML anchors and aliases are not allowed in game files (found {what}); "
+        "write the value out in full",
+        event.start_mark,
+    )
+
+
+def _refuse_depth(event: Any) -> RefusedYAML:
+    return RefusedYAML(
+        f"nested more than {MAX_YAML_DEPTH} levels deep (game files need about 12)",
+        event.start_mark,
+    )
+
+
+def _guard_events(text: str) -> None:
+    """Raise :class:`RefusedYAML` for any anchor, alias or nesting beyond
+    :data:`MAX_YAML_DEPTH` (one pass over libyaml's events, nothing built)."""
+    loader = _SafeLoader(text)
+    try:
+        depth = 0
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise _refuse_alias(event)
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise _refuse_depth(event)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        loader.dispose()
 
 
 def load_yaml_text(text: str) -> Any:
@@ -178,10 +235,16 @@ def load_yaml_text(text: str) -> Any:
     and the like constructed by PyYAML. Anything else (anchors, explicit tags, merge keys,
     several documents, any error) makes PyYAML read the text itself, so the result and every
     error are exactly PyYAML's.
+
+    Anchors, aliases and nesting deeper than :data:`MAX_YAML_DEPTH` raise
+    :class:`RefusedYAML` on either path, before anything is built from them.
     """
     try:
         return _read_plain_document(text)
+    except RefusedYAML:
+        raise
     except Exception:  # noqa: BLE001 - whatever it is, PyYAML decides
+        _guard_events(text)  # PyYAML would expand aliases: none may reach it
         return yaml.load(text, Loader=_SafeLoader)
 
 
@@ -211,13 +274,25 @@ class _EventReader:
         self.loader = loader
         self.next_event = next_event
         self.plain: dict[str, tuple[Any, str]] = {}  # plain scalar text -> (value, tag)
+        self.depth = 0  # collections open around the value being read
 
     def value(self, event: Any) -> Any:
-        if event.anchor is not None or event.tag is not None:
-            raise _Unusual("anchor or explicit tag")
         kind = type(event)
+        if kind is _ALIAS or event.anchor is not None:
+            raise _refuse_alias(event)
+        if event.tag is not None:
+            raise _Unusual("explicit tag")
         if kind is _SCALAR:
             return self.scalar(event)[0]
+        self.depth += 1
+        if self.depth > MAX_YAML_DEPTH:
+            raise _refuse_depth(event)
+        try:
+            return self.collection(event, kind)
+        finally:
+            self.depth -= 1
+
+    def collection(self, event: Any, kind: type) -> Any:
         next_event, value, plain, plain_scalar = (
             self.next_event, self.value, self.plain, self.plain_scalar
         )
@@ -232,7 +307,9 @@ class _EventReader:
             mapping: dict[Any, Any] = {}
             event = next_event()
             while type(event) is not _MAPPING_END:
-                if type(event) is not _SCALAR or event.anchor or event.tag:
+                if type(event) is _ALIAS or getattr(event, "anchor", None) is not None:
+                    raise _refuse_alias(event)
+                if type(event) is not _SCALAR or event.tag:
                     raise _Unusual("key that is not plain text")
                 key = event.value
                 if event.implicit[0]:
@@ -250,7 +327,7 @@ class _EventReader:
                     mapping[key] = value(event)
                 event = next_event()
             return mapping
-        raise _Unusual(f"{kind.__name__}")  # an alias
+        raise _Unusual(f"{kind.__name__}")
 
     def scalar(self, event: Any) -> tuple[Any, str]:
         """A scalar's value and tag."""
@@ -281,18 +358,32 @@ class _EventReader:
         return known
 
 
-_SCALAR = yaml.ScalarEvent
+_SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
 _SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
 _MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
 _PLAIN_KEY_TAGS = frozenset((_STR_TAG, _BOOL_TAG, _NULL_TAG))
 
 
-def _read_text(path: Path) -> str:
-    """A UTF-8 text file; :class:`GameFileError` names it when it cannot be read."""
+def _read_bytes(path: Path) -> bytes:
+    """A game file's bytes, at most :data:`MAX_GAME_FILE_BYTES` of them (never more is read:
+    the file may be a device or a pipe); :class:`GameFileError` names it otherwise."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_GAME_FILE_BYTES + 1)
     except OSError as exc:
         raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_GAME_FILE_BYTES:
+        raise GameFileError(
+            str(path),
+            f"file is larger than {MAX_GAME_FILE_BYTES // 1024} KiB, the most a game file may "
+            "be (the largest shipped game is about 60 KiB)",
+        )
+    return raw
+
+
+def _read_text(path: Path) -> str:
+    """A UTF-8 text file; :class:`GameFileError` names it when it cannot be read."""
+    raw = _read_bytes(path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -300,11 +391,12 @@ def _read_text(path: Path) -> str:
 
 
 def read_yaml(path: Path) -> tuple[Any, str]:
-    """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line.
+
+    Refused as well, each with its line: anchors and aliases, nesting deeper than
+    :data:`MAX_YAML_DEPTH`, files larger than :data:`MAX_GAME_FILE_BYTES`.
+    """
+    raw = _read_bytes(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -313,10 +405,14 @@ def read_yaml(path: Path) -> tuple[Any, str]:
     if cached is not None:
         try:
             return json.loads(cached.read_text(encoding="utf-8")), text
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             pass  # not cached yet (or a damaged entry): parse the YAML
     try:
         data = load_yaml_text(text)
+    except RefusedYAML as exc:
+        line = exc.mark.line + 1 if exc.mark else None
+        col = exc.mark.column + 1 if exc.mark else None
+        raise GameFileError(str(path), exc.message, line, col) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -324,6 +420,8 @@ def read_yaml(path: Path) -> tuple[Any, str]:
         raise GameFileError(str(path), f"invalid YAML: {exc.problem or exc}", line, col) from exc
     except yaml.YAMLError as exc:
         raise GameFileError(str(path), f"invalid YAML: {exc}") from exc
+    except RecursionError:  # pragma: no cover - the depth limit comes first
+        raise GameFileError(str(path), "invalid YAML: nested too deeply") from None
     if cached is not None:
         _cache_store(cached, data)
     return data, text
@@ -394,42 +492,78 @@ class _TextPicker:
         return str(value)
 
 
-_BOOL_WORDS = {"true": True, "false": False}
 _TRIGGER_KINDS = ("change_visible", "change_interact", "change_state", "become_tool")
 
+# The original engine's reading rules, which decide what a file in its format means (its own
+# twelve games rely on them): a trigger or wait_for text is cut at every comma, each part is
+# stripped and empty parts are dropped; a boolean is true exactly when its text is "true" in
+# any letter case, every other text is false; a state number is an integer, set as it is (a
+# state past the item's last one is checked where the item would be shown, see the engine).
+# Each place where a file relies on them is noted (see GameDefinition.readings).
+Notes = tuple[str, ...]
+# Ends the note of a boolean that most likely meant true ('True.', 'yes', '1'), read as false.
+MEANT_TRUE = "; it was most likely meant as true"
 
-def parse_wait(raw: Any, path: Path_) -> Wait:
-    """``click`` | ``apply, <tool>`` | ``input, <text>``."""
+
+def _comma_parts(raw: str) -> tuple[list[str], list[str], Notes]:
+    """The non-empty pieces of ``raw`` cut at commas, the same stripped, and a note if empty
+    pieces (a trailing comma, ``,,``) were dropped."""
+    cut = raw.split(",")
+    pieces = [p for p in cut if p.strip()]
+    parts = [p.strip() for p in pieces]
+    notes: Notes = ()
+    if len(pieces) != len(cut) and parts:
+        notes = (f"{raw!r} is read as {', '.join(parts)!r} (empty parts between commas are "
+                 "dropped)",)
+    return pieces, parts, notes
+
+
+def parse_wait(raw: Any, path: Path_) -> tuple[Wait, Notes]:
+    """``click`` | ``apply, <tool>`` | ``input, <text>``, and notes on how it was read."""
     if not isinstance(raw, str):
         raise _Invalid(path, f"expected 'click', 'apply, <tool>' or 'input, <text>', got {raw!r}")
-    kind, _, arg = raw.partition(",")
-    kind = kind.strip().lower()
-    arg = arg.strip()
-    if kind == "click" and not arg:
-        return Wait("click")
-    if kind in ("apply", "input") and arg:
-        return Wait(kind, arg)  # type: ignore[arg-type]
-    raise _Invalid(path, f"unknown wait {raw!r}: use 'click', 'apply, <tool>' or 'input, <text>'")
+    _, parts, notes = _comma_parts(raw)
+    kind = parts[0].lower() if parts else ""
+    args = parts[1:]
+    if kind not in WAIT_KINDS or (kind != "click" and not args):
+        raise _Invalid(
+            path, f"unknown wait {raw!r}: use 'click', 'apply, <tool>' or 'input, <text>'"
+        )
+    if parts[0] != kind:
+        notes += (f"{parts[0]!r} is read as {kind!r} (the original engine knows only lower "
+                  f"case {kind!r} and never fires this wait)",)
+    if kind == "click":
+        if args:
+            notes += (f"{raw!r} is read as 'click' (the text after the comma is not used)",)
+        return Wait("click"), notes
+    if len(args) > 1:
+        notes += (f"{raw!r} is read as '{kind}, {args[0]}' (the text after the second comma "
+                  "is not used)",)
+    return Wait(kind, args[0]), notes  # type: ignore[arg-type]
 
 
-def parse_trigger(raw: Any, path: Path_) -> Trigger:
-    """Parse one trigger line; names may contain commas, the value is always the last part."""
+def parse_trigger(raw: Any, path: Path_) -> tuple[Trigger, Notes]:
+    """One trigger line, and notes on how it was read. Names may contain commas (the value is
+    always the last part)."""
     if not isinstance(raw, str):
         raise _Invalid(path, f"expected a trigger like 'change_state, 1', got {raw!r}")
-    parts = [p.strip() for p in raw.split(",")]
-    kind = parts[0].lower()
+    pieces, parts, notes = _comma_parts(raw)
+    kind = parts[0].lower() if parts else ""
     if kind not in _TRIGGER_KINDS:
-        raise _Invalid(path, f"unknown trigger {parts[0]!r} (known: {', '.join(_TRIGGER_KINDS)})")
+        raise _Invalid(
+            path, f"unknown trigger {parts[0] if parts else raw!r} "
+            f"(known: {', '.join(_TRIGGER_KINDS)})"
+        )
     if kind == "become_tool":
-        name = ",".join(raw.split(",")[1:]).strip()
+        name = ",".join(pieces[1:]).strip()
         if not name:
             raise _Invalid(path, "become_tool needs a tool name: 'become_tool, <tool>'")
-        return Trigger("become_tool", "tool", name, name)
+        return Trigger("become_tool", "tool", name, name), notes
     if len(parts) == 2:
         target_kind, target, value_text = "self", "", parts[1]
     elif len(parts) >= 4 and parts[1].lower() in ("scene", "item", "tool"):
         target_kind = parts[1].lower()
-        target = ",".join(raw.split(",")[2:-1]).strip()
+        target = ",".join(pieces[2:-1]).strip()
         value_text = parts[-1]
     else:
         raise _Invalid(
@@ -437,34 +571,68 @@ def parse_trigger(raw: Any, path: Path_) -> Trigger:
             f"'{kind}, scene|item|tool, <name>, <value>'"
         )
     if kind == "change_state":
-        if not re.fullmatch(r"\d+", value_text):
-            raise _Invalid(path, f"change_state needs a state number, got {value_text!r}")
-        value: bool | int = int(value_text)
         if target_kind == "scene":
             raise _Invalid(path, "scenes have no states: use change_visible for a scene")
+        try:
+            if len(value_text) > 9:  # (int() refuses 4,301 digits; no game has a billion states)
+                raise ValueError(value_text)
+            number = int(value_text)
+        except ValueError:
+            raise _Invalid(
+                path, f"change_state needs a state number, got {value_text!r}"
+            ) from None
+        if number < 0:
+            raise _Invalid(path, f"change_state needs a state number from 0, got {number}")
+        if not value_text.isascii() or not value_text.isdigit():
+            notes += (f"{value_text!r} is read as state {number} (in {raw!r})",)
+        value: bool | int = number
     else:
-        if value_text.lower() not in _BOOL_WORDS:
-            raise _Invalid(path, f"{kind} needs True or False, got {value_text!r}")
-        value = _BOOL_WORDS[value_text.lower()]
         if kind == "change_interact" and target_kind in ("scene", "tool"):
             raise _Invalid(path, f"change_interact applies to items, not to a {target_kind}")
-    return Trigger(kind, target_kind, target, value)  # type: ignore[arg-type]
+        value = value_text.lower() == "true"
+        if value_text.lower() not in ("true", "false"):
+            # (marked where a writer most likely meant true: the reading changes the game)
+            meant_true = value_text.lower().startswith(("t", "y", "1", "on"))
+            notes += (f"{value_text!r} is read as false (in {raw!r}: only 'true', in any letter "
+                      f"case, is true){MEANT_TRUE if meant_true else ''}",)
+    return Trigger(kind, target_kind, target, value), notes  # type: ignore[arg-type]
 
 
 _Parsed = TypeVar("_Parsed")
 
 
 def _parsed(
-    raw: Any, memo: dict[str, _Parsed], parse: Callable[[Any, Path_], _Parsed], path: Path_
+    raw: Any,
+    memo: dict[str, tuple[_Parsed, Notes]],
+    parse: Callable[[Any, Path_], tuple[_Parsed, Notes]],
+    path: Path_,
+    readings: list[tuple[Path_, str]],
 ) -> _Parsed:
     """``parse(raw, path)``, read once per text: waits and triggers repeat ("click",
-    "change_state, 1"...) and are immutable."""
+    "change_state, 1"...) and are immutable. Its notes are added to ``readings`` at ``path``."""
     if type(raw) is not str:
-        return parse(raw, path)  # (raises the error that names the place)
+        return parse(raw, path)[0]  # (raises the error that names the place)
     found = memo.get(raw)
     if found is None:
         found = memo[raw] = parse(raw, path)
-    return found
+    for note in found[1]:
+        readings.append((path, note))
+    return found[0]
+
+
+def _original_flag(
+    value: Any, readings: list[tuple[Path_, str]], path: Path_, key: str
+) -> bool:
+    """A ``visible`` / ``interactable`` value of the original format, read as the original
+    engine uses it: as Python truth (``'False'`` as text is true); noted unless a boolean."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, (list, dict)):
+        raise _Invalid((*path, key), f"expected true or false, got {type(value).__name__}")
+    flag = bool(value)
+    readings.append(((*path, key), f"{key}: {value!r} is read as {str(flag).lower()} (the "
+                     "original engine takes any value but false, 0 or empty as true)"))
+    return flag
 
 
 def build_definition(
@@ -479,13 +647,25 @@ def build_definition(
     reference: Sequence[ReferenceStep] = (),
     text_variant: Difficulty | None = None,
     base_path: Path_ = (),
+    original: bool = False,
 ) -> GameDefinition:
-    """Turn the YAML list of scenes into a :class:`GameDefinition` (raises ``_Invalid``)."""
+    """Turn the YAML list of scenes into a :class:`GameDefinition` (raises ``_Invalid``).
+
+    ``original``: the file is in the original layout, whose ``visible``/``interactable`` values
+    are read as the original engine uses them (Python truth) rather than as strict booleans.
+    """
     pick = _TextPicker(text_variant)
     # Waits and triggers repeat ("click", "change_state, 1"...) and are immutable: each text is
     # read once per definition.
-    waits: dict[str, Wait] = {}
-    triggers: dict[str, Trigger] = {}
+    waits: dict[str, tuple[Wait, Notes]] = {}
+    triggers: dict[str, tuple[Trigger, Notes]] = {}
+    readings: list[tuple[Path_, str]] = []
+
+    def flag(value: Any, path: Path_, key: str) -> bool:
+        if original:
+            return _original_flag(value, readings, path, key)
+        return _as_bool(value, path, key)
+
     scenes: list[Scene] = []
     items: list[Item] = []
     tools: list[Tool] = []
@@ -497,7 +677,7 @@ def build_definition(
         s = _as_map(sraw, sp)
         name = _as_name(s.get("name"), sp, "name")
         desc = pick(s.get("desc", ""), sp, "desc", required=False) or ""
-        visible = _as_bool(s.get("visible", True), sp, "visible")
+        visible = flag(s.get("visible", True), sp, "visible")
         links = []
         rel = s.get("scene_relations") or {}
         for label, target in _as_map(rel, sp, "scene_relations").items():
@@ -522,13 +702,13 @@ def build_definition(
                     tp = (*stp, "transitions", ti)
                     tr = _as_map(traw, tp)
                     wait_list = [
-                        _parsed(w, waits, parse_wait, (*tp, "wait_for", wi))
+                        _parsed(w, waits, parse_wait, (*tp, "wait_for", wi), readings)
                         for wi, w in enumerate(_as_list(tr.get("wait_for"), tp, "wait_for"))
                     ]
                     if not wait_list:
                         raise _Invalid((*tp, "wait_for"), "a transition must wait for something")
                     trigger_list = [
-                        _parsed(g, triggers, parse_trigger, (*tp, "trigger", gi))
+                        _parsed(g, triggers, parse_trigger, (*tp, "trigger", gi), readings)
                         for gi, g in enumerate(_as_list(tr.get("trigger"), tp, "trigger"))
                     ]
                     reward = pick(tr.get("reward"), tp, "reward", required=False)
@@ -548,8 +728,8 @@ def build_definition(
                     _as_name(body.get("name"), bp, "name"),
                     si,
                     str(entry.get("position") or "").strip(),
-                    _as_bool(body.get("visible", True), bp, "visible"),
-                    _as_bool(body.get("interactable", True), bp, "interactable"),
+                    flag(body.get("visible", True), bp, "visible"),
+                    flag(body.get("interactable", True), bp, "interactable"),
                     tuple(states),
                 )
             )
@@ -584,7 +764,7 @@ def build_definition(
                     _as_name(body.get("name"), bp, "name"),
                     si,
                     str(entry.get("position") or "").strip(),
-                    _as_bool(body.get("visible", True), bp, "visible"),
+                    flag(body.get("visible", True), bp, "visible"),
                     tuple(tstates),
                 )
             )
@@ -600,6 +780,7 @@ def build_definition(
         reference=tuple(reference),
         source=source,
         notes=notes,
+        readings=tuple(readings),
     )
 
 
@@ -621,6 +802,11 @@ def parse_reference_log(text: str, source: str) -> list[ReferenceStep]:
         except json.JSONDecodeError as exc:
             line = text.count("\n", 0, exc.pos) + 1
             raise GameFileError(source, f"invalid JSON in reference log: {exc.msg}", line) from exc
+        except RecursionError:
+            line = text.count("\n", 0, i) + 1
+            raise GameFileError(
+                source, "invalid JSON in reference log: nested too deeply", line
+            ) from None
         # lines counted from where the previous object ended, not from the start every time
         line += text.count("\n", counted_to, i)
         counted_to = i
@@ -661,7 +847,7 @@ def load_original(path: Path, reference_dir: Path | None = None) -> GameDefiniti
     try:
         return build_definition(
             data, source=str(path), setting=stem, game=game, difficulty=difficulty,
-            reference=reference,
+            reference=reference, original=True,
         )
     except _Invalid as exc:
         raise _raise_at(exc, str(path), text) from None
@@ -714,7 +900,7 @@ def load_file(path: str | Path) -> list[GameDefinition]:
     if p.suffix.lower() not in (".yaml", ".yml"):
         raise GameFileError(str(p), "game files are YAML (.yaml or .yml)")
     # utf-8-sig: a byte order mark (as Windows editors write) must not hide the format key
-    head = p.read_text(encoding="utf-8-sig", errors="replace").lstrip()[:4096]
+    head = _read_bytes(p).decode("utf-8-sig", errors="replace").lstrip()[:4096]
     if re.search(rf"^{FORMAT_KEY}\s*:", head, re.MULTILINE):
         return load_own(p)
     return [load_original(p)]
@@ -765,27 +951,55 @@ def load_games(
     built-in games, a file, a folder in the original layout, or a glob. ``difficulties``
     filters the result. Raises :class:`GameFileError` for a spec that names nothing.
     """
+    out, failed = load_games_reporting(specs, difficulties)
+    if failed:
+        raise failed[0]
+    return out
+
+
+def load_games_reporting(
+    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None
+) -> tuple[list[GameDefinition], list[GameFileError]]:
+    """Like :func:`load_games`, but a file (or spec) that cannot be loaded is returned as its
+    error next to the settings of the others, so that a folder's problems are listed at once."""
     specs = list(specs or ["builtin"])
     wanted = set(difficulties or DIFFICULTIES)
     out: list[GameDefinition] = []
+    failed: list[GameFileError] = []
     seen: set[tuple[str, str]] = set()
     for spec in specs:
-        found = _resolve_spec(spec)
+        found = _resolve_spec(spec, failed)
         for d in found:
             # one file named twice (shed.yaml, ./shed.yaml, its absolute path) is one game
             key = (str(Path(d.source).resolve()) if d.source else "", d.setting)
             if d.difficulty in wanted and key not in seen:
                 seen.add(key)
                 out.append(d)
+    return out, failed
+
+
+def _load_each(files: Iterable[Path], failed: list[GameFileError]) -> list[GameDefinition]:
+    out: list[GameDefinition] = []
+    for f in files:
+        try:
+            out += load_file(f)
+        except GameFileError as exc:
+            failed.append(exc)
+        except OSError as exc:  # vanished or unreadable between listing and loading
+            failed.append(GameFileError(str(f), f"cannot read file: {exc.strerror or exc}"))
     return out
 
 
-def _resolve_spec(spec: str) -> list[GameDefinition]:
+def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition]:
     if spec == "builtin":
-        return [d for f in builtin_files() for d in load_file(f)]
-    files = _game_files(spec)
+        return _load_each(builtin_files(), failed)
+    try:
+        files = _game_files(spec)
+    except GameFileError as exc:
+        failed.append(exc)
+        return []
     if files:
-        return [d for f in files for d in load_file(f)]
+        return _load_each(files, failed)
     # a built-in game or setting by name
     for f in builtin_files():
         if spec == f.stem or spec.startswith(f.stem + "-"):
@@ -796,15 +1010,21 @@ def _resolve_spec(spec: str) -> list[GameDefinition]:
             if match:
                 return match
     names = ", ".join(f.stem for f in builtin_files())
-    raise GameFileError(
+    failed.append(GameFileError(
         spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
-    )
+    ))
+    return []
 
 
 def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
     """The one setting ``spec`` names: the game's normal version unless ``difficulty`` is
     given. Raises :class:`GameFileError` when it names none, or several games."""
-    found = load_games([spec])
+    found, failed = load_games_reporting([spec])
+    if failed:  # every file that does not load, at once
+        if len(failed) == 1:
+            raise failed[0]
+        listed = "\n  ".join(str(e) for e in failed)
+        raise GameFileError(spec, f"{len(failed)} game files cannot be loaded:\n  {listed}")
     if difficulty is not None:
         found = [d for d in found if d.difficulty == difficulty]
         if not found:

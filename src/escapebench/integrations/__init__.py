@@ -1,4 +1,14 @@
-"""Integrations with other evaluation frameworks (optional extras).
+"""Adapters to other frameworks, each behind an optional extra.
 
-* :mod:`.inspect`: the Inspect AI task ``escapebench/escapebench`` (extra ``inspect``).
+* :mod:`escapebench.integrations.gym` (extra ``gym``): Gymnasium environments, one id per
+  built-in setting (``escapebench/lab-hard-v0``) and a generic ``escapebench/game-v0``;
+  ``import escapebench.gym`` registers them.
+* :mod:`escapebench.integrations.verifiers` (extra ``verifiers``): a verifiers taskset and
+  environment for language-model RL (``vf-eval``, prime-rl).
+* :mod:`escapebench.integrations.inspect` (extra ``inspect``): the Inspect AI task
+  ``escapebench/escapebench``; it plays the harness's own episode loop and agents
+  (:class:`~escapebench.bench.episode.Episode`), not the engine directly.
+
+Gymnasium and verifiers drive the engine (:class:`~escapebench.engine.EscapeGame`) directly;
+what the model reads goes through :func:`escapebench.integrations.texts.observation_text`.
 """

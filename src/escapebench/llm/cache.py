@@ -70,6 +70,19 @@ def cache_key(model: str, messages: Sequence[Message], settings: SamplingSetting
 _TOOL_CALLS = "_tool_calls"
 """Where an answer's function calls are kept in the ``extra`` column."""
 
+def _stored_calls(calls: object) -> tuple[ToolCall, ...]:
+    """The function calls kept with a stored answer; entries that are not one are left out
+    (the file is the user's: it may have been edited or damaged)."""
+    if not isinstance(calls, list):
+        return ()
+    return tuple(
+        ToolCall(c["name"], c["arguments"], str(c.get("id", "")))
+        for c in calls
+        if isinstance(c, dict) and isinstance(c.get("name"), str)
+        and isinstance(c.get("arguments"), str)
+    )
+
+
 _WAL_RETRY_FIRST_S = 0.002
 _WAL_RETRY_MAX_S = 0.1
 
@@ -182,7 +195,7 @@ class ResponseCache:
             retries=0,
             latency_s=time.monotonic() - started,
             extra=stored_extra,
-            tool_calls=tuple(ToolCall(**c) for c in calls),
+            tool_calls=_stored_calls(calls),
         )
 
     def put(self, key: str, completion: Completion) -> bool:
