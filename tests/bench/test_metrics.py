@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import csv
 
 from escapebench.bench.hints import reference_effects
@@ -80,7 +82,7 @@ def result(**kw) -> EpisodeResult:
     return EpisodeResult(**base)
 
 
-def test_aggregates_are_micro_averages_per_agent_model_and_difficulty() -> None:
+def test_shares_are_means_of_per_episode_shares_with_pooled_ones_kept() -> None:
     results = [
         result(episode_id="a", hints_used=4, total_steps=100, tool_hints=1, key_step_hints=3,
                early_exit_units=20, key_steps=30, tools_collected=10,
@@ -95,18 +97,25 @@ def test_aggregates_are_micro_averages_per_agent_model_and_difficulty() -> None:
     assert list(rows) == ["easy", "hard", "all"]
     easy = rows["easy"]
     assert (easy.episodes, easy.escaped, easy.hints_used, easy.total_steps) == (2, 1, 2.0, 75.0)
-    # Pooled over the episodes: 1 tool hint / 10 tools, 3 key-step hints / 40 key steps.
-    assert easy.tool_hint_share == 1 / 10 and easy.key_step_hint_share == 3 / 40
-    assert easy.early_exit_progress == 30 / 50
+    # Per episode: a uses 1 of 10 tools and 3 of 30 key steps; b has no tools (left out of
+    # the tool share) and used 0 of 10 key steps.
+    assert easy.tool_hint_share == 1 / 10 and easy.key_step_hint_share == (0.1 + 0) / 2
+    assert easy.early_exit_progress == (20 / 40 + 10 / 10) / 2
+    # The pooled forms stay, named so: 1 of 10 tools, 3 of 40 key steps, 30 of 50 units.
+    assert easy.tool_hint_share_pooled == 1 / 10 and easy.key_step_hint_share_pooled == 3 / 40
+    assert easy.early_exit_progress_pooled == 30 / 50
     assert easy.hint_share_by_action["apply"] == 3 / 15
-    assert rows["all"].episodes == 3 and rows["all"].tool_hint_share == 3 / 20
+    assert rows["all"].episodes == 3
+    assert rows["all"].tool_hint_share == pytest.approx((0.1 + 0.2) / 2)
+    assert rows["all"].tool_hint_share_pooled == 3 / 20
 
     table = format_table(aggregate(results))
     assert "Early Exit Progress (%)" in table.splitlines()[0]
     all_line = next(line for line in table.splitlines() if " all " in line)
-    # Tool hints 1+0+2 over 3 episodes, 3 of 20 tools; key-step hints 3+0+0, 3 of 70.
-    assert all_line.split()[-4:] == ["1.00", "(15.00%)", "1.00", "(4.29%)"]
-    assert format_markdown(aggregate(results)).count("\n") == 2 + 3
+    # Tool hints 1+0+2 over 3 episodes (15% per episode); key-step hints 3+0+0 (10%, 0%, 0%)
+    assert "(15.00%)" in all_line and "(3.33%)" in all_line
+    assert "1 settings #" in all_line and "max 0 steps" in all_line
+    assert format_markdown(aggregate(results)).count("\n") == 2 + 3 + 2
 
 
 def test_results_round_trip_through_json_and_csv(mini, tmp_path) -> None:

@@ -562,6 +562,8 @@ class PlaySession:
             prompt_version="",
             max_steps=self.max_steps,
             player=self.player,
+            patience=self.policy.options.patience,
+            help_steps=self.policy.options.help_steps,
         )
         if not self.ended:
             result = dataclasses.replace(result, ended_by="quit")
