@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 import csv
+
+import pytest
 
 from escapebench.bench.hints import reference_effects
 from escapebench.bench.metrics import (
