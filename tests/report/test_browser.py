@@ -209,7 +209,7 @@ def test_play_tutorial_to_the_end_then_find_it_in_the_report(
     expect(banner).to_contain_text(f"You escaped in {n} steps with 0 hints")
 
     page.click("#see-report")
-    human = page.locator('table[data-table="Table 3: BaseAgent"] tr.human')
+    human = page.locator('table[data-table="Human players"] tr.human')
     expect(human).to_contain_text("Average Human")
     expect(human.locator("td").nth(2)).to_have_text(f"{n}.00")
     expect(page.locator("#episode-head")).to_contain_text("human Tess")
