@@ -566,11 +566,22 @@ class PairedDifference:
     p_value: float | None  # two-sided sign-flip permutation test over settings
 
     @property
-    def distinguishable(self) -> bool:
-        """Whether the interval excludes zero (a difference larger than the noise)."""
+    def interval_excludes_zero(self) -> bool:
         return self.ci is not None and (self.ci[0] > 0 or self.ci[1] < 0)
 
+    @property
+    def distinguishable(self) -> bool:
+        """Whether the difference is larger than the noise: its interval excludes zero and
+        the sign-flip test agrees (p < :data:`SIGNIFICANCE`). With few settings a bootstrap
+        interval is too narrow, and the test cannot reach significance (4 settings: p is at
+        least 2/16), so both must hold."""
+        return self.interval_excludes_zero and self.p_value is not None and (
+            self.p_value < SIGNIFICANCE)
 
+
+SIGNIFICANCE = 0.05
+"""The sign-flip p-value below which a difference whose interval excludes zero is called
+distinguishable."""
 PERMUTATIONS = 20_000
 """Random sign flips when the settings are too many to flip every way (more than 16)."""
 

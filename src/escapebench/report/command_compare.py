@@ -191,7 +191,7 @@ def paired_report(a_run: RunFolder, b_run: RunFolder) -> str:
         "A, B: means over settings of each setting's mean over repeats. B - A: the mean of "
         "the per-setting differences; 95% CI: bootstrap over settings and repeats; p: "
         "sign-flip permutation test over settings. 'not distinguishable': the interval "
-        "covers zero. See docs/metrics.md.",
+        "covers zero, or the test does not reach p < 0.05. See docs/metrics.md.",
     ]
     return "\n".join(lines)
 
@@ -206,8 +206,10 @@ def _paired_cells(d: PairedDifference, percent: bool, lower_better: bool) -> lis
     p = "n/a" if d.p_value is None else "<0.0001" if d.p_value < 1e-4 else f"{d.p_value:.4f}"
     if d.ci is None:
         verdict = "not distinguishable (one episode: no interval)"
-    elif not d.distinguishable:
+    elif not d.interval_excludes_zero:
         verdict = "not distinguishable"
+    elif not d.distinguishable:
+        verdict = "not distinguishable (interval excludes 0, test p >= 0.05: too few settings)"
     else:
         better = (d.difference < 0) == lower_better
         direction = "lower" if d.difference < 0 else "higher"
