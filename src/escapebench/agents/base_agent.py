@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import parse_action_answer
+from escapebench.agents.answer_parsing import answer_reasoning, cut_answer, parse_action_answer
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.agents.plain_data import as_plain
 from escapebench.engine.actions import parse_call
@@ -150,8 +150,8 @@ class BaseAgent(Agent):
         all_calls = [*(calls or []), record]
         return Decision(
             # No readable call: play the answer itself so that the engine gives feedback.
-            action=parsed.action if parsed.action is not None else text,
-            reasoning=parsed.thought,
+            action=parsed.action if parsed.action is not None else cut_answer(text),
+            reasoning=answer_reasoning(text, parsed.thought),
             raw_answer=text,
             mode="help" if ctx.hint else "free explore",
             calls=all_calls,

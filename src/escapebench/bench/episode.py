@@ -47,7 +47,7 @@ from escapebench.bench.records import (
     read_step_log,
     step_record,
 )
-from escapebench.engine.actions import extract_call, parse_call
+from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 
@@ -110,7 +110,7 @@ def position_text(game: EscapeGame) -> str:
 
 def _play_action(game: EscapeGame, text: str) -> StepResult:
     """Play an agent's action: a canonical call, or free text holding one (the last one)."""
-    call = parse_call(text) or extract_call(text)
+    call = parse_call(text) or extract_call(cut_answer(text))
     if call is None:
         # Not an action at all: the engine's error result is the feedback the agent gets.
         result = game.step(text)
