@@ -149,6 +149,12 @@ def test_rows_of_other_limits_settings_or_protocols_are_not_ranked_together() ->
     (one,) = leaderboards([*explorer, *_as("random", BASE, max_steps=200)])
     assert {r.summary.agent for r in one.rows} == {"explorer", "random"}
     assert all("max 200 steps" in r.cells[-1] for r in one.rows)
+    # more repeats of the same work are the same work, measured more precisely
+    repeated = [dataclasses.replace(r, repeat=1, episode_id=r.episode_id[:-1] + "1")
+                for r in _as("random", BASE, max_steps=200)]
+    (one,) = leaderboards([*explorer, *_as("random", BASE, max_steps=200), *repeated])
+    covers = {r.summary.agent: r.cells[-1] for r in one.rows}
+    assert "1 repeat," in covers["explorer"] and "2 repeats" in covers["random"]
 
 
 def test_table5_shows_no_change_against_a_base_run_of_other_limits() -> None:

@@ -374,22 +374,32 @@ class Coverage:
                 self.patience, self.help_steps)
 
     def work(self) -> tuple[Any, ...]:
-        """What two rows must share to be ranked against each other."""
-        return (self.settings, self.repeats, *self.rules())
+        """What two rows must share to be ranked against each other: the settings and the
+        rules. The repeats are not part of it: more repeats of the same work measure the
+        same mean more precisely (its interval says how precisely)."""
+        return (self.settings, *self.rules())
 
     def repeats_label(self) -> str:
         low, high = self.repeats[0], self.repeats[-1]
         count = str(low) if low == high else f"{low}-{high}"
         return f"{count} repeat{'' if count == '1' else 's'}"
 
-    def label(self) -> str:
-        """One line: ``21 settings #1a2b3c4d, escapebench, max 200 steps, ...``."""
+    def rules_label(self) -> str:
+        """The rules in words: ``escapebench, max 200 steps, patience 50, help 10, text
+        actions``."""
         protocol = self.protocol + (f" v{self.protocol_version}" if self.protocol_version else "")
         return (
-            f"{len(self.settings)} settings #{self.settings_hash}, {protocol}, "
-            f"max {self.max_steps} steps, patience {_unknown(self.patience)}, "
-            f"help {_unknown(self.help_steps)}, {self.repeats_label()}, "
-            f"{self.action_format} actions"
+            f"{protocol}, max {self.max_steps} steps, patience {_unknown(self.patience)}, "
+            f"help {_unknown(self.help_steps)}, {self.action_format} actions"
+        )
+
+    def label(self) -> str:
+        """One line: ``21 settings #1a2b3c4d, escapebench, max 200 steps, ..., 5 repeats,
+        text actions``."""
+        rules, _, actions = self.rules_label().rpartition(", ")
+        return (
+            f"{len(self.settings)} settings #{self.settings_hash}, {rules}, "
+            f"{self.repeats_label()}, {actions}"
         )
 
     def differences(self, other: Coverage, *, settings: bool = True) -> list[str]:

@@ -165,7 +165,8 @@ def paired_report(a_run: RunFolder, b_run: RunFolder) -> str:
     common = sorted(set(ca.settings) & set(cb.settings))
     lines = [
         f"Paired comparison: B = {label_b} ({b_run.path}) minus A = {label_a} ({a_run.path})",
-        f"on the {len(common)} settings both played; rules: {ca.label().split(', ', 1)[1]}",
+        f"on the {len(common)} settings both played; rules: {ca.rules_label()}; repeats: "
+        f"A {ca.repeats_label().split()[0]}, B {cb.repeats_label().split()[0]}",
     ]
     only_a = sorted(set(ca.settings) - set(cb.settings))
     only_b = sorted(set(cb.settings) - set(ca.settings))

@@ -5,7 +5,7 @@ averaged, with their 95% intervals); this module only chooses rows and lays them
 lists BaseAgent per model; Table 5 lists EscapeAgent and its ablations per model with the
 change against BaseAgent on the settings both played under the same rules; the leaderboards
 rank agents only against rows covering the same work (one leaderboard per settings set,
-repeats, protocol and limits); human players have their own table ("Average Human": every
+protocol and limits); human players have their own table ("Average Human": every
 human player's finished games together; a game a person stopped is not a result) with the
 paper's human row as a marked reference line. Every row ends with what it covers, and every
 table has an Escaped column (escaped / episodes): the paper's agents always escape thanks to
@@ -237,7 +237,7 @@ def rank_key(s: Summary) -> tuple[float, float, float]:
 
 
 def same_work_groups(rows: Sequence[Summary]) -> list[list[Summary]]:
-    """``rows`` split into groups covering the same work (same settings, repeats and rules),
+    """``rows`` split into groups covering the same work (same settings and rules),
     in order of first appearance: only rows of one group may be ranked against each other."""
     groups: dict[tuple[object, ...], list[Summary]] = {}
     for s in rows:
@@ -248,7 +248,7 @@ def same_work_groups(rows: Sequence[Summary]) -> list[list[Summary]]:
 
 def leaderboards(results: Sequence[EpisodeResult]) -> list[Table]:
     """Every agent x model, baselines included, in :func:`rank_key` order: one leaderboard
-    per work covered (settings set, repeats, protocol, limits), never a ranking across."""
+    per work covered (settings set, protocol, limits), never a ranking across."""
     groups = same_work_groups(summaries(results, lambda r: r.agent != HUMAN_AGENT))
     groups.sort(key=lambda g: -len(g))
     tables = []
