@@ -153,6 +153,7 @@ class RunSettings:
     max_retries: int = 6
     fsync: bool = True
     quiet: bool = False
+    skip_unplayable: bool = False  # play the other settings; record the skipped ones
     command_line: list[str] = field(default_factory=list)
 
     @property
@@ -385,6 +386,8 @@ class RunPlan:
     model_name: str
     fingerprint: dict[str, Any]
     games: list[dict[str, Any]]
+    # settings left out by --skip-unplayable: {"setting", "source", "reason", "errors"}
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
@@ -428,11 +431,32 @@ def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
     """Resolve games, episodes, shard and output folder (no file is written)."""
-    from escapebench.games.loading import load_games
+    from escapebench.games.checking import split_playable, unplayable_file
+    from escapebench.games.loading import load_games_reporting
 
     settings.validate()
-    definitions = load_games(settings.games, settings.difficulties)
+    definitions, failed = load_games_reporting(settings.games, settings.difficulties)
+    if len(failed) == 1 and not definitions:
+        raise failed[0]  # the one file named does not load: its error is the whole story
+    # Every setting that cannot be played, at once: files that do not load, settings with
+    # check errors (a game with errors can stop in the middle of play, and its numbers would
+    # mean nothing).
+    definitions, unplayable, _ = split_playable(definitions)
+    unplayable = [unplayable_file(e) for e in failed] + unplayable
+    if unplayable and not settings.skip_unplayable:
+        listed = "\n  ".join(str(u) for u in unplayable)
+        files = " ".join(sorted({u.source for u in unplayable}))
+        raise RunConfigError(
+            f"{len(unplayable)} setting(s) cannot be played (a game with errors would give "
+            f"meaningless results), so nothing was played:\n  {listed}\n"
+            f"Run 'escapebench check {files}' for the full report, or pass --skip-unplayable "
+            "to play the others (the skipped ones are recorded in run.json)."
+        )
     if not definitions:
+        if unplayable:
+            raise RunConfigError(
+                "no playable settings left: every setting matched was skipped as unplayable"
+            )
         raise RunConfigError("no game settings match --games and --difficulty")
     by_setting: dict[str, GameDefinition] = {}
     for d in definitions:
@@ -443,7 +467,6 @@ def plan_run(
                 "episode ids must be unique"
             )
         by_setting[d.setting] = d
-    refuse_broken_games(definitions)
     specs = [
         EpisodeSpec(
             episode_id=episode_id(d.setting, label, model_name, r),
@@ -476,7 +499,10 @@ def plan_run(
     )
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
-    return RunPlan(settings, out, specs, by_setting, effects, model_name, fingerprint, games)
+    return RunPlan(
+        settings, out, specs, by_setting, effects, model_name, fingerprint, games,
+        skipped=[u.to_json() for u in unplayable],
+    )
 
 
 def run_fingerprint(
@@ -664,6 +690,7 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
         "server": server if server is not None else (existing or {}).get("server"),
         "server_changes": changes,
         "games": [games[k] for k in sorted(games)],
+        "skipped": plan.skipped,  # settings --skip-unplayable left out, with the reason
         "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
         "shard": list(s.shard) if s.shard else None,
         "concurrency": s.concurrency,
@@ -758,6 +785,7 @@ class RunOutcome:
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # see RunPlan.skipped
 
     @property
     def exit_code(self) -> int:
@@ -855,7 +883,8 @@ async def _run_plan(
         model_record = model_settings_record(model)
     write_run_json(plan, model_record, existing, finished=False, server=server)
 
-    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0)
+    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0,
+                         skipped=list(plan.skipped))
     todo = [s for s in plan.specs if not (plan.out / EPISODES_DIR / s.episode_id / RESULT_FILE)
             .exists()]
     outcome.finished = len(plan.specs) - len(todo)

@@ -78,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
     """Start the server; bad folders or game files are clear errors before it starts."""
     import uvicorn
 
-    from escapebench.games.checking import BrokenGamesError
+    from escapebench.games.checking import BrokenGamesError, UnplayableGamesError
     from escapebench.games.loading import GameFileError
     from escapebench.report.runs import ReportInputError, load_runs
     from escapebench.report.server import ServeConfig, create_app, header_timeout_protocol
@@ -102,7 +102,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         app = create_app(ServeConfig(run_dirs, data_dir, list(args.games), host=args.host))
-    except (GameFileError, BrokenGamesError, DataFolderError) as exc:
+    except (GameFileError, BrokenGamesError, UnplayableGamesError, DataFolderError) as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
         return 2
     # Checked last: the folders and games above are the user's to fix first.
