@@ -14,7 +14,7 @@ from escapebench.bench.hints import HintOptions
 from escapebench.bench.runner import FINGERPRINT_KEYS, compatible, run_fingerprint
 from escapebench.games.loading import load_games
 from escapebench.llm.base import Completion, Message, SamplingSettings, ToolCall
-from escapebench.llm.cache import cache_key
+from escapebench.llm.cache import CACHE_KEY_VERSION, cache_key
 from tests.support.tool_calls import reference_calls
 
 
@@ -62,7 +62,8 @@ def test_text_format_keeps_its_settings_cache_keys_and_folders() -> None:
     import hashlib
 
     messages = [{"role": "user", "content": "hi"}]
-    document = {"v": 1, "model": "m", "messages": messages, "settings": {
+    document = {"v": CACHE_KEY_VERSION, "model": "m", "server": "", "messages": messages,
+                "settings": {
         "temperature": 0.0, "top_p": 1.0, "max_tokens": 1024, "seed": None, "stop": []}}
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert cache_key("m", messages, SamplingSettings()) == hashlib.sha256(

@@ -226,6 +226,8 @@ class Episode:
             max_steps=self.spec.max_steps,
             player=self.spec.player,
             action_format=self.spec.action_format,
+            patience=self.spec.hints.patience,
+            help_steps=self.spec.hints.help_steps,
         )
         write_result_json(self.result_path, result)
         log.remove_checkpoints()
