@@ -31,8 +31,10 @@ from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-AnswerFn = Callable[[dict[str, Any]], str]
-"""Computes the assistant's text from the decoded JSON body of a chat request."""
+Answer = str | dict[str, Any]
+"""The assistant's text, or a whole assistant message (see :func:`tool_call_answer`)."""
+AnswerFn = Callable[[dict[str, Any]], Answer]
+"""Computes the assistant's answer from the decoded JSON body of a chat request."""
 
 FAULT_KINDS: tuple[str, ...] = (
     "429",  # rate limited, with a Retry-After header
@@ -65,6 +67,25 @@ def default_answer(request: dict[str, Any]) -> str:
     return f"fake answer {digest[:12]}"
 
 
+def tool_call_answer(
+    name: str, arguments: dict[str, Any] | str, content: str | None = None, call_id: str = ""
+) -> dict[str, Any]:
+    """An answer that calls the function ``name`` (native tool calling), as OpenAI sends it:
+    ``content`` (the reasoning, often null) and one entry in ``tool_calls``. ``arguments`` is
+    sent as JSON text; give a string to send it as it is (for example broken JSON)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {
+        "content": content,
+        "tool_calls": [
+            {
+                "id": call_id or f"call_{hashlib.sha256(text.encode()).hexdigest()[:8]}",
+                "type": "function",
+                "function": {"name": name, "arguments": text},
+            }
+        ],
+    }
+
+
 def _estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4) if text else 0
 
@@ -73,9 +94,10 @@ class FakeOpenAIServer:
     """An OpenAI-compatible chat server on 127.0.0.1 with scripted answers and faults.
 
     Args:
-        answer: the assistant's text: a function of the request JSON, a fixed string, or a
-            list of strings used in turn (the last one repeats). Default:
-            :func:`default_answer`.
+        answer: the assistant's answer: a function of the request JSON, a fixed string, or a
+            list of answers used in turn (the last one repeats). An answer is a text or a
+            whole assistant message (a dict with ``content`` and ``tool_calls``, see
+            :func:`tool_call_answer`). Default: :func:`default_answer`.
         latency_s: fixed delay before every chat answer.
         faults: fixed schedule of fault kinds (or ``None`` for a normal answer) by chat
             request number, starting at 0.
@@ -94,7 +116,7 @@ class FakeOpenAIServer:
     def __init__(
         self,
         *,
-        answer: AnswerFn | str | Sequence[str] | None = None,
+        answer: AnswerFn | Answer | Sequence[Answer] | None = None,
         latency_s: float = 0.0,
         faults: Sequence[str | None] = (),
         fault_rate: float = 0.0,
@@ -241,11 +263,11 @@ class FakeOpenAIServer:
                 self.faults_injected.append(fault)
             return n, fault
 
-    def _answer_text(self, body: dict[str, Any]) -> str:
+    def _answer_text(self, body: dict[str, Any]) -> Answer:
         answer = self.answer
         if answer is None:
             return default_answer(body)
-        if isinstance(answer, str):
+        if isinstance(answer, (str, dict)):
             return answer
         if callable(answer):
             return answer(body)
@@ -406,9 +428,16 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if fault == "malformed":
                 self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
                 return
-            text = server._answer_text(body)
-            message: dict[str, Any] = {"role": "assistant", "content": text}
+            answer = server._answer_text(body)
             finish_reason = "stop"
+            if isinstance(answer, dict):  # a whole message, e.g. with tool calls
+                message: dict[str, Any] = {"role": "assistant", **answer}
+                text = str(answer.get("content") or "") + json.dumps(answer.get("tool_calls"))
+                if answer.get("tool_calls"):
+                    finish_reason = "tool_calls"
+            else:
+                text = answer
+                message = {"role": "assistant", "content": text}
             if fault == "missing_content":
                 message = {"role": "assistant"}
             elif fault == "refusal":

@@ -11,16 +11,30 @@ answer is a wasted step, never a crash).
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import asdict
+from dataclasses import replace
 from typing import Any
 
 from escapebench.agents import prompts
 from escapebench.agents.answer_parsing import answer_reasoning, cut_answer, parse_action_answer
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.agents.plain_data import as_plain
+from escapebench.agents.tool_actions import (
+    ACTION_FORMATS,
+    ACTION_TOOLS,
+    DEFAULT_ACTION_FORMAT,
+    TOOLS_VERSION,
+    read_tool_answer,
+    tools_messages,
+)
 from escapebench.engine.actions import parse_call
 from escapebench.engine.env import EscapeGame, StepResult
-from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
+from escapebench.llm.base import (
+    ChatModel,
+    Completion,
+    Message,
+    SamplingSettings,
+    settings_record,
+)
 
 DEFAULT_MEMORY = 10  # steps of working memory (paper section 5.1)
 
@@ -56,6 +70,9 @@ class BaseAgent(Agent):
         model: the chat model that picks actions.
         memory: steps of working memory shown in each prompt (paper: 10).
         sampling: sampling settings of every call (default: temperature 0, as the paper).
+        action_format: ``"text"`` (the paper's: the action is written in the answer) or
+            ``"tools"`` (the five actions are offered as functions with every action call and
+            the answer's function call is the action; see :mod:`.tool_actions`).
     """
 
     name = "base"
@@ -66,9 +83,18 @@ class BaseAgent(Agent):
         *,
         memory: int = DEFAULT_MEMORY,
         sampling: SamplingSettings | None = None,
+        action_format: str = DEFAULT_ACTION_FORMAT,
     ) -> None:
         if memory < 0:
             raise ValueError(f"memory must be 0 or more steps, not {memory}")
+        if action_format not in ACTION_FORMATS:
+            raise ValueError(
+                f"action format must be one of {', '.join(ACTION_FORMATS)}, not {action_format!r}"
+            )
+        self.action_format = action_format
+        if action_format != DEFAULT_ACTION_FORMAT:
+            # Its own label: tables never rank tool-calling results with text results.
+            self.name = f"{self.name}-{action_format}"
         self.model = model
         self.memory_size = memory
         self.sampling = sampling or SamplingSettings()
@@ -77,13 +103,18 @@ class BaseAgent(Agent):
     # ----------------------------------------------------------------- contract
     def settings(self) -> dict[str, Any]:
         """Agent name, model, memory length, sampling and prompt version."""
-        return {
+        settings: dict[str, Any] = {
             "agent": self.name,
             "model": self.model.name,
             "memory": self.memory_size,
-            "sampling": asdict(self.sampling),
+            "sampling": settings_record(self.sampling),
             "prompt_version": prompts.PROMPT_VERSION,
         }
+        if self.action_format != DEFAULT_ACTION_FORMAT:
+            # Only when not the default: text runs keep the settings (and folders) they had.
+            settings["action_format"] = self.action_format
+            settings["tools_version"] = TOOLS_VERSION
+        return settings
 
     def reset(self, game: EscapeGame) -> None:
         """Forget everything: a new episode starts."""
@@ -128,23 +159,54 @@ class BaseAgent(Agent):
     def action_messages(self, ctx: TurnContext) -> list[Message]:
         """The messages of the action call for this turn."""
         hint = prompts.format_hint(hint_position(ctx), ctx.hint.action) if ctx.hint else None
-        return prompts.action_messages(
+        messages = prompts.action_messages(
             observation=ctx.game.observation(),
             position=ctx.position,
             history=list(self.memory),
             extra_blocks=self.extra_prompt_blocks(ctx),
             hint=hint,
         )
+        if self.action_format == "tools":
+            messages = tools_messages(messages, prompts.CHAIN_OF_THOUGHT_INSTRUCTION)
+        return messages
 
     async def ask(self, kind: str, messages: list[Message]) -> tuple[str, ModelCallRecord]:
         """One model call; returns the answer text and its accounting record."""
         completion = await self.model.complete(messages, self.sampling)
         return completion.text or "", call_record(kind, completion)
 
+    async def tools_action(
+        self, ctx: TurnContext, calls: list[ModelCallRecord]
+    ) -> Decision:
+        """The action call of the tools format: the five actions offered as functions."""
+        sampling = replace(self.sampling, tools=ACTION_TOOLS)
+        completion = await self.model.complete(self.action_messages(ctx), sampling)
+        text = completion.text or ""
+        answer = read_tool_answer(completion.tool_calls)
+        all_calls = [*calls, call_record("action", completion)]
+        details: dict[str, Any] = {
+            "prompt_kinds": [c.kind for c in all_calls],
+            "tool_call": answer.call,
+        }
+        if answer.problem:
+            details["tool_call_problem"] = answer.problem
+        if answer.ignored_calls:
+            details["tool_calls_ignored"] = answer.ignored_calls
+        return Decision(
+            action=answer.action,
+            reasoning=text.strip(),
+            raw_answer=text,
+            mode="help" if ctx.hint else "free explore",
+            calls=all_calls,
+            details=details,
+        )
+
     async def model_action(
         self, ctx: TurnContext, calls: list[ModelCallRecord] | None = None
     ) -> Decision:
         """Ask the model for an action; ``calls`` are earlier calls of this turn to record."""
+        if self.action_format == "tools":
+            return await self.tools_action(ctx, list(calls or []))
         text, record = await self.ask("action", self.action_messages(ctx))
         parsed = parse_action_answer(text)
         all_calls = [*(calls or []), record]

@@ -40,6 +40,7 @@ from escapebench.agents.foresight import DEFAULT_MEMORY_PAD, Foresight, KnownIte
 from escapebench.agents.plain_data import as_plain
 from escapebench.agents.reflection import DEFAULT_FAILED_MEMORY, Reflection, ReflectionRequest
 from escapebench.agents.screen import read_screen
+from escapebench.agents.tool_actions import DEFAULT_ACTION_FORMAT
 from escapebench.engine.actions import most_commas, normalize_name, parse_call, split_candidates
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
@@ -122,6 +123,8 @@ class EscapeAgent(BaseAgent):
             nearest unexplored scene (0 disables it).
         failed_memory: failed actions remembered per position.
         memory_pad: clues (informative responses) shown to task foresight.
+        action_format: ``"text"`` or ``"tools"`` for the action calls (see BaseAgent);
+            reflection and foresight answer in text in both.
     """
 
     name = "escape"
@@ -137,8 +140,9 @@ class EscapeAgent(BaseAgent):
         explore_after: int = DEFAULT_EXPLORE_AFTER,
         failed_memory: int = DEFAULT_FAILED_MEMORY,
         memory_pad: int = DEFAULT_MEMORY_PAD,
+        action_format: str = DEFAULT_ACTION_FORMAT,
     ) -> None:
-        super().__init__(model, memory=memory, sampling=sampling)
+        super().__init__(model, memory=memory, sampling=sampling, action_format=action_format)
         self.use_reflection = not no_reflection
         self.use_foresight = not no_foresight
         self.explore_after = explore_after
@@ -147,7 +151,7 @@ class EscapeAgent(BaseAgent):
         # Ablations get their own name so that their results never mix with the full agent's.
         self.name = "escape" + ("-no-reflection" if no_reflection else "") + (
             "-no-foresight" if no_foresight else ""
-        )
+        ) + ("" if action_format == DEFAULT_ACTION_FORMAT else f"-{action_format}")
         self._clear()
 
     def _clear(self) -> None:

@@ -238,6 +238,27 @@ input(2413, {target})>"""
 NONE_LISTED = "none"
 """Ours: an empty list inside a prompt."""
 
+# --------------------------------------------------------------------------- ours, tools format
+TOOLS_VERSION = "escapebench-tools-v1"
+"""Version of the texts below (the tools action format only); recorded with its results."""
+
+TOOLS_INSTRUCTION = """\
+Think step by step about the scene, your tools and your history before you act, then take \
+exactly one action by calling one of the functions move, click, apply, input or craft."""
+"""Ours: replaces CHAIN_OF_THOUGHT_INSTRUCTION at the end of an action prompt (tools format)."""
+
+TOOL_MOVE = "Move to a nearby scene to explore it."
+TOOL_CLICK = "Click an interactable item to examine it or interact with it."
+TOOL_APPLY = "Apply a tool in your bag to an interactable item."
+TOOL_INPUT = "Input a string (only digits and letters) to an interactable item."
+TOOL_CRAFT = "Use one tool in your bag on another tool in your bag to craft something new."
+TOOL_ARG_SCENE = "the name of a nearby scene, exactly as the observation lists it"
+TOOL_ARG_ITEM = "the name of an interactable item, exactly as the observation lists it"
+TOOL_ARG_TOOL = "the name of a tool in your bag"
+TOOL_ARG_TEXT = "the string to input"
+TOOL_ARG_OTHER = "the name of another tool in your bag"
+"""Ours: the descriptions of the five functions and their arguments (tools format)."""
+
 
 # --------------------------------------------------------------------------- fillers
 @dataclass(frozen=True)

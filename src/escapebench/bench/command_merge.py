@@ -29,6 +29,7 @@ from escapebench.bench.metrics import (
 from escapebench.bench.runner import (
     EPISODES_DIR,
     EXIT_USAGE,
+    FINGERPRINT_DEFAULTS,
     FINGERPRINT_KEYS,
     RUN_FILE,
     RunConfigError,
@@ -92,7 +93,7 @@ def merge_folders(folders: list[Path], out: Path, *, partial: bool = False) -> t
             raise RunConfigError(f"{folder}: no {RUN_FILE}; not a result folder")
         runs.append(run)
     first = runs[0]
-    fingerprint = {k: first.get(k) for k in FINGERPRINT_KEYS}
+    fingerprint = {k: first.get(k, FINGERPRINT_DEFAULTS.get(k)) for k in FINGERPRINT_KEYS}
     for folder, run in zip(folders[1:], runs[1:], strict=True):
         problems = compatible(
             run, fingerprint, first.get("games", []),

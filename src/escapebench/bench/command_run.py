@@ -15,7 +15,7 @@ from pathlib import Path
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
-from escapebench.bench.metrics import format_table
+from escapebench.bench.metrics import format_table, format_usage
 from escapebench.bench.runner import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
@@ -93,6 +93,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     a.add_argument("--max-tokens", type=int, default=1024, help="answer length limit")
     a.add_argument("--seed", type=int, default=None,
                    help="sampling seed (repeat r uses seed + r); random agent seed")
+    a.add_argument("--action-format", choices=("text", "tools"), default="text",
+                   help="how the model acts: 'text' writes the action in its answer (the "
+                   "paper's protocol), 'tools' calls one of five functions (native tool "
+                   "calling; a separate result label, never ranked with text)")
     a.add_argument("--timeout", type=float, default=120.0, help="seconds per model request")
     a.add_argument("--max-retries", type=int, default=6,
                    help="retries of a failed model request before the run stops")
@@ -153,6 +157,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         seed=args.seed,
+        action_format=args.action_format,
         shard=parse_shard(args.shard) if args.shard else None,
         cache=args.cache,
         no_cache=args.no_cache,
@@ -233,6 +238,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if outcome.summaries:
         print(format_table(outcome.summaries))
+        usage = format_usage(outcome.summaries)
+        if usage:
+            print(usage)
     print(f"\nresults: {outcome.out}  ({outcome.finished} of {outcome.planned} episodes "
           f"finished, {outcome.wall_s:.1f}s)", file=sys.stderr)
     if outcome.skipped:

@@ -19,6 +19,13 @@ STATUS_EVERY_S = 10.0
 _CLEAR_BELOW = "\x1b[J"
 
 
+def _count(n: float) -> str:
+    """A token count, short: 950, 12.3k, 4.56M."""
+    from escapebench.bench.metrics import short_count
+
+    return short_count(n)
+
+
 def _duration(seconds: float) -> str:
     seconds = max(0, int(seconds))
     h, rest = divmod(seconds, 3600)
@@ -80,9 +87,15 @@ class LiveDisplay:
         self.done += 1
         self.done_here += 1
         outcome = "escaped" if result.escaped else "not escaped"
+        usage = ""
+        if result.model_calls:
+            usage = (
+                f", {result.model_calls} model calls, {_count(result.tokens_in)} tokens in, "
+                f"{_count(result.tokens_out)} out"
+            )
         self._line(
             f"done   {spec.episode_id}: {outcome} in {result.total_steps} steps, "
-            f"{result.hints_used} hints, progress {100 * result.progress:.0f}%  "
+            f"{result.hints_used} hints, progress {100 * result.progress:.0f}%{usage}  "
             f"[{self.done}/{self.total}]"
         )
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,7 @@ class EpisodeSpec:
     hints: HintOptions = HintOptions()
     prompt_version: str = ""
     player: str = "agent"
+    action_format: str = "text"  # how the agent's actions are read: "text" or "tools"
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,10 @@ class StepProgress:
 
 
 ProgressCallback = Callable[[StepProgress], None]
+RecordCallback = Callable[[dict[str, Any]], None]
+"""Called with each step's record once it is committed (the Inspect transcript uses it)."""
+StepScope = Callable[[int], AbstractAsyncContextManager[Any]]
+"""Wraps each step, given its 0-based index (the Inspect task opens a transcript span)."""
 
 
 def position_text(game: EscapeGame) -> str:
@@ -129,12 +135,16 @@ class Episode:
         *,
         effects: tuple[ReferenceEffect, ...] | None = None,
         on_step: ProgressCallback | None = None,
+        on_record: RecordCallback | None = None,
+        step_scope: StepScope | None = None,
         fsync: bool = True,
     ) -> None:
         self.spec = spec
         self.agent = agent
         self.folder = folder
         self.on_step = on_step
+        self.on_record = on_record
+        self.step_scope = step_scope
         self.fsync = fsync
         self.game = EscapeGame(spec.defn)
         self.policy = HintPolicy(spec.defn, spec.hints, effects=effects)
@@ -195,7 +205,11 @@ class Episode:
             self.agent.reset(self.game)
             self._resume(*log.recover())
             while self.step < self.spec.max_steps and not self.game.ended:
-                await self._play_step(log)
+                if self.step_scope is None:
+                    await self._play_step(log)
+                else:
+                    async with self.step_scope(self.step):
+                        await self._play_step(log)
                 if self.step % YIELD_EVERY_STEPS == 0:
                     # An agent without a model and a log without fsync never wait, so
                     # nothing else would run until the episode ends: not the other
@@ -211,6 +225,7 @@ class Episode:
             prompt_version=self.spec.prompt_version,
             max_steps=self.spec.max_steps,
             player=self.spec.player,
+            action_format=self.spec.action_format,
             patience=self.spec.hints.patience,
             help_steps=self.spec.hints.help_steps,
         )
@@ -254,6 +269,8 @@ class Episode:
         )
         await log.commit(record, agent_state, policy.snapshot())
         self.metrics.add(record)
+        if self.on_record is not None:
+            self.on_record(record)
         self.step += 1
         self._report()
 

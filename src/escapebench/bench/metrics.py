@@ -274,6 +274,7 @@ class EpisodeMetrics:
         prompt_version: str,
         max_steps: int,
         player: str = "agent",
+        action_format: str = "text",
         patience: int | None = None,
         help_steps: int | None = None,
     ) -> EpisodeResult:
@@ -330,6 +331,7 @@ class EpisodeMetrics:
             wall_time_s=round(self.wall_s, 6),
             prompt_version=prompt_version,
             max_steps=max_steps,
+            action_format=action_format,
             patience=patience,
             help_steps=help_steps,
             hints_by_action=by_verb,
@@ -874,6 +876,32 @@ TABLE_FOOTNOTE = (
     "Means over episodes with 95% bootstrap intervals [low, high] (settings and repeats "
     "resampled); shares are means of per-episode shares. See docs/metrics.md."
 )
+
+
+def short_count(n: float) -> str:
+    """A count, short: 950, 12.3k, 4.56M."""
+    if abs(n) >= 1e6:
+        return f"{n / 1e6:.3g}M"
+    if abs(n) >= 1e4:
+        return f"{n / 1e3:.3g}k"
+    return f"{n:.0f}" if float(n).is_integer() else f"{n:.1f}"
+
+
+def format_usage(summaries: Sequence[Summary]) -> str:
+    """Model calls and tokens of each agent x model, in total and per episode (from the
+    summaries over all difficulties); empty when no model was called."""
+    lines = []
+    for s in summaries:
+        if s.difficulty != ALL or not s.model_calls:
+            continue
+        n = s.episodes
+        lines.append(
+            f"model usage, {s.agent} / {s.model}: {short_count(s.model_calls * n)} calls, "
+            f"{short_count(s.tokens_in * n)} tokens in, {short_count(s.tokens_out * n)} out "
+            f"in {n} episode{'s' if n != 1 else ''}; per episode {short_count(s.model_calls)} "
+            f"calls, {short_count(s.tokens_in)} in, {short_count(s.tokens_out)} out"
+        )
+    return "\n".join(lines)
 
 
 def format_markdown(summaries: Sequence[Summary]) -> str:

@@ -83,8 +83,11 @@ FINGERPRINT_KEYS: tuple[str, ...] = (
     "sampling",
     "hints",
     "max_steps",
+    "action_format",
 )
 """Keys of ``run.json`` that decide results: folders must agree on them to be combined."""
+FINGERPRINT_DEFAULTS: dict[str, Any] = {"action_format": "text"}
+"""What a key means in a ``run.json`` written before the key existed."""
 
 MODEL_AGENTS = ("base", "escape")
 """Built-in agents that need a model; the others (random, explorer) play without one."""
@@ -145,6 +148,7 @@ class RunSettings:
     temperature: float = 0.0
     max_tokens: int = SamplingSettings.max_tokens
     seed: int | None = None
+    action_format: str = "text"  # "text" (the paper's) or "tools" (native function calls)
     shard: tuple[int, int] | None = None  # (i, n), 1 <= i <= n
     cache: Path | None = None  # None: the default cache file
     no_cache: bool = False
@@ -178,6 +182,15 @@ class RunSettings:
             raise RunConfigError("--base-url needs --model (the name of the served model)")
         if self.model and self.agent in ("random", "explorer"):
             raise RunConfigError(f"--agent {self.agent} plays without a model; drop --model")
+        if self.action_format not in ("text", "tools"):
+            raise RunConfigError(
+                f"--action-format {self.action_format!r}: choose text or tools"
+            )
+        if self.action_format != "text" and self.agent not in MODEL_AGENTS:
+            raise RunConfigError(
+                f"--action-format {self.action_format} is for the model agents (base, escape), "
+                f"not {self.agent}"
+            )
         for url in self.base_urls:
             problem = url_problem(url)
             if problem:
@@ -297,6 +310,8 @@ def agent_options(settings: RunSettings, repeat: int) -> dict[str, Any]:
         if settings.agent == "escape":
             options["no_reflection"] = settings.no_reflection
             options["no_foresight"] = settings.no_foresight
+        if settings.action_format != "text":
+            options["action_format"] = settings.action_format
         return options
     if settings.agent == "random":
         return {"seed": (settings.seed or 0) + repeat}
@@ -477,6 +492,7 @@ def plan_run(
             max_steps=settings.max_steps,
             hints=HintOptions(settings.patience, settings.help_steps),
             prompt_version=str(agent_settings.get("prompt_version", "")),
+            action_format=settings.action_format,
         )
         for d in definitions
         for r in range(settings.repeats)
@@ -496,6 +512,7 @@ def plan_run(
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
         seed=settings.seed,
+        action_format=settings.action_format,
     )
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
@@ -516,6 +533,7 @@ def run_fingerprint(
     temperature: float | None = None,
     max_tokens: int | None = None,
     seed: int | None = None,
+    action_format: str = "text",
 ) -> dict[str, Any]:
     """The keys of ``run.json`` that decide results (:data:`FINGERPRINT_KEYS`), for the harness
     and for human play: two folders can be combined only if these are equal.
@@ -534,6 +552,7 @@ def run_fingerprint(
         "sampling": {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
         "hints": {"patience": hints.patience, "help_steps": hints.help_steps},
         "max_steps": max_steps,
+        "action_format": action_format,
     }
     assert tuple(fingerprint) == FINGERPRINT_KEYS
     return fingerprint
@@ -585,10 +604,10 @@ def compatible(existing: dict[str, Any], plan_fingerprint: dict[str, Any],
     problems = []
     new = _normalized(plan_fingerprint)
     for key in sorted(new):
-        if existing.get(key) != new[key]:
-            problems.append(
-                f"{key}: {existing.get(key)!r} {existing_is}, {new[key]!r} {new_is}"
-            )
+        before = existing.get(key, FINGERPRINT_DEFAULTS.get(key))
+        now = FINGERPRINT_DEFAULTS.get(key) if new[key] is None else new[key]
+        if before != now:
+            problems.append(f"{key}: {before!r} {existing_is}, {now!r} {new_is}")
     old_games = {g["setting"]: g for g in existing.get("games", [])}
     for g in games:
         before = old_games.get(g["setting"])

@@ -5,7 +5,10 @@
   ``import escapebench.gym`` registers them.
 * :mod:`escapebench.integrations.verifiers` (extra ``verifiers``): a verifiers taskset and
   environment for language-model RL (``vf-eval``, prime-rl).
+* :mod:`escapebench.integrations.inspect` (extra ``inspect``): the Inspect AI task
+  ``escapebench/escapebench``; it plays the harness's own episode loop and agents
+  (:class:`~escapebench.bench.episode.Episode`), not the engine directly.
 
-Both drive the engine (:class:`~escapebench.engine.EscapeGame`) directly; what the model reads
-goes through :func:`escapebench.integrations.texts.observation_text`.
+Gymnasium and verifiers drive the engine (:class:`~escapebench.engine.EscapeGame`) directly;
+what the model reads goes through :func:`escapebench.integrations.texts.observation_text`.
 """

@@ -8,11 +8,60 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Protocol, runtime_checkable
 
 Message = dict[str, str]
 """A chat message: ``{"role": "system" | "user" | "assistant", "content": str}``."""
+
+
+@dataclass(frozen=True)
+class ToolParam:
+    """One string argument of a function offered to the model."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A function the model may call (native tool calling); every argument is a string."""
+
+    name: str
+    description: str
+    params: tuple[ToolParam, ...] = ()
+
+    def json_schema(self) -> dict[str, object]:
+        """The JSON schema of the arguments (an object of required strings)."""
+        return {
+            "type": "object",
+            "properties": {
+                p.name: {"type": "string", "description": p.description} for p in self.params
+            },
+            "required": [p.name for p in self.params],
+            "additionalProperties": False,
+        }
+
+    def openai_tool(self) -> dict[str, object]:
+        """The function in the ``tools`` list of an OpenAI chat-completions request."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.json_schema(),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A function call in a model's answer; ``arguments`` is the JSON text as the model wrote
+    it (possibly malformed: the agent decides what a broken call means)."""
+
+    name: str
+    arguments: str
+    id: str = ""
 
 
 @dataclass(frozen=True)
@@ -24,6 +73,8 @@ class SamplingSettings:
     max_tokens: int = 1024
     seed: int | None = None
     stop: tuple[str, ...] = ()
+    tools: tuple[ToolSpec, ...] = ()
+    """Functions offered with the call (native tool calling); none for a text answer."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +89,20 @@ class Completion:
     retries: int = 0
     latency_s: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The answer's function calls, in order (only when functions were offered)."""
+
+
+def settings_record(settings: SamplingSettings) -> dict[str, object]:
+    """``settings`` as plain data (cache keys, result metadata).
+
+    Without functions offered, the record is what it was before tool calling existed, so
+    that cache entries and result folders of text runs stay valid.
+    """
+    record = asdict(settings)
+    if not settings.tools:
+        del record["tools"]
+    return record
 
 
 class ModelUnavailableError(RuntimeError):

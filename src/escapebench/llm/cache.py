@@ -29,7 +29,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
+from escapebench.llm.base import (
+    ChatModel,
+    Completion,
+    Message,
+    SamplingSettings,
+    ToolCall,
+    settings_record,
+)
 
 CACHE_KEY_VERSION = 2
 """Bumped whenever the key derivation changes, so old entries are simply not found."""
@@ -58,12 +65,28 @@ def cache_key(
         "model": model,
         "server": server,
         "messages": [dict(m) for m in messages],
-        "settings": asdict(settings),
+        "settings": settings_record(settings),  # with the functions offered, if any
     }
     # sort_keys + fixed separators make the text independent of dict order and whitespace;
     # ensure_ascii=False keeps non-ASCII text as itself rather than as escapes.
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+_TOOL_CALLS = "_tool_calls"
+"""Where an answer's function calls are kept in the ``extra`` column."""
+
+def _stored_calls(calls: object) -> tuple[ToolCall, ...]:
+    """The function calls kept with a stored answer; entries that are not one are left out
+    (the file is the user's: it may have been edited or damaged)."""
+    if not isinstance(calls, list):
+        return ()
+    return tuple(
+        ToolCall(c["name"], c["arguments"], str(c.get("id", "")))
+        for c in calls
+        if isinstance(c, dict) and isinstance(c.get("name"), str)
+        and isinstance(c.get("arguments"), str)
+    )
 
 
 _WAL_RETRY_FIRST_S = 0.002
@@ -167,6 +190,8 @@ class ResponseCache:
         if row is None:
             return None
         model, text, tokens_in, tokens_out, extra = row
+        stored_extra = json.loads(extra)
+        calls = stored_extra.pop(_TOOL_CALLS, None) or []
         return Completion(
             text=text,
             tokens_in=tokens_in,
@@ -175,7 +200,8 @@ class ResponseCache:
             cached=True,
             retries=0,
             latency_s=time.monotonic() - started,
-            extra=json.loads(extra),
+            extra=stored_extra,
+            tool_calls=_stored_calls(calls),
         )
 
     def put(self, key: str, completion: Completion) -> bool:
@@ -184,7 +210,10 @@ class ResponseCache:
         The first answer stored wins, so two processes racing on the same request still
         leave one answer that every later replay returns.
         """
-        extra = json.dumps(completion.extra, sort_keys=True, default=str)
+        stored_extra = dict(completion.extra)
+        if completion.tool_calls:
+            stored_extra[_TOOL_CALLS] = [asdict(c) for c in completion.tool_calls]
+        extra = json.dumps(stored_extra, sort_keys=True, default=str)
         with self._lock:
             cursor = self._connect().execute(
                 "INSERT OR IGNORE INTO responses"
@@ -319,6 +348,7 @@ def _replayed(completion: Completion) -> Completion:
         retries=0,
         latency_s=completion.latency_s,
         extra=dict(completion.extra),
+        tool_calls=completion.tool_calls,
     )
 
 
@@ -333,4 +363,5 @@ def _with_fields(stored: Completion, fresh: Completion) -> Completion:
         retries=fresh.retries,
         latency_s=fresh.latency_s,
         extra=stored.extra,
+        tool_calls=stored.tool_calls,
     )

@@ -51,6 +51,7 @@ from escapebench.llm.base import (
     Message,
     ModelUnavailableError,
     SamplingSettings,
+    ToolCall,
     clean_model_text,
     estimate_prompt_tokens,
     estimate_tokens,
@@ -465,6 +466,9 @@ class OpenAIChatModel:
             payload["seed"] = settings.seed
         if settings.stop:
             payload["stop"] = list(settings.stop)
+        if settings.tools:
+            # Native tool calling: the model may answer with one of these function calls.
+            payload["tools"] = [t.openai_tool() for t in settings.tools]
         # Server-specific options win over ours, as the SDK's ``extra_body`` would.
         payload.update(self.extra_body)
         return payload
@@ -564,6 +568,7 @@ class OpenAIChatModel:
                 retries=attempt,
                 latency_s=time.monotonic() - started,
                 extra=extra,
+                tool_calls=meta.get("tool_calls", ()),
             )
         urls = ", ".join(self.safe_base_urls)
         tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
@@ -678,6 +683,9 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     choice = choices[0]
     message = choice.get("message") if isinstance(choice, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
+    tool_calls = _tool_calls(message) if isinstance(message, dict) else ()
+    if content is None and tool_calls:
+        content = ""  # an answer that is only a function call
     if content is None and isinstance(message, dict):
         content = _answer_without_content(message, choice.get("finish_reason"))
     if not isinstance(content, str):
@@ -687,8 +695,37 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
         "usage": data.get("usage"),
         "finish_reason": choice.get("finish_reason"),
         "model": data.get("model"),
+        "tool_calls": tool_calls,
     }
     return content, meta
+
+
+def _tool_calls(message: dict[str, Any]) -> tuple[ToolCall, ...]:
+    """The function calls of an answer's message, as the model wrote them.
+
+    A call whose arguments are not a string (some servers send a JSON object) is kept as
+    JSON text; an entry that is not a function call at all is skipped. Whether a call makes
+    sense is for the agent to judge, so a broken call is never an error here.
+    """
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return ()
+    out: list[ToolCall] = []
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments if arguments is not None else {})
+        out.append(
+            ToolCall(
+                name=clean_model_text(str(function.get("name") or "")),
+                arguments=clean_model_text(arguments),
+                id=str(call.get("id") or ""),
+            )
+        )
+    return tuple(out)
 
 
 def _answer_without_content(message: dict[str, Any], finish_reason: object) -> str | None:
