@@ -231,7 +231,8 @@ class _Plan:
         out: dict[str, dict[str, list[_OfferedWait]]] = {kind: {} for kind in WAIT_KINDS}
         for ti, tr in enumerate(transitions):
             ops = tuple(self._compile(d, i, g) for g in tr.triggers)
-            feedback = tr.reward or self.changed_feedback[i]  # an empty reward counts as none
+            # an empty reward counts as none
+            feedback = fb.fired(tr.reward) if tr.reward else self.changed_feedback[i]
             for wi, w in enumerate(tr.waits):
                 arg = normalize_name(w.arg) if w.kind == "input" else w.arg
                 out[w.kind].setdefault("" if w.kind == "click" else arg, []).append(
@@ -989,8 +990,10 @@ class EscapeGame:
         return offered, len(done) >= offered.waits
 
     def _fail(self, action: str, kind: str, i: int) -> StepResult:
-        state = self.defn.items[i].states[self.item_state[i]]
-        return StepResult(action, False, False, fb.failed(kind, state.neg_reward))
+        item = self.defn.items[i]
+        state = item.states[self.item_state[i]]
+        wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
+        return StepResult(action, False, False, fb.failed(kind, state.neg_reward, item.name, wants))
 
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
