@@ -22,7 +22,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "merge": ("escapebench.bench.command_merge", "combine result folders of sharded runs"),
     "report": ("escapebench.report.command_report", "write a static HTML report of runs"),
     "serve": ("escapebench.report.command_serve", "serve reports and the browser play page"),
-    "compare": ("escapebench.report.command_compare", "BaseAgent vs EscapeAgent table (Table 5)"),
+    "compare": ("escapebench.report.command_compare",
+                "paired comparison of two runs (A B), or BaseAgent vs EscapeAgent (Table 5)"),
 }
 
 

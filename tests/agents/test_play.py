@@ -119,7 +119,6 @@ def test_numbers_and_names_resolve_to_the_same_action() -> None:
     [
         ("click 42", "no thing number 42"),
         ("apply(1, 1)", "no bag tool number 1: there are none"),
-        ("click(unicorn)", "unicorn"),
         ("apply 1", "two arguments"),
         ("dance", "cannot read"),
     ],

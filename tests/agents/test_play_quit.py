@@ -41,7 +41,8 @@ def test_quit_saves_the_game_writes_no_result_and_load_finishes_it(
 
     # Starting again without --load points at the save; quitting at once keeps it as it was.
     code, text = play(["tutorial", "--out", str(results)], "quit\n")
-    assert "A saved game is in tutorial.save.json" in text
+    assert "tutorial.save.json holds another game" in text
+    assert "escapebench play tutorial --load tutorial.save.json" in text
     assert json.loads(save.read_text())["step"] == 2
 
     rest = [ref.action for ref in defn.reference[2:]]
@@ -112,8 +113,8 @@ def test_a_finished_game_is_not_played_again_from_its_save(
     assert "tutorial__human__none__r0" in error and "Start a new game with" in error
     assert result_folders(results) == ["tutorial__human__none__r0"]
     # ... nor from inside a game; and a new game does not offer it as one to continue.
-    code, text = play(["tutorial", "--out", str(results)], "load\nquit\n")
-    assert "A saved game is in" not in text
+    code, text = play(["tutorial", "--out", str(results)], "load tutorial.save.json\nquit\n")
+    assert "to continue it" not in text
     assert "! tutorial.save.json holds a game that already ended" in text
     assert json.loads(save.read_text())["ended"] is True  # quitting at step 0 kept it
 
@@ -188,3 +189,43 @@ def test_a_save_brings_its_settings_and_player_back() -> None:
     broken["max_steps"] = 0
     with pytest.raises(PlayError, match="step limit"):
         other.load(broken)
+
+
+def test_a_second_players_save_does_not_replace_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    defn = next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
+    steps = [ref.action for ref in defn.reference[:2]]
+    play(["tutorial", "--player", "ada", "--no-result"], "\n".join([*steps, "quit"]) + "\n")
+    ada = json.loads(Path("tutorial.save.json").read_text())
+    code, text = play(["tutorial", "--player", "bo", "--no-result"],
+                      "\n".join([steps[0], "quit"]) + "\n")
+    assert code == 0
+    assert "saved to tutorial.save-2.json" in text
+    assert json.loads(Path("tutorial.save.json").read_text()) == ada  # untouched
+    bo = json.loads(Path("tutorial.save-2.json").read_text())
+    assert bo["player"] == "bo" and bo["step"] == 1
+    # an explicit --save onto another's save is refused, and so is 'save FILE' in the game
+    code, _ = play(["tutorial", "--player", "cy", "--save", "tutorial.save.json"], "quit\n")
+    assert code == 2
+    code, text = play(["tutorial", "--player", "cy", "--no-result"],
+                      f"{steps[0]}\nsave tutorial.save.json\nquit\n")
+    assert "holds another game: it is not overwritten" in text
+    assert json.loads(Path("tutorial.save.json").read_text()) == ada
+
+
+def test_quit_after_load_saves_to_the_loaded_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    defn = next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
+    steps = [ref.action for ref in defn.reference[:3]]
+    play(["tutorial", "--player", "ada", "--no-result", "--save", "mine.json"],
+         "\n".join([steps[0], "quit"]) + "\n")
+    assert json.loads(Path("mine.json").read_text())["step"] == 1
+    code, text = play(["tutorial", "--player", "bo", "--no-result"],
+                      "\n".join(["load mine.json", steps[1], "quit"]) + "\n")
+    assert code == 0
+    assert json.loads(Path("mine.json").read_text())["step"] == 2  # saved where it came from
+    assert not Path("tutorial.save.json").exists()

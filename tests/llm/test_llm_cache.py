@@ -52,14 +52,23 @@ async def test_rerun_costs_zero_requests_and_replays_exactly(tmp_path: Path) -> 
         assert replay.extra == original.extra
 
 
-async def test_key_ignores_base_url(tmp_path: Path) -> None:
+async def test_another_server_is_asked_and_replicas_given_together_share(
+    tmp_path: Path,
+) -> None:
+    """The same model name on two servers is two models (llama.cpp answers to any name)."""
     cache = ResponseCache(tmp_path / "cache.sqlite")
     with FakeOpenAIServer(answer="from A") as a, FakeOpenAIServer(answer="from B") as b:
         via_a = CachedChatModel(served(a.base_url), cache)
         via_b = CachedChatModel(served(b.base_url), cache)
         assert (await via_a.complete(MESSAGES, SETTINGS)).text == "from A"
-        assert (await via_b.complete(MESSAGES, SETTINGS)).text == "from A"
-        assert b.request_count == 0
+        assert (await via_b.complete(MESSAGES, SETTINGS)).text == "from B"
+        assert a.request_count == b.request_count == 1
+        both = CachedChatModel(OpenAIChatModel("fake", [a.base_url, b.base_url]), cache)
+        first = await both.complete(MESSAGES, SETTINGS)
+        again = CachedChatModel(OpenAIChatModel("fake", [b.base_url + "/", a.base_url]), cache)
+        second = await again.complete(MESSAGES, SETTINGS)
+        assert not first.cached and second.cached and second.text == first.text
+        assert a.request_count + b.request_count == 3
 
 
 def test_key_depends_on_everything_that_changes_the_answer() -> None:
@@ -76,6 +85,7 @@ def test_key_depends_on_everything_that_changes_the_answer() -> None:
         cache_key("m", MESSAGES, SamplingSettings(max_tokens=10)),
         cache_key("m", MESSAGES, SamplingSettings(seed=1)),
         cache_key("m", MESSAGES, SamplingSettings(stop=("\n",))),
+        cache_key("m", MESSAGES, SETTINGS, "http://127.0.0.1:8001/v1"),
     ]
     assert len({base, *others}) == len(others) + 1
 

@@ -40,7 +40,7 @@ async def test_a_model_that_never_acts_gets_38_hints_in_2281_steps_on_game1_3_ha
     assert result.escaped and result.hints_used == 38 and result.total_steps == 2281
     assert result.forced_steps == 38 and result.model_calls == 2281 - 38
     assert result.hint_steps == [51 + 60 * k for k in range(38)]
-    assert result.protocol == proto.label
+    assert (result.protocol, result.protocol_version) == (proto.name, proto.version)
     records = [json.loads(line) for line in (folder / "steps.jsonl").open()]
     # Outside help the prompt shows the last 10 steps; in help (from step 51: call 51, no
     # forced step before it) the hint and no history.

@@ -209,7 +209,7 @@ def test_play_tutorial_to_the_end_then_find_it_in_the_report(
     expect(banner).to_contain_text(f"You escaped in {n} steps with 0 hints")
 
     page.click("#see-report")
-    human = page.locator('table[data-table="Table 3: BaseAgent"] tr.human')
+    human = page.locator('table[data-table="Human players"] tr.human')
     expect(human).to_contain_text("Average Human")
     expect(human.locator("td").nth(2)).to_have_text(f"{n}.00")
     expect(page.locator("#episode-head")).to_contain_text("human Tess")
@@ -226,10 +226,10 @@ def test_resume_an_unfinished_game_in_the_browser(server: str, page) -> None:
     page.click("#hint-button")
     expect(page.locator("#hint-box")).to_contain_text("input(417, keypad)")
     expect(page.locator("#hints")).to_have_text("1")
-    # a typing slip costs no step and says why
-    page.fill("#action-text", "click(unicorn)")
+    # a typing slip (a number not on screen: not an action) costs no step and says why
+    page.fill("#action-text", "click 99")
     page.press("#action-text", "Enter")
-    expect(page.locator("#error")).to_contain_text("unicorn")
+    expect(page.locator("#error")).to_contain_text("no thing number 99")
     expect(page.locator("#steps")).to_have_text("1")
     # leave, come back from the start page
     page.goto(server + "play")

@@ -85,7 +85,7 @@ def test_playing_to_the_end_writes_a_human_result(fresh_client: TestClient, tmp_
     # the report now has the human row, and the page links to the episode in it
     page = client.get("/report/")
     assert page.status_code == 200
-    human = {r[0]: r[1:] for r in report_tables(page.text)["Table 3: BaseAgent"]}
+    human = {r[0]: r[1:] for r in report_tables(page.text)["Human players"]}
     assert human["Average Human"][:3] == ["1/1", "0.00", "9.00"]
     assert view["report_key"] == "1-tutorial__human__none__r0"
     assert client.get(f"/report/data/episodes/{view['report_key']}.js").status_code == 200

@@ -1,10 +1,22 @@
-"""The report's tables show the numbers of ``bench.metrics.aggregate`` (the paper's pooled
-shares), never a second computation of their own."""
+"""The report's tables show the numbers of ``bench.metrics.aggregate`` (means of per-episode
+shares, with intervals), never a second computation of their own; rankings and changes only
+between rows that cover the same work; humans in their own table."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 from escapebench.bench.metrics import ALL, EpisodeResult, Summary, aggregate, table_cells
-from escapebench.report.tables import by_difficulty, leaderboard, table3, table5
+from escapebench.report.tables import (
+    PAPER_HUMAN_LABEL,
+    by_difficulty,
+    human_table,
+    leaderboard,
+    leaderboards,
+    table3,
+    table5,
+)
 
 
 def episode(
@@ -40,14 +52,16 @@ def summary(agent: str, difficulty: str = ALL) -> Summary:
     return found
 
 
-def test_table3_shows_the_pooled_shares_of_aggregate() -> None:
+def test_table3_shows_means_of_per_episode_shares_with_intervals() -> None:
     (row,) = table3(RESULTS).rows
     assert row.cells == table_cells(summary("base"))[3:]
-    # tool hints: 1 of 1 + 9 tools = 10%, not the mean of 100% and 0%
+    # tool hints: the mean of 100% (1 of 1) and 0% (0 of 9), not the pooled 1 of 10
     assert row.cells[0] == "2/2"  # escaped / episodes
-    assert row.cells[4] == "0.50 (10.00%)"
-    assert row.cells[5] == "1.00 (10.00%)"
-    assert row.cells[3] == "90.00"  # early exit: 27 of 30 units, pooled
+    assert re.fullmatch(r"0\.50 \[\d+\.\d\d, \d+\.\d\d\] \(50\.00%\)", row.cells[4])
+    assert row.cells[5].endswith("(50.00%)")  # key steps: 2 of 2 and 0 of 18
+    assert row.cells[3].startswith("50.00 [")  # early exit: 0 of 3 and 27 of 27 units
+    assert summary("base").tool_hint_share_pooled == 1 / 10  # the pooled form is kept
+    assert row.cells[-1].startswith("2 settings #")  # what the row covers
 
 
 def test_every_table_shows_the_same_numbers_for_the_same_rows() -> None:
@@ -63,6 +77,7 @@ def test_every_table_shows_the_same_numbers_for_the_same_rows() -> None:
 
 def test_table5_changes_are_differences_of_aggregate() -> None:
     (row,) = table5(RESULTS).rows
+    assert [d is not None for d in row.deltas] == [False, True, True, True, True, True]
     escape, base = summary("escape"), summary("base")
     assert row.cells == table_cells(escape)[3:]
     hints = escape.hints_used - base.hints_used
@@ -95,5 +110,56 @@ def test_average_human_leaves_out_games_the_player_stopped() -> None:
                                    episode_id="g1__human__none__r0")
     stopped = dataclasses.replace(RESULTS[1], agent="human", player="bo", escaped=False,
                                   ended_by="quit", episode_id="g2__human__none__r0")
-    (human,) = [r for r in table3([*RESULTS, finished, stopped]).rows if r.is_human]
+    (human, paper) = human_table([*RESULTS, finished, stopped]).rows
     assert human.summary.episodes == 1 and human.cells[0] == "1/1"
+    assert paper.reference and paper.label == PAPER_HUMAN_LABEL
+
+
+def test_humans_are_never_ranked_among_models() -> None:
+    human = dataclasses.replace(RESULTS[0], agent="human", player="ada", ended_by="escaped",
+                                episode_id="g1__human__none__r0")
+    mixed = [*RESULTS, human]
+    assert all(not r.is_human for t in (table3(mixed), table5(mixed)) for r in t.rows)
+    assert all(not r.is_human for t in leaderboards(mixed) for r in t.rows)
+    labels = [r.label for r in human_table(mixed).rows]
+    assert labels == ["Average Human", PAPER_HUMAN_LABEL]
+    assert human_table(RESULTS).rows == []  # no human played: no table
+
+
+def _as(agent: str, results: list[EpisodeResult], **changes: object) -> list[EpisodeResult]:
+    return [dataclasses.replace(r, agent=agent, episode_id=r.episode_id.replace(r.agent, agent),
+                                **changes) for r in results]
+
+
+BASE = [r for r in RESULTS if r.agent == "base"]
+
+
+def test_rows_of_other_limits_settings_or_protocols_are_not_ranked_together() -> None:
+    explorer = _as("explorer", BASE, max_steps=200)
+    random_short = _as("random", BASE, max_steps=120)
+    other_games = _as("foo", BASE[:1], max_steps=200)
+    other_protocol = _as("bar", BASE, max_steps=200, protocol="original")
+    boards = leaderboards([*explorer, *random_short, *other_games, *other_protocol])
+    assert sorted([r.summary.agent for r in b.rows] for b in boards) == [
+        ["bar"], ["explorer"], ["foo"], ["random"]]
+    captions = " ".join(b.caption for b in boards)
+    assert "max steps 200 vs 120" in captions and "protocol escapebench vs original" in captions
+    assert "settings 2 #" in captions  # the settings sets differ: 2 settings vs 1
+    # rows of the same work are ranked together
+    (one,) = leaderboards([*explorer, *_as("random", BASE, max_steps=200)])
+    assert {r.summary.agent for r in one.rows} == {"explorer", "random"}
+    assert all("max 200 steps" in r.cells[-1] for r in one.rows)
+    # more repeats of the same work are the same work, measured more precisely
+    repeated = [dataclasses.replace(r, repeat=1, episode_id=r.episode_id[:-1] + "1")
+                for r in _as("random", BASE, max_steps=200)]
+    (one,) = leaderboards([*explorer, *_as("random", BASE, max_steps=200), *repeated])
+    covers = {r.summary.agent: r.cells[-1] for r in one.rows}
+    assert "1 repeat," in covers["explorer"] and "2 repeats" in covers["random"]
+
+
+def test_table5_shows_no_change_against_a_base_run_of_other_limits() -> None:
+    base = _as("base", BASE, max_steps=200)
+    escape = _as("escape", [r for r in RESULTS if r.agent == "escape"], max_steps=120)
+    (row,) = table5([*base, *escape]).rows
+    assert row.deltas == []
+    assert "no change shown" in row.note and "max steps 120 vs 200" in row.note

@@ -6,8 +6,11 @@ The scene is shown with numbered things, exits and bag tools; type actions with 
 automatic help after 50 steps without progress is); ``save [FILE]`` and ``load [FILE]`` keep a
 game in a JSON file. When the game ends (escaped, or the step limit reached) a score line
 (steps, hints, progress) is printed and the play is written as a "human" result into the
-result folder (``--out``). An unfinished game is saved to ``SETTING.save.json`` (or the file
-it was loaded from) after every step, so a killed play loses nothing; ``quit``, the end of
+result folder (``--out``). An unfinished game is saved after every step, so a killed play
+loses nothing, to ``--save FILE``, else the file it was loaded from (also by ``load F`` in the
+game), else ``SETTING.save.json``; a save this play did not start from is never overwritten
+(another player's ``SETTING.save.json`` makes it ``SETTING.save-2.json``, and an existing
+``--save`` or ``save FILE`` that holds another game is refused). ``quit``, the end of
 input, Ctrl-C and a closed terminal save it too and write no result, as the browser play page
 keeps unfinished games: ``escapebench play GAME --load FILE`` continues it.
 
@@ -86,6 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--load", metavar="FILE", default=None,
         help="continue a saved game, with the hint options and step limit it was started with",
+    )
+    parser.add_argument(
+        "--save", metavar="FILE", default=None,
+        help="the file the game is saved to (default: the --load file, else "
+        "SETTING.save.json, or SETTING.save-N.json when that holds another game: a save "
+        "this play did not start from is never overwritten)",
     )
     # None = not given: a loaded game keeps its own settings, and only given ones that differ
     # are worth a word.
@@ -245,7 +254,11 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         defn, player=args.player or "anonymous", hints=options, max_steps=max_steps,
         protocol=protocol,
     )
-    default_save = Path(args.load) if args.load else Path(f"{defn.setting}.save.json")
+    try:
+        default_save = save_path(args, defn.setting)
+    except PlayError as exc:
+        print(f"escapebench play: {exc}", file=sys.stderr)
+        return 2
     # The saves that hold this game: rewritten as finished when it ends, so that they cannot
     # be played on and counted twice.
     saves: set[Path] = set()
@@ -266,10 +279,12 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         if session.ended:
             say("This game already ended and its result was not written: "
                 + ("--no-result writes none now either." if args.no_result else "writing it now."))
-    elif default_save.is_file() and not holds_finished_game(default_save):
-        say(f"A saved game is in {default_save}: quit and run "
-            f"'{resume_command(args, default_save)}' to continue it "
-            "(playing a step here overwrites it).")
+    if not args.save and not args.load and default_save != Path(f"{defn.setting}.save.json"):
+        taken = Path(f"{defn.setting}.save.json")
+        continue_it = "" if holds_finished_game(taken) else (
+            f" (to continue it: '{resume_command(args, taken)}')")
+        say(f"{taken} holds another game{continue_it}; it is left alone and this game is "
+            f"saved to {default_save}.")
 
     # Saves written only by autosave: removed when the game ends, as a game played to its
     # end without 'save' leaves no save behind.
@@ -335,6 +350,12 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                         say(f"The hint takes you to {hint['scene']}.")
                     say(render(session))
             elif word == "save":
+                target = Path(rest) if rest else default_save
+                if target.is_file() and target not in saves | autosaved | {default_save}:
+                    raise PlayError(
+                        f"{target} holds another game: it is not overwritten; choose another "
+                        "name, or move it away first"
+                    )
                 path = session.save_file(rest or default_save)
                 saves.add(path)
                 say(f"Saved at step {session.step} to {path}.")
@@ -342,6 +363,8 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                 path = Path(rest or default_save)
                 load_game(session, path, args)
                 saves = {path}  # the game played from now on is the one in this file
+                default_save = path  # and it is saved there: quit, autosave, 'save'
+                autosaved.discard(path)  # it was there before: never removed at the end
                 say(f"Loaded {path}: step {session.step} (player {session.player}).")
                 say(loaded_text(args, session))
                 if not args.no_result:
@@ -400,6 +423,29 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
     return mark_finished(session, saves, say) or code
+
+
+def save_path(args: argparse.Namespace, setting: str) -> Path:
+    """Where this play saves its game: ``--save``, else the ``--load`` file, else
+    ``SETTING.save.json`` or, when that file exists (another player's game, or a finished
+    one), the first free ``SETTING.save-N.json``. Raises :class:`PlayError` for a ``--save``
+    file that holds another game than the one loaded (it would be overwritten)."""
+    if args.save:
+        path = Path(args.save)
+        if path.is_file() and not (args.load and path.resolve() == Path(args.load).resolve()):
+            raise PlayError(
+                f"--save {path}: the file exists and holds another game; it is not "
+                "overwritten: choose a new name, or --load it to continue that game"
+            )
+        return path
+    if args.load:
+        return Path(args.load)
+    path = Path(f"{setting}.save.json")
+    n = 2
+    while path.is_file():
+        path = Path(f"{setting}.save-{n}.json")
+        n += 1
+    return path
 
 
 def mark_finished(session: PlaySession, saves: set[Path], say: Callable[[str], None]) -> int:

@@ -20,9 +20,12 @@ in the order the observation lists them; so are exits and the tools in the bag. 
 the item of ``apply``/``input`` use the things' numbers, ``move N`` the exits', ``craft`` and
 the tool of ``apply`` the bag's. The text of ``input`` is always literal text.
 
-**What counts as a step.** Every action the engine can carry out, successful or not, as for
-agents. A command that cannot be read, or that names something not on screen, is answered with
-a message and costs no step: a person's typing slip is not a move in the game.
+**What counts as a step.** One rule for people and models: every action string the game is
+given is a step, successful or not, exactly as an agent's answer is; so an action naming
+something not on screen (``click(unicorn)``) is a step with the game's feedback, for a person as
+for a model. Only what is not an action string at all costs no step and plays nothing: a
+command that cannot be read, or a number of the on-screen lists that is out of range (the
+numbering is the play screen's, not the game's).
 
 **Requested hints.** ``hint`` starts the hint the hint system would start after its patience
 runs out: the person is put in the scene of the next reference action and told the action.
@@ -379,14 +382,12 @@ class PlaySession:
 
     def act(self, command: str) -> list[Turn]:
         """Play a typed or clicked command: the person's step, then any step the hint system
-        plays for them. Raises :class:`PlayError` (and plays nothing) for a command that
-        cannot be played."""
+        plays for them. Raises :class:`PlayError` (and plays nothing) for a command that is
+        not an action (see "What counts as a step"); an action the game rejects, such as one
+        naming nothing on screen, is a step with the game's feedback, as for a model."""
         if self.ended:
             raise PlayError("the game is over")
         action = self.resolve_command(command)
-        resolved = self.game.resolve(action)
-        if isinstance(resolved, str):
-            raise PlayError(resolved)
         turns = [self._play(action, command, forced=False)]
         turns += self._play_forced()
         return turns
@@ -587,7 +588,10 @@ class PlaySession:
             prompt_version="",
             max_steps=self.max_steps,
             player=self.player,
-            protocol=self.protocol.label,
+            protocol=self.protocol.name,
+            protocol_version=self.protocol.version,
+            patience=self.policy.options.patience,
+            help_steps=self.policy.options.help_steps,
         )
         if not self.ended:
             result = dataclasses.replace(result, ended_by="quit")

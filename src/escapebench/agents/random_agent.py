@@ -29,14 +29,20 @@ class RandomAgent(Agent):
     def __init__(self, seed: int = 0) -> None:
         self.seed = int(seed)
         self.draws = 0  # choices made so far: with the seed, the whole generator state
+        self.setting = ""  # the setting played: each setting has its own stream of draws
         self._last_feedback = ""
 
     def settings(self) -> dict[str, Any]:
-        return {"agent": self.name, "seed": self.seed, "max_input_texts": MAX_INPUT_TEXTS}
+        return {"agent": self.name, "seed": self.seed, "max_input_texts": MAX_INPUT_TEXTS,
+                "draws": "per setting"}
 
     def reset(self, game: EscapeGame) -> None:
-        """Start the episode from the seed, so every episode of a seed plays the same."""
+        """Start the episode from the seed, so every episode of a seed and setting plays the
+        same. The setting is part of the generator's key: with one stream for every setting,
+        a seed's luck (say, a lucky first few draws) would be shared by all settings of a
+        run, and two seeds would differ systematically instead of like independent samples."""
         self.draws = 0
+        self.setting = game.defn.setting
         self._last_feedback = ""
 
     def choices(self, game: EscapeGame) -> list[str]:
@@ -46,13 +52,14 @@ class RandomAgent(Agent):
         return screen_actions(screen, texts[:MAX_INPUT_TEXTS])
 
     def _draw(self, n: int) -> int:
-        """A uniform index below ``n``, from the generator keyed by (seed, draw number).
+        """A uniform index below ``n``, from the generator keyed by (seed, setting, draw
+        number).
 
         Keying each draw keeps the state two integers (a Mersenne Twister state is 625 of
         them, and the harness logs the agent's state at every step). Seeding with a string
         hashes it with SHA-512, the same on every platform and Python process.
         """
-        rng = random.Random(f"escapebench-random:{self.seed}:{self.draws}")
+        rng = random.Random(f"escapebench-random:{self.seed}:{self.setting}:{self.draws}")
         self.draws += 1
         return rng.randrange(n)
 
@@ -71,9 +78,11 @@ class RandomAgent(Agent):
 
     def snapshot(self) -> dict[str, Any]:
         """The generator state (seed and draws so far) and the last feedback, as JSON data."""
-        return {"seed": self.seed, "draws": self.draws, "last_feedback": self._last_feedback}
+        return {"seed": self.seed, "setting": self.setting, "draws": self.draws,
+                "last_feedback": self._last_feedback}
 
     def restore(self, data: dict[str, Any]) -> None:
         self.seed = int(data["seed"])
         self.draws = int(data["draws"])
+        self.setting = str(data.get("setting", self.setting))
         self._last_feedback = str(data.get("last_feedback", ""))

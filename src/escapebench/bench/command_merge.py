@@ -2,8 +2,10 @@
 
 The folders must come from the same settings (every result-affecting key of ``run.json`` is
 equal, and games present in several folders have the same file hashes) and must not hold the
-same episode twice. Episode folders are copied; ``results.csv`` and the summaries are rebuilt
-from the episodes' ``result.json``.
+same episode twice. The planned suite (every game of ``run.json`` times its repeats) must be
+there whole: missing shards or episodes are named and the merge is refused, unless ``--partial``
+(which records what is missing in the merged ``run.json``). Episode folders are copied;
+``results.csv`` and the summaries are rebuilt from the episodes' ``result.json``.
 """
 
 from __future__ import annotations
@@ -44,12 +46,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="the combined result folder (must not exist or be empty)")
     parser.add_argument("--quiet", action="store_true", help="do not print the table")
+    parser.add_argument("--partial", action="store_true",
+                        help="merge although shards or episodes of the planned suite are "
+                        "missing (recorded in run.json); refused without it")
 
 
-def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
+def missing_from_plan(runs: list[dict[str, Any]], present: set[str]) -> tuple[list[str],
+                                                                              list[str]]:
+    """(missing shards as ``"i/n"``, missing episode ids) of the suite ``runs`` planned:
+    every game their ``run.json`` lists, times the repeats, under their agent and model."""
+    from escapebench.bench.runner import episode_id
+
+    first = runs[0]
+    settings = sorted({g["setting"] for r in runs for g in r.get("games", []) if "setting" in g})
+    repeats = max(int(r.get("repeats") or 1) for r in runs)
+    agent, model = str(first.get("agent") or ""), str(first.get("model") or "")
+    planned = {episode_id(s, agent, model, n) for s in settings for n in range(repeats)}
+    missing = sorted(planned - present) if agent else []
+    shards = [tuple(r["shard"]) for r in runs if isinstance(r.get("shard"), list)
+              and len(r["shard"]) == 2]
+    missing_shards = []
+    if shards:
+        of = max(n for _, n in shards)
+        missing_shards = [f"{i}/{of}" for i in range(1, of + 1) if (i, of) not in shards]
+    return missing_shards, missing
+
+
+def merge_folders(folders: list[Path], out: Path, *, partial: bool = False) -> tuple[int, int]:
     """Combine ``folders`` into ``out``; return (episodes, unfinished episodes).
 
-    Raises :class:`RunConfigError` when the folders cannot be combined; nothing is written
+    Raises :class:`RunConfigError` when the folders cannot be combined, or when shards or
+    episodes of the planned suite are missing and ``partial`` is false; nothing is written
     then.
     """
     if out.exists() and not out.is_dir():
@@ -90,6 +117,13 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
                     f"{folder}; shards must not overlap"
                 )
             sources[sub.name] = sub
+    missing_shards, missing = missing_from_plan(runs, set(sources))
+    if (missing_shards or missing) and not partial:
+        raise RunConfigError(
+            "the folders do not hold the whole planned suite: " + describe_missing(
+                missing_shards, missing) + "; merge every shard's folder, or pass --partial "
+            "to merge what there is (what is missing is recorded in run.json)"
+        )
     for src in sources.values():  # the tables are rebuilt from these: refuse damage now
         if (src / RESULT_FILE).is_file():
             try:
@@ -104,7 +138,7 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would stay on the renamed folder
-        _fill(staging, folders, runs, sources)
+        _fill(staging, folders, runs, sources, (missing_shards, missing))
         os.replace(staging, out)  # (an empty --out folder is replaced)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -112,8 +146,22 @@ def merge_folders(folders: list[Path], out: Path) -> tuple[int, int]:
     return len(sources), sum(not (src / RESULT_FILE).is_file() for src in sources.values())
 
 
+def describe_missing(missing_shards: list[str], missing: list[str]) -> str:
+    """``"shard 2/2 missing; 3 episodes missing: a, b, c"``."""
+    parts = []
+    if missing_shards:
+        parts.append(f"shard{'s' if len(missing_shards) > 1 else ''} "
+                     f"{', '.join(missing_shards)} missing")
+    if missing:
+        shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more"
+                                          if len(missing) > 10 else "")
+        parts.append(f"{len(missing)} planned episode{'s' if len(missing) > 1 else ''} "
+                     f"missing: {shown}")
+    return "; ".join(parts)
+
+
 def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
-          sources: dict[str, Path]) -> None:
+          sources: dict[str, Path], missing: tuple[list[str], list[str]]) -> None:
     """Copy the episodes into ``out`` and write its ``run.json``."""
     first = runs[0]
     (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
@@ -128,12 +176,14 @@ def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
         "games": [games[k] for k in sorted(games)],
         "repeats": max(int(r.get("repeats") or 1) for r in runs),
         "shard": None,
+        "partial": {"missing_shards": missing[0], "missing_episodes": missing[1]}
+        if missing[0] or missing[1] else None,
         "merged_from": [
             {"folder": str(f), "shard": r.get("shard"), "command_line": r.get("command_line")}
             for f, r in zip(folders, runs, strict=True)
         ],
         "started": min((str(r.get("started") or "") for r in runs), default=""),
-        "finished": None if unfinished or any(not r.get("finished") for r in runs)
+        "finished": None if unfinished or missing[1] or any(not r.get("finished") for r in runs)
         else max(str(r["finished"]) for r in runs),
     }
     atomic_write_text(out / RUN_FILE, json.dumps(merged, indent=1) + "\n")
@@ -142,7 +192,7 @@ def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
 def main(args: argparse.Namespace) -> int:
     """Merge, rebuild the tables, print the Table-3 summary."""
     try:
-        count, unfinished = merge_folders(list(args.folders), args.out)
+        count, unfinished = merge_folders(list(args.folders), args.out, partial=args.partial)
     except (RunConfigError, OSError) as exc:
         print(f"escapebench merge: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -150,6 +200,11 @@ def main(args: argparse.Namespace) -> int:
     if not args.quiet and summaries:
         print(format_table(summaries))
     print(f"merged {count} episodes into {args.out}", file=sys.stderr)
+    merged = read_run_json(args.out) or {}
+    if merged.get("partial"):
+        p = merged["partial"]
+        print("warning: a partial suite: " + describe_missing(
+            p["missing_shards"], p["missing_episodes"]), file=sys.stderr)
     if unfinished:
         print(f"warning: {unfinished} episodes are unfinished; resume them in their shard "
               "folders and merge again", file=sys.stderr)

@@ -130,6 +130,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument("--cache", type=Path, default=None, metavar="PATH",
                    help=f"response cache file (default: {default_cache_path()})")
     r.add_argument("--no-cache", action="store_true", help="do not cache model answers")
+    r.add_argument("--allow-server-change", action="store_true",
+                   help="resume a run against another server than it started with (recorded "
+                   "in run.json); refused without it")
     r.add_argument("--no-fsync", action="store_true",
                    help="flush step logs without fsync (still safe against kill -9, not "
                    "against power loss)")
@@ -160,6 +163,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         shard=parse_shard(args.shard) if args.shard else None,
         cache=args.cache,
         no_cache=args.no_cache,
+        allow_server_change=args.allow_server_change,
         timeout=args.timeout,
         max_retries=args.max_retries,
         fsync=not args.no_fsync,

@@ -205,7 +205,10 @@ class Episode:
             prompt_version=self.spec.prompt_version,
             max_steps=self.spec.max_steps,
             player=self.spec.player,
-            protocol=self.spec.protocol,
+            protocol=self.protocol.name,
+            protocol_version=self.protocol.version,
+            patience=self.spec.hints.patience,
+            help_steps=self.spec.hints.help_steps,
         )
         write_result_json(self.result_path, result)
         log.remove_checkpoints()

@@ -39,7 +39,8 @@ from escapebench.engine.model import GameDefinition
 HINT_STATE_VERSION = 2
 DEFAULT_PATIENCE = 50
 DEFAULT_HELP_STEPS = 10
-HintKind = Literal["tool", "key_step"]
+
+HintKind = Literal["tool", "key_step", "other"]
 CountedKey = tuple[int, int, int, int, int]
 
 
@@ -73,12 +74,17 @@ class ReferenceEffect:
 
     @property
     def kind(self) -> HintKind:
-        """A *tool hint* if the action only collects tools, otherwise a *key-step hint*.
+        """A *tool hint* if the action only collects tools, a *key-step hint* if it gains a key
+        step, otherwise (a move, or an action that makes no progress) ``"other"``.
 
         The paper's "hints used for tool collection" vs "hints used for key steps"; an action
-        that does both (an apply whose item becomes a tool) is a key step.
+        that does both (an apply whose item becomes a tool) is a key step. A hint whose
+        target is a move or a no-progress action is neither, so it counts in the hints used
+        but in neither share.
         """
-        return "tool" if self.tools > 0 and self.key_steps == 0 else "key_step"
+        if self.verb == "move" or (self.key_steps == 0 and self.tools == 0):
+            return "other"
+        return "tool" if self.key_steps == 0 else "key_step"
 
     @property
     def trackable(self) -> bool:

@@ -150,6 +150,7 @@ class RunSettings:
     shard: tuple[int, int] | None = None  # (i, n), 1 <= i <= n
     cache: Path | None = None  # None: the default cache file
     no_cache: bool = False
+    allow_server_change: bool = False
     timeout: float = 120.0
     max_retries: int = 6
     fsync: bool = True
@@ -660,16 +661,67 @@ def _redacted_command(argv: Sequence[str]) -> list[str]:
     return [redact(safe_url(a) if "://" in a else a) for a in argv]
 
 
+def server_identity(model: ChatModel | None) -> str | None:
+    """Which server (or weights) answers ``model``'s calls: its ``cache_identity()``, the one
+    the response cache keys on; None for a run without a model or a backend that has none."""
+    inner = getattr(model, "inner", model)
+    identity = getattr(inner, "cache_identity", None)
+    return str(identity()) if callable(identity) else None
+
+
+def check_server_change(existing: dict[str, Any], server: str | None, folder: Path, *,
+                        allow: bool) -> None:
+    """Refuse to resume ``folder`` against another server than the one it was played with
+    (its numbers would mix two models' answers) unless ``allow``."""
+    before = existing.get("server")
+    if before is None or server is None or before == server or allow:
+        return
+    raise RunConfigError(
+        f"{folder} was played against {before}, and this run would continue against "
+        f"{server}: its episodes would mix two servers' answers. Use the original "
+        "--base-url to resume, another --out for a new run, or --allow-server-change if "
+        "both serve the same model (the change is recorded in run.json)"
+    )
+
+
+RESULT_FOLDER_ENTRIES = frozenset({RUN_FILE, RESULTS_FILE, SUMMARY_CSV, SUMMARY_MD,
+                                   EPISODES_DIR, ".lock"})
+
+
+def refuse_foreign_folder(folder: Path) -> None:
+    """Refuse an ``--out`` folder that holds files but is not a result folder (no
+    ``run.json``): writing episodes into someone's documents would mix them with files a
+    report cannot tell from results, and a later clean-up would delete both."""
+    if not folder.is_dir():
+        return
+    others = sorted(p.name for p in folder.iterdir() if p.name not in RESULT_FOLDER_ENTRIES)
+    if others:
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5
+                                         else "")
+        raise RunConfigError(
+            f"--out {folder} is not empty and is not a result folder (no {RUN_FILE}; it "
+            f"holds {shown}); choose a new or empty folder"
+        )
+
+
 def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
-                   existing: dict[str, Any] | None, finished: bool) -> None:
-    """Write (or update) ``run.json`` with everything the results depend on."""
+                   existing: dict[str, Any] | None, finished: bool,
+                   server: str | None = None) -> None:
+    """Write (or update) ``run.json`` with everything the results depend on, including the
+    server that answered (``server``) and every change of it on resume."""
     s = plan.settings
+    changes = list((existing or {}).get("server_changes") or [])
+    before = (existing or {}).get("server")
+    if before is not None and server is not None and before != server:
+        changes.append({"from": before, "to": server, "at": _now()})
     games = {g["setting"]: g for g in (existing or {}).get("games", [])}
     games.update({g["setting"]: g for g in plan.games})
     data = {
         "format": RUN_FORMAT,
         **_normalized(plan.fingerprint),
         "model_backend": model_record,
+        "server": server if server is not None else (existing or {}).get("server"),
+        "server_changes": changes,
         "games": [games[k] for k in sorted(games)],
         "protocol_source": (
             plan.protocol.record().get("source") if plan.protocol is not None else None
@@ -833,6 +885,8 @@ async def run_suite(
     agent_settings = _normalized(sample_agent.settings())
     # The agent's own name labels its results ("escape-no-foresight" for that ablation).
     plan = plan_run(settings, model_name, agent_settings, sample_agent.name)
+    if read_run_json(plan.out) is None:
+        refuse_foreign_folder(plan.out)  # before the lock file is made in it
     with folder_lock(plan.out):
         return await _run_plan(plan, model, started, stream, live)
 
@@ -846,6 +900,7 @@ async def _run_plan(
 ) -> RunOutcome:
     settings = plan.settings
     existing = read_run_json(plan.out)
+    server = server_identity(model)
     if existing is not None:
         problems = compatible(existing, plan.fingerprint, plan.games)
         if problems:
@@ -853,6 +908,7 @@ async def _run_plan(
                 f"{plan.out} holds results of different settings; use another --out, or the "
                 "original settings to resume:\n  " + "\n  ".join(problems)
             )
+        check_server_change(existing, server, plan.out, allow=settings.allow_server_change)
     # The tables are rebuilt from every result at the end: a damaged one stops the run now,
     # before anything is played or written, and not after hours of play.
     collect_results(plan.out)
@@ -861,7 +917,7 @@ async def _run_plan(
         from escapebench.llm.factory import model_settings_record
 
         model_record = model_settings_record(model)
-    write_run_json(plan, model_record, existing, finished=False)
+    write_run_json(plan, model_record, existing, finished=False, server=server)
 
     outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0,
                          skipped=list(plan.skipped))
@@ -960,7 +1016,8 @@ async def _run_plan(
             results = collect_results(plan.out)
             outcome.summaries = write_tables(plan.out, results)
             complete = outcome.finished == outcome.planned
-            write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+            write_run_json(plan, model_record, read_run_json(plan.out), finished=complete,
+                           server=server)
         except OSError as exc:  # the tables are rebuilt from the results by the next run
             outcome.storage_error = outcome.storage_error or storage_problem(exc)
         outcome.wall_s = time.perf_counter() - started

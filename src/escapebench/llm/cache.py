@@ -1,9 +1,11 @@
 """A persistent response cache, so that re-running a finished command costs no model calls.
 
 Answers are stored in one SQLite file under a SHA-256 of everything that decides the answer:
-the model name, the messages and the sampling settings. The server URL is deliberately not
-part of the key: replicas of one model share their entries, and moving a server does not
-throw the cache away.
+the model name, which server or weights answer (the backend's ``cache_identity()``: the base
+URLs given together for a served model, since a local server's model name is often arbitrary;
+the file for a local GGUF), the messages and the sampling settings. Replicas of one model given
+together with several base URLs share their entries; another server never answers from this
+one's.
 
 SQLite in WAL mode lets several processes (sharded runs) read and write the same file; a
 busy timeout makes writers queue instead of failing. Switching a new file to WAL is the one
@@ -29,7 +31,7 @@ from typing import Any
 
 from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
 
-CACHE_KEY_VERSION = 1
+CACHE_KEY_VERSION = 2
 """Bumped whenever the key derivation changes, so old entries are simply not found."""
 
 _SCHEMA = """
@@ -46,11 +48,15 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
-def cache_key(model: str, messages: Sequence[Message], settings: SamplingSettings) -> str:
-    """SHA-256 (hex) of a canonical JSON of model name, messages and sampling settings."""
+def cache_key(
+    model: str, messages: Sequence[Message], settings: SamplingSettings, server: str = ""
+) -> str:
+    """SHA-256 (hex) of a canonical JSON of model name, server identity, messages and
+    sampling settings."""
     document = {
         "v": CACHE_KEY_VERSION,
         "model": model,
+        "server": server,
         "messages": [dict(m) for m in messages],
         "settings": asdict(settings),
     }
@@ -238,6 +244,9 @@ class CachedChatModel:
         self.inner = inner
         self.cache = cache
         self.name = inner.name
+        identity = getattr(inner, "cache_identity", None)
+        self.server = str(identity()) if callable(identity) else ""
+        """The inner model's server identity, part of every key (see :func:`cache_key`)."""
         self.calls = 0
         """Calls that reached the inner model."""
         self._in_flight: dict[str, asyncio.Future[Completion]] = {}
@@ -248,11 +257,12 @@ class CachedChatModel:
         record: dict[str, object] = dict(describe()) if callable(describe) else {}
         record.setdefault("model", self.name)
         record["cache_path"] = str(self.cache.path)
+        record["cache_server"] = self.server
         return record
 
     async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
         """Answer from the cache, or ask the inner model once and remember the answer."""
-        key = cache_key(self.name, messages, settings)
+        key = cache_key(self.name, messages, settings, self.server)
         while True:
             hit = self.cache.get(key)
             if hit is not None:

@@ -152,6 +152,13 @@ class LocalGGUFModel:
         # One lock for loading and generating: llama.cpp contexts are not thread-safe.
         self._lock = threading.Lock()
 
+    def cache_identity(self) -> str:
+        """Which weights answer, for the response cache's key: the GGUF file's full path and
+        size (another file under the same model name is another model)."""
+        path = Path(self.model_path).expanduser().resolve()
+        size = path.stat().st_size if path.is_file() else -1
+        return f"gguf:{path}:{size}:ctx{self.n_ctx}"
+
     def describe(self) -> dict[str, object]:
         """Backend settings for result metadata."""
         return {

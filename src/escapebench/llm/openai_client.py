@@ -358,6 +358,13 @@ class OpenAIChatModel:
         """The base URLs with any credentials stripped, for logs and metadata."""
         return [safe_url(u) for u in self.base_urls]
 
+    def cache_identity(self) -> str:
+        """Which server answers, for the response cache's key: the base URLs given together
+        (without credentials, in a fixed order). A local server's model name is often
+        arbitrary ("local", "default"), so the name alone does not say which weights
+        answered; replicas given together with several base URLs share their entries."""
+        return " ".join(sorted({safe_url(u).rstrip("/") for u in self.base_urls}))
+
     def describe(self) -> dict[str, object]:
         """Settings of this backend for result metadata (no key, only its variable name)."""
         return {

@@ -1,20 +1,44 @@
-"""``escapebench compare RUN_DIR...``: BaseAgent against EscapeAgent per model (Table 5).
+"""``escapebench compare RUN_DIR...``: paired comparisons and the Table-5 form.
 
-For every model with EscapeAgent results (the full agent and its ablations) the BaseAgent row
-is printed first, then each EscapeAgent variant with its change against BaseAgent, measured on
-the settings both played. The numbers come from ``escapebench.report.tables`` (which averages
-with ``escapebench.bench.metrics``); this module only picks the rows and prints them.
+* ``compare A B`` (two result folders, each of one agent and model): the paired comparison of
+  B against A: per setting both played, B's mean minus A's (over repeats), averaged over the
+  settings, with a 95% bootstrap interval and a sign-flip permutation test over settings
+  (:func:`escapebench.bench.metrics.paired_compare`); a difference whose interval covers zero
+  is "not distinguishable". Runs under different rules (protocol, limits, hint options) are
+  refused: their per-setting numbers measure different things.
+* Folders holding EscapeAgent runs: per model, the BaseAgent row, then each EscapeAgent
+  variant with its change against BaseAgent on the settings both played under the same rules.
+
+The numbers come from ``escapebench.bench.metrics`` (through ``escapebench.report.tables``);
+this module only picks the rows and prints them.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 
-from escapebench.bench.metrics import EpisodeResult
-from escapebench.report.runs import ReportInputError, all_results, load_runs
-from escapebench.report.tables import METRICS, Table, markdown, table3, table5
+from escapebench.bench.metrics import (
+    EpisodeResult,
+    PairedDifference,
+    coverage_of,
+    paired_compare,
+    rules_of,
+)
+from escapebench.report.runs import ReportInputError, RunFolder, all_results, load_runs
+from escapebench.report.tables import (
+    COVERS,
+    HUMAN_AGENT,
+    METRICS,
+    PERCENT_FIELDS,
+    Table,
+    agent_label,
+    markdown,
+    table3,
+    table5,
+)
 
 EXIT_USAGE = 2
 EXIT_NOTHING_TO_COMPARE = 1
@@ -24,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``escapebench compare``."""
     parser.add_argument(
         "run_dirs", nargs="+", metavar="RUN_DIR",
-        help="result folders holding BaseAgent and EscapeAgent runs (any number, any mix)",
+        help="two result folders A B for a paired comparison (B - A), or folders holding "
+        "BaseAgent and EscapeAgent runs (any number, any mix) for the Table-5 form",
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
 
@@ -35,13 +60,15 @@ def comparison_table(results: Sequence[EpisodeResult]) -> Table:
     The EscapeAgent rows carry their change against BaseAgent; the table has no rows when
     there is nothing to compare.
     """
-    base_rows = {row.summary.model: row for row in table3(results).rows if not row.is_human}
+    def key(row_summary: object) -> tuple[object, ...]:
+        c = getattr(row_summary, "coverage", None)
+        return (getattr(row_summary, "model", ""), c.rules() if c is not None else None)
+
+    base_rows = {key(row.summary): row for row in table3(results).rows}
     rows = []
     for row in table5(results).rows:
-        if row.is_human:
-            continue
         model = row.summary.model
-        base = base_rows.pop(model, None)
+        base = base_rows.pop(key(row.summary), None)
         if base is not None:
             base.label = f"{model} / {base.summary.agent}"
             rows.append(base)
@@ -51,7 +78,7 @@ def comparison_table(results: Sequence[EpisodeResult]) -> Table:
         "BaseAgent vs EscapeAgent (Table 5)",
         "Per model: BaseAgent, then EscapeAgent variants with the change against BaseAgent on "
         "the settings both played (↓ fewer, ↑ more).",
-        ["Model / agent", *(header for _, header, _ in METRICS)],
+        ["Model / agent", *(header for _, header, _ in METRICS), COVERS],
         rows,
     )
 
@@ -88,21 +115,141 @@ def format_text(table: Table) -> str:
     return "\n".join([table.title, "", *out, "", *notes])
 
 
+# (metric, header, lower is better) of the paired comparison, in printed order
+PAIRED_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("escaped", "Escaped (share)", False),
+    ("hints_used", "Hints Used", True),
+    ("total_steps", "Total Steps", True),
+    ("early_exit_progress", "Early Exit Progress (%)", False),
+    ("tool_hints", "Tool Hints Used", True),
+    ("tool_hint_share", "Tool Hints (share, %)", True),
+    ("key_step_hints", "Key Steps Hints Used", True),
+    ("key_step_hint_share", "Key Steps Hints (share, %)", True),
+    ("progress", "Progress (%)", False),
+)
+_PERCENT = {*PERCENT_FIELDS, "escaped", "tool_hint_share", "key_step_hint_share", "progress"}
+
+
+class CompareError(ValueError):
+    """Two runs that cannot be compared, with the reason."""
+
+
+def _one_row(run: RunFolder) -> list[EpisodeResult]:
+    results = [r for r in run.results if r.agent != HUMAN_AGENT]
+    if not results:
+        raise CompareError(f"{run.path}: no finished episodes to compare")
+    rows = {(r.agent, r.model, rules_of(r)) for r in results}
+    if len(rows) > 1:
+        names = sorted({agent_label(a, m) for a, m, _ in rows})
+        raise CompareError(
+            f"{run.path}: holds {len(rows)} different runs ({', '.join(names)}); a paired "
+            "comparison needs one agent and model under one set of rules per folder"
+        )
+    return results
+
+
+def paired_report(a_run: RunFolder, b_run: RunFolder) -> str:
+    """The paired comparison of B against A as text (raises :class:`CompareError`)."""
+    a, b = _one_row(a_run), _one_row(b_run)
+    ca, cb = coverage_of(a), coverage_of(b)
+    rules = ca.differences(cb, settings=False)
+    if rules:
+        raise CompareError(
+            f"{a_run.path} and {b_run.path} were played under different rules ("
+            + "; ".join(rules) + "): their per-setting numbers measure different work"
+        )
+    diffs = paired_compare(a, b, [name for name, _, _ in PAIRED_METRICS])
+    if not diffs:
+        raise CompareError(f"{a_run.path} and {b_run.path} have no setting in common")
+    label_a, label_b = agent_label(a[0].agent, a[0].model), agent_label(b[0].agent, b[0].model)
+    common = sorted(set(ca.settings) & set(cb.settings))
+    lines = [
+        f"Paired comparison: B = {label_b} ({b_run.path}) minus A = {label_a} ({a_run.path})",
+        f"on the {len(common)} settings both played; rules: {ca.rules_label()}; repeats: "
+        f"A {ca.repeats_label().split()[0]}, B {cb.repeats_label().split()[0]}",
+    ]
+    only_a = sorted(set(ca.settings) - set(cb.settings))
+    only_b = sorted(set(cb.settings) - set(ca.settings))
+    if only_a or only_b:
+        lines.append(f"left out: {len(only_a)} settings only in A, {len(only_b)} only in B")
+    lines.append("")
+    table = [["Metric", "A", "B", "B - A", "95% CI", "p (sign-flip)", "Verdict"]]
+    by_name = {d.metric: d for d in diffs}
+    for name, header, lower_better in PAIRED_METRICS:
+        d = by_name[name]
+        if d.settings == 0:
+            continue
+        table.append([header, *_paired_cells(d, name in _PERCENT, lower_better)])
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    for n, r in enumerate(table):
+        cells = [c.ljust(w) if i in (0, 6) else c.rjust(w)
+                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    lines += [
+        "",
+        "A, B: means over settings of each setting's mean over repeats. B - A: the mean of "
+        "the per-setting differences; 95% CI: bootstrap over settings and repeats; p: "
+        "sign-flip permutation test over settings. 'not distinguishable': the interval "
+        "covers zero, or the test does not reach p < 0.05. See docs/metrics.md.",
+    ]
+    return "\n".join(lines)
+
+
+def _paired_cells(d: PairedDifference, percent: bool, lower_better: bool) -> list[str]:
+    scale = 100.0 if percent else 1.0
+
+    def num(x: float) -> str:
+        return "n/a" if math.isnan(x) else f"{scale * x:.2f}"
+
+    ci = "n/a" if d.ci is None else f"[{num(d.ci[0])}, {num(d.ci[1])}]"
+    p = "n/a" if d.p_value is None else "<0.0001" if d.p_value < 1e-4 else f"{d.p_value:.4f}"
+    if d.ci is None:
+        verdict = "not distinguishable (one episode: no interval)"
+    elif not d.interval_excludes_zero:
+        verdict = "not distinguishable"
+    elif not d.distinguishable:
+        verdict = "not distinguishable (interval excludes 0, test p >= 0.05: too few settings)"
+    else:
+        better = (d.difference < 0) == lower_better
+        direction = "lower" if d.difference < 0 else "higher"
+        verdict = f"B {direction} ({'better' if better else 'worse'})"
+    return [num(d.mean_a), num(d.mean_b), f"{'+' if d.difference > 0 else ''}{num(d.difference)}",
+            ci, p, verdict]
+
+
 def main(args: argparse.Namespace) -> int:
     """Print the comparison; unreadable folders and nothing to compare are clear errors."""
     try:
-        results = all_results(load_runs(args.run_dirs))
+        runs = load_runs(args.run_dirs)
     except ReportInputError as exc:
         print(f"escapebench compare: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    results = all_results(runs)
     table = comparison_table(results)
-    if not table.rows:
+    printed = False
+    if table.rows:
+        print(markdown(table) if args.markdown else format_text(table))
+        printed = True
+    if len(runs) == 2:
+        try:
+            text = paired_report(runs[0], runs[1])
+        except CompareError as exc:
+            if not printed:
+                print(f"escapebench compare: cannot compare: {exc}", file=sys.stderr)
+                return EXIT_NOTHING_TO_COMPARE
+            print(f"\n(no paired comparison: {exc})")
+        else:
+            print(("\n" if printed else "") + text)
+        return 0
+    if not printed:
         agents = sorted({r.agent for r in results}) or ["none (no finished episodes)"]
         print(
             "escapebench compare: nothing to compare: no finished EscapeAgent episodes in "
-            f"{', '.join(args.run_dirs)} (agents found: {', '.join(agents)})",
+            f"{', '.join(args.run_dirs)} (agents found: {', '.join(agents)}); give two "
+            "result folders for a paired comparison",
             file=sys.stderr,
         )
         return EXIT_NOTHING_TO_COMPARE
-    print(markdown(table) if args.markdown else format_text(table))
     return 0

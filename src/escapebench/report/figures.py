@@ -97,7 +97,7 @@ def hints_by_action_type(results: Sequence[EpisodeResult], out_dir: Path) -> Fig
     """Figure 5: key-step hints per action type, relative to the key steps of that type."""
     if not any(r.hints_used for r in results):
         return None
-    rows = {_series(s): s for s in summaries(results)}
+    rows = {_series(s): s for s in summaries(results, intervals=False)}
     order = _order(list(rows))
     verbs = list(KEY_STEP_VERBS)
     fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
@@ -252,7 +252,7 @@ def _by_difficulty(
         return None
     table: dict[tuple[str, str], float] = {}
     for diff in DIFFICULTIES:
-        for s in summaries(results, difficulty=diff):
+        for s in summaries(results, difficulty=diff, intervals=False):
             table[(_series(s), diff)] = getattr(s, attr)
     diffs = [d for d in DIFFICULTIES if any(k[1] == d for k in table)]
     order = _order([k[0] for k in table])

@@ -86,9 +86,34 @@ def read_episode(folder: Path) -> list[dict[str, Any]]:
         raise ReportInputError(str(exc)) from None
 
 
-def read_result(path: Path) -> EpisodeResult:
-    """An episode's ``result.json`` as an :class:`EpisodeResult`."""
+def run_defaults(run_info: dict[str, Any]) -> dict[str, Any]:
+    """What a result folder's ``run.json`` says about the rules of its episodes (protocol,
+    action format, hint options), for results written before they recorded these
+    themselves."""
+    out: dict[str, Any] = {}
+    for key in ("protocol", "protocol_version", "action_format"):
+        if isinstance(run_info.get(key), str):
+            out[key] = run_info[key]
+    protocol = run_info.get("protocol")
+    if isinstance(protocol, dict):  # {"name", "version", "files", ...}, as escapebench run writes
+        for key, field_name in (("name", "protocol"), ("version", "protocol_version")):
+            if isinstance(protocol.get(key), str):
+                out[field_name] = protocol[key]
+    hints = run_info.get("hints")
+    if isinstance(hints, dict):
+        for key in ("patience", "help_steps"):
+            if isinstance(hints.get(key), int):
+                out[key] = hints[key]
+    return out
+
+
+def read_result(path: Path, defaults: dict[str, Any] | None = None) -> EpisodeResult:
+    """An episode's ``result.json`` as an :class:`EpisodeResult`; ``defaults`` fill keys the
+    file does not have (see :func:`run_defaults`)."""
     data = read_json(path)
+    for key, value in (defaults or {}).items():
+        if data.get(key) is None:
+            data[key] = value
     try:
         return EpisodeResult.from_dict(data)
     except (TypeError, ValueError, KeyError) as exc:
@@ -193,9 +218,10 @@ def load_run(path: str | Path, index: int = 0) -> RunFolder:
         )
     run_info = read_json(p / RUN_JSON) if (p / RUN_JSON).is_file() else {}
     run = RunFolder(p, index, run_info)
+    defaults = run_defaults(run_info)
     for folder in _episode_folders(p):
         result_path = folder / RESULT_FILE
-        result = read_result(result_path) if result_path.is_file() else None
+        result = read_result(result_path, defaults) if result_path.is_file() else None
         run.episodes.append(Episode(run, folder.name, folder, result))
     return run
 

@@ -199,7 +199,8 @@ class PlayStore:
             return self._view(sid, item)
 
     def act(self, sid: str, command: str) -> dict[str, Any]:
-        """Play a command; one that cannot be played is a 422 and costs no step."""
+        """Play a command; one that is not an action (unreadable, a list number out of range)
+        is a 422 and costs no step; an action the game rejects is a step, as for a model."""
         item = self._get(sid)
         with item.lock:
             if item.session.ended:

@@ -1,12 +1,16 @@
 """The leaderboard in the form of the paper's Tables 3 and 5.
 
 Numbers come from :func:`escapebench.bench.metrics.aggregate` (the one place the metrics are
-averaged); this module only chooses rows and lays them out. Table 3 lists BaseAgent per model
-with an "Average Human" row (every human player's finished games together; a game a person
-stopped is not a result); Table 5 lists EscapeAgent and its ablations per model with the change
-against BaseAgent on the settings both played. Every table has an Escaped column (escaped /
-episodes): the paper's agents always escape thanks to hints, but a run capped by
-``--max-steps`` may not, and its hint and step numbers are then not comparable.
+averaged, with their 95% intervals); this module only chooses rows and lays them out. Table 3
+lists BaseAgent per model; Table 5 lists EscapeAgent and its ablations per model with the
+change against BaseAgent on the settings both played under the same rules; the leaderboards
+rank agents only against rows covering the same work (one leaderboard per settings set,
+protocol and limits); human players have their own table ("Average Human": every
+human player's finished games together; a game a person stopped is not a result) with the
+paper's human row as a marked reference line. Every row ends with what it covers, and every
+table has an Escaped column (escaped / episodes): the paper's agents always escape thanks to
+hints, but a run capped by ``--max-steps`` may not, and its hint and step numbers are then not
+comparable.
 """
 
 from __future__ import annotations
@@ -15,7 +19,14 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from escapebench.bench.metrics import ALL, EpisodeResult, Summary, aggregate, table_cells
+from escapebench.bench.metrics import (
+    ALL,
+    EpisodeResult,
+    Summary,
+    aggregate,
+    rules_of,
+    table_cells,
+)
 
 HUMAN_AGENT = "human"
 BASE_AGENT = "base"
@@ -50,6 +61,7 @@ class TableRow:
     # (text, is better) per cell; None where no change is shown (the Escaped column)
     deltas: list[tuple[str, bool | None] | None] = field(default_factory=list)
     note: str = ""
+    reference: bool = False  # a published number shown for reference, not a result here
 
     @property
     def is_human(self) -> bool:
@@ -90,10 +102,13 @@ def summaries(
     results: Sequence[EpisodeResult],
     where: Callable[[EpisodeResult], bool] = lambda r: True,
     difficulty: str = ALL,
+    *,
+    intervals: bool = True,
 ) -> list[Summary]:
-    """Summaries of the results ``where`` selects, for one difficulty (default: all)."""
+    """Summaries of the results ``where`` selects, for one difficulty (default: all);
+    ``intervals=False`` skips the bootstrap (for numbers shown without one)."""
     chosen = _pool_humans([r for r in results if where(r)])
-    return [s for s in aggregate(chosen) if s.difficulty == difficulty]
+    return [s for s in aggregate(chosen, intervals=intervals) if s.difficulty == difficulty]
 
 
 def _cells(s: Summary) -> list[str]:
@@ -103,37 +118,41 @@ def _cells(s: Summary) -> list[str]:
 def _note(s: Summary, results: Sequence[EpisodeResult]) -> str:
     mine = [r for r in results if r.agent == s.agent and (s.agent == HUMAN_AGENT or r.model ==
                                                           s.model)]
-    settings = {r.setting for r in mine}
     players = {r.player for r in mine if r.agent == HUMAN_AGENT}
-    note = f"{s.episodes} episodes, {s.escaped} escaped, {len(settings)} settings"
+    c = s.coverage
+    note = f"{s.episodes} episodes, {s.escaped} escaped"
+    if c is not None:
+        note += f", {len(c.settings)} settings"
     if players:
         note += f", {len(players)} players"
     return note
 
 
-def _human_rows(results: Sequence[EpisodeResult]) -> list[TableRow]:
-    return [
-        TableRow(HUMAN_LABEL, _cells(s), s, note=_note(s, results))
-        for s in summaries(results, lambda r: r.agent == HUMAN_AGENT)
-    ]
-
-
 def _headers(first: str) -> list[str]:
-    return [first, *(h for _, h, _ in METRICS)]
+    return [first, *(h for _, h, _ in METRICS), COVERS]
+
+
+COVERS = "Covers"  # the last column: which settings, protocol and limits a row covers
+
+
+def _row(label: str, s: Summary, results: Sequence[EpisodeResult]) -> TableRow:
+    return TableRow(label, _cells(s), s, note=_note(s, results))
 
 
 def table3(results: Sequence[EpisodeResult]) -> Table:
-    """BaseAgent per model, then the human row (Table 3)."""
+    """BaseAgent per model (Table 3); each row says what it covers. Human players have
+    their own table (:func:`human_table`)."""
     rows = [
-        TableRow(s.model or s.agent, _cells(s), s, note=_note(s, results))
+        _row(s.model or s.agent, s, results)
         for s in summaries(results, lambda r: r.agent == BASE_AGENT)
     ]
     return Table(
         "Table 3: BaseAgent",
-        "BaseAgent per model, micro-averaged over finished episodes (shares pool their "
-        "numerators and denominators, as in the paper).",
+        "BaseAgent per model: means over finished episodes with 95% bootstrap intervals; "
+        "shares are means of per-episode shares, as the paper's figures imply. The last "
+        "column says what each row covers; rows covering different work are not comparable.",
         _headers("Model"),
-        rows + _human_rows(results),
+        rows,
     )
 
 
@@ -148,22 +167,48 @@ def _delta(
     return f"{arrow}{abs(diff):.2f}", (diff < 0) == lower_better
 
 
+def _same_rules(a: Summary, b: Summary) -> list[str]:
+    """Why ``a`` and ``b`` were played under different rules (empty: the same rules)."""
+    if a.coverage is None or b.coverage is None:
+        return ["coverage unknown"]
+    return a.coverage.differences(b.coverage, settings=False)
+
+
 def table5(results: Sequence[EpisodeResult]) -> Table:
     """EscapeAgent (and ablations) per model with the change against BaseAgent (Table 5).
 
-    The change compares both agents on the settings both finished with that model, so a
-    partial run is not compared against a full one.
+    The change compares both agents on the settings both finished with that model under the
+    same rules (protocol, action format, step limit, hint options), so neither a partial
+    run nor one with other limits is subtracted from a full one; where no BaseAgent row
+    covers the same work, the row says why and shows no change.
     """
     rows = []
+    bases = summaries(results, lambda r: r.agent == BASE_AGENT)
     for s in summaries(results, lambda r: r.agent.startswith(ESCAPE_AGENT)):
         label = s.model if s.agent == ESCAPE_AGENT else f"{s.model} ({s.agent})"
-        row = TableRow(label, _cells(s), s, note=_note(s, results))
-        mine = [r for r in results if r.agent == s.agent and r.model == s.model]
-        base = [r for r in results if r.agent == BASE_AGENT and r.model == s.model]
+        row = _row(label, s, results)
+        same_model = [b for b in bases if b.model == s.model]
+        same = [b for b in same_model if not _same_rules(s, b)]
+        if not same:
+            if same_model:
+                reasons = "; ".join(_same_rules(s, same_model[0]))
+                row.note += (
+                    f"; no change shown: BaseAgent with this model covers other work ({reasons})"
+                )
+            else:
+                row.note += "; no BaseAgent results for this model"
+            rows.append(row)
+            continue
+        assert s.coverage is not None
+        rules = s.coverage.rules()
+
+        same_work = [r for r in results if r.model == s.model and rules_of(r) == rules]
+        mine = [r for r in same_work if r.agent == s.agent]
+        base = [r for r in same_work if r.agent == BASE_AGENT]
         common = {r.setting for r in mine} & {r.setting for r in base}
         if common:
-            a = summaries([r for r in mine if r.setting in common])[0]
-            b = summaries([r for r in base if r.setting in common])[0]
+            a = summaries([r for r in mine if r.setting in common], intervals=False)[0]
+            b = summaries([r for r in base if r.setting in common], intervals=False)[0]
             row.deltas = [
                 None if name == ESCAPED
                 else _delta(getattr(a, name), getattr(b, name), name, lower)
@@ -172,14 +217,15 @@ def table5(results: Sequence[EpisodeResult]) -> Table:
             if len(common) < len({r.setting for r in mine}):
                 row.note += f"; change measured on the {len(common)} settings both played"
         else:
-            row.note += "; no BaseAgent results for this model"
+            row.note += "; no change shown: BaseAgent played none of these settings"
         rows.append(row)
     return Table(
         "Table 5: EscapeAgent",
         "EscapeAgent per model; subscripts give the change against BaseAgent with the same "
-        "model on the same settings (green: better).",
+        "model on the same settings under the same rules (green: better). For the interval "
+        "of a change and a paired test, use `escapebench compare BASE_DIR ESCAPE_DIR`.",
         _headers("Model"),
-        rows + _human_rows(results),
+        rows,
     )
 
 
@@ -190,19 +236,95 @@ def rank_key(s: Summary) -> tuple[float, float, float]:
     return (-escaped_share, s.hints_used, s.total_steps)
 
 
+def same_work_groups(rows: Sequence[Summary]) -> list[list[Summary]]:
+    """``rows`` split into groups covering the same work (same settings and rules),
+    in order of first appearance: only rows of one group may be ranked against each other."""
+    groups: dict[tuple[object, ...], list[Summary]] = {}
+    for s in rows:
+        key = s.coverage.work() if s.coverage is not None else (id(s),)
+        groups.setdefault(key, []).append(s)
+    return list(groups.values())
+
+
+def leaderboards(results: Sequence[EpisodeResult]) -> list[Table]:
+    """Every agent x model, baselines included, in :func:`rank_key` order: one leaderboard
+    per work covered (settings set, protocol, limits), never a ranking across."""
+    groups = same_work_groups(summaries(results, lambda r: r.agent != HUMAN_AGENT))
+    groups.sort(key=lambda g: -len(g))
+    tables = []
+    for n, group in enumerate(groups):
+        ranked = sorted(group, key=rank_key)
+        rows = [_row(agent_label(s.agent, s.model), s, results) for s in ranked]
+        coverage = ranked[0].coverage
+        assert coverage is not None
+        caption = (
+            "Most escaped episodes first, then fewest hints, then fewest steps; every row "
+            f"covers {coverage.label()}."
+        )
+        title = "Leaderboard"
+        if len(groups) > 1:
+            title = f"Leaderboard {n + 1} of {len(groups)}: {coverage.label()}"
+            others = []
+            for other in groups[:n] + groups[n + 1:]:
+                assert other[0].coverage is not None
+                reasons = ", ".join(coverage.differences(other[0].coverage))
+                others.append(f"{agent_label(other[0].agent, other[0].model)}: {reasons}")
+            caption += (
+                " Not ranked against the other leaderboards, which cover different work ("
+                + "; ".join(others) + ")."
+            )
+        tables.append(Table(title, caption, _headers("Agent / model"), rows))
+    return tables
+
+
 def leaderboard(results: Sequence[EpisodeResult]) -> Table:
-    """Every agent x model, baselines included, in :func:`rank_key` order."""
-    ranked = sorted(summaries(results, lambda r: r.agent != HUMAN_AGENT), key=rank_key)
-    rows = [
-        TableRow(agent_label(s.agent, s.model), _cells(s), s, note=_note(s, results))
-        for s in ranked
+    """The leaderboard of the largest group of rows covering the same work (see
+    :func:`leaderboards` for all of them)."""
+    found = leaderboards(results)
+    return found[0] if found else Table("Leaderboard", "", _headers("Agent / model"), [])
+
+
+# The paper's "Average Human" row of Table 3 (36 settings, the original harness): shown as a
+# reference line in the human table, never measured here and never ranked.
+PAPER_HUMAN = {"hints_used": 4.33, "total_steps": 257.83, "early_exit_progress": 0.5965,
+               "tool_hints": 0.17, "tool_hint_share": 0.0069, "key_step_hints": 4.17,
+               "key_step_hint_share": 0.1228}
+PAPER_HUMAN_LABEL = "Average Human (paper, reference)"
+
+
+def _paper_human_row() -> TableRow:
+    p = PAPER_HUMAN
+    s = Summary(
+        agent=HUMAN_AGENT, model="paper", difficulty=ALL, episodes=0, escaped=0,
+        hints_used=p["hints_used"], total_steps=p["total_steps"],
+        early_exit_progress=p["early_exit_progress"], tool_hints=p["tool_hints"],
+        tool_hint_share=p["tool_hint_share"], key_step_hints=p["key_step_hints"],
+        key_step_hint_share=p["key_step_hint_share"], progress=1.0, model_calls=0,
+        tokens_in=0, tokens_out=0,
+    )
+    cells = [
+        "—", f"{p['hints_used']:.2f}", f"{p['total_steps']:.2f}",
+        f"{100 * p['early_exit_progress']:.2f}",
+        f"{p['tool_hints']:.2f} ({100 * p['tool_hint_share']:.2f}%)",
+        f"{p['key_step_hints']:.2f} ({100 * p['key_step_hint_share']:.2f}%)",
+        "the paper's Table 3: 36 settings, original harness (published, not measured here)",
     ]
+    return TableRow(PAPER_HUMAN_LABEL, cells, s, note="reference line from the paper",
+                    reference=True)
+
+
+def human_table(results: Sequence[EpisodeResult]) -> Table:
+    """Human players' finished games (their own table, never ranked among the models), with
+    the paper's human row as a marked reference line."""
+    rows = [_row(HUMAN_LABEL, s, results)
+            for s in summaries(results, lambda r: r.agent == HUMAN_AGENT)]
     return Table(
-        "Leaderboard: all agents",
-        "Every agent and model: most escaped episodes first, then fewest hints, then "
-        "fewest steps.",
-        _headers("Agent / model"),
-        rows + _human_rows(results),
+        "Human players",
+        "Finished games of the people who played here (a game a person stopped is not a "
+        "result), then the paper's Average Human as a reference line. Humans are not ranked "
+        "among the models.",
+        _headers("Players"),
+        [*rows, _paper_human_row()] if rows else [],
     )
 
 
@@ -216,7 +338,7 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
                              note=f"{s.episodes} episodes, {s.escaped} escaped"))
     return Table(
         "By difficulty",
-        "Per agent, model and difficulty.",
+        "Per agent, model and difficulty; the last column says what each row covers.",
         _headers("Agent / model — difficulty"),
         rows,
     )
@@ -224,7 +346,8 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
 
 def all_tables(results: Sequence[EpisodeResult]) -> list[Table]:
     """The report's tables that have rows."""
-    made = [table3(results), table5(results), leaderboard(results), by_difficulty(results)]
+    made = [table3(results), table5(results), *leaderboards(results), human_table(results),
+            by_difficulty(results)]
     return [t for t in made if t.rows]
 
 
