@@ -73,7 +73,7 @@ def test_observation_and_info_show_the_screen_and_the_counters():
     assert "click(desk drawer)" in info["valid_actions"]
     assert (info["key_steps"], info["tools_collected"], info["steps"]) == (0, 0, 0)
     obs, _, _, _, info = env.step("click(desk drawer)")
-    assert obs.startswith("Feedback: The drawer slides open.")
+    assert obs.startswith("Feedback: It worked. The drawer slides open.")  # a success says so
     assert "click(battery)" in info["valid_actions"]
     obs, _, _, _, info = env.step("Thought: take it.\nAction: click(battery)")
     assert info["bag"] == ["battery"] and info["action"] == "click(battery)"
@@ -267,10 +267,12 @@ def test_record_steps_outside_the_hint_wrapper_logs_hints_and_forced_steps(tmp_p
     for _ in range(5):
         env.step("click(door)")
     env.close()
+    # As the original harness: help after step 2 (no progress since step 0), and with
+    # help_steps 1 its first step is the forced one.
     assert [(s["hint"], s["forced"], s["played"]) for s in env.steps] == [
         (None, False, "click(door)"),
         (None, False, "click(door)"),
-        ("click(desk drawer)", False, "click(door)"),
+        (None, False, "click(door)"),
         ("click(desk drawer)", True, "click(desk drawer)"),
         (None, False, "click(door)"),
     ]

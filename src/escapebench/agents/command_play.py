@@ -45,6 +45,7 @@ from escapebench.bench.runner import EXIT_INTERRUPTED
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.games.checking import require_playable
 from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.protocols import make_protocol
 
 DEFAULT_OUT = Path("runs") / "human"
 
@@ -110,6 +111,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-steps", type=int, default=None,
         help=f"the game ends unescaped after this many steps (default: {DEFAULT_MAX_STEPS})",
     )
+    from escapebench.games.command_replay import add_protocol_arguments
+
+    add_protocol_arguments(parser)
 
 
 def render(session: PlaySession) -> str:
@@ -240,11 +244,15 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             problem = player_name_problem(args.player.strip())
             if problem is not None:
                 raise ValueError(f"--player: {problem}")
-    except (GameFileError, ValueError) as exc:
+        protocol = make_protocol(
+            getattr(args, "protocol", None), [args.game], getattr(args, "original_source", None)
+        )
+    except (GameFileError, ValueError) as exc:  # (OriginalSourceError is a ValueError)
         print(f"escapebench play: {exc}", file=sys.stderr)
         return 2
     session = PlaySession(
-        defn, player=args.player or "anonymous", hints=options, max_steps=max_steps
+        defn, player=args.player or "anonymous", hints=options, max_steps=max_steps,
+        protocol=protocol,
     )
     try:
         default_save = save_path(args, defn.setting)
@@ -369,10 +377,17 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                 say(render(session))
             else:
                 before = session.hint_info()
+                announced = None if before is None else before["index"]
                 for turn in session.act(command):
+                    shown = session.records[turn.step].get("hint")
+                    if turn.forced and shown and shown["index"] != announced:
+                        # help began with its forced step (--help-steps 1): say so first
+                        say("No progress for a while: the hint system takes you to "
+                            f"{shown['scene']}.")
+                        announced = shown["index"]
                     say(turn.feedback)
                 hint = session.hint_info()
-                if hint is not None and (before is None or before["index"] != hint["index"]):
+                if hint is not None and hint["index"] != announced:
                     say(f"No progress for a while: the hint system takes you to {hint['scene']}.")
                 if not session.ended:
                     say(render(session))

@@ -113,6 +113,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="steps without progress before a hint")
     g.add_argument("--help-steps", type=int, default=DEFAULT_HELP_STEPS,
                    help="steps in help before the hinted action is played for the agent")
+    g.add_argument("--protocol", default=None, choices=("original", "escapebench"),
+                   help="what the model reads: the original harness's texts (read from the "
+                   "original checkout) or ours (default: original for games of an original "
+                   "checkout, escapebench otherwise)")
+    g.add_argument("--original-source", type=Path, default=None, metavar="DIR",
+                   help="the original EscapeBench checkout (or its src folder) for "
+                   "--protocol original (default: found from the games folder CHECKOUT/data)")
     g.add_argument("--skip-unplayable", action="store_true",
                    help="play the settings that can be played and skip the others (files that "
                    "do not load, settings with check errors), recorded in run.json; without "
@@ -168,6 +175,8 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         quiet=args.quiet,
         skip_unplayable=args.skip_unplayable,
         command_line=["escapebench", *sys.argv[1:]],
+        protocol=args.protocol,
+        original_source=args.original_source,
     )
 
 

@@ -48,9 +48,10 @@ from escapebench.bench.records import (
     read_step_log,
     step_record,
 )
-from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.protocols.base import HintView, Protocol, Session
+from escapebench.protocols.escapebench import EscapebenchProtocol, play_text, position_text
 
 __all__ = [  # the log's names are re-exported: callers know them from here
     "DEFAULT_MAX_STEPS",
@@ -86,6 +87,7 @@ class EpisodeSpec:
     prompt_version: str = ""
     player: str = "agent"
     action_format: str = "text"  # how the agent's actions are read: "text" or "tools"
+    protocol: str = "escapebench"  # the protocol's name/version, recorded with the result
 
 
 @dataclass(frozen=True)
@@ -107,21 +109,9 @@ StepScope = Callable[[int], AbstractAsyncContextManager[Any]]
 """Wraps each step, given its 0-based index (the Inspect task opens a transcript span)."""
 
 
-def position_text(game: EscapeGame) -> str:
-    """The player's position as the paper shows it: the path of scenes from the first one."""
-    scene = game.scene_name
-    path = game.path_to(scene) or game.path_to(scene, only_visible=False) or [scene]
-    return " -> ".join(path)
-
-
 def _play_action(game: EscapeGame, text: str) -> StepResult:
-    """Play an agent's action: a canonical call, or free text holding one (the last one)."""
-    call = parse_call(text) or extract_call(cut_answer(text))
-    if call is None:
-        # Not an action at all: the engine's error result is the feedback the agent gets.
-        result = game.step(text)
-        return StepResult("", result.success, result.error, result.feedback)
-    return game.step(call)
+    """Play an agent's action under the escapebench protocol (kept for callers of old)."""
+    return play_text(game, text)
 
 
 class Episode:
@@ -138,8 +128,11 @@ class Episode:
         on_record: RecordCallback | None = None,
         step_scope: StepScope | None = None,
         fsync: bool = True,
+        protocol: Protocol | None = None,
     ) -> None:
         self.spec = spec
+        self.protocol = protocol or EscapebenchProtocol()
+        self.session: Session = self.protocol.session(spec.defn)
         self.agent = agent
         self.folder = folder
         self.on_step = on_step
@@ -168,7 +161,8 @@ class Episode:
         for k, rec in enumerate(records):
             if rec.get("step") != k:
                 raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.get('step')!r}")
-            policy.before_step(game)
+            hint = policy.before_step(game)
+            self.session.begin_step(game, self._hint_view(hint))
             if rec.get("scene") != game.scene_name:
                 raise EpisodeLogError(
                     f"{where}: step {k} was taken in {rec.get('scene')!r} but replays in "
@@ -178,7 +172,7 @@ class Episode:
                 # An error changes nothing in the engine; no need to play it again.
                 result = StepResult(str(rec.get("action", "")), False, True, "")
             else:
-                result = game.step(str(rec["action"]))
+                result = self.session.play(game, str(rec["action"]))
             if (game.key_steps, game.tools_collected) != (
                 rec.get("key_steps"),
                 rec.get("tools_collected"),
@@ -226,6 +220,8 @@ class Episode:
             max_steps=self.spec.max_steps,
             player=self.spec.player,
             action_format=self.spec.action_format,
+            protocol=self.protocol.name,
+            protocol_version=self.protocol.version,
             patience=self.spec.hints.patience,
             help_steps=self.spec.hints.help_steps,
         )
@@ -236,16 +232,21 @@ class Episode:
 
     async def _play_step(self, log: EpisodeLog) -> None:
         started = time.perf_counter()
-        game, policy, agent = self.game, self.policy, self.agent
+        game, policy, agent, session = self.game, self.policy, self.agent, self.session
         hint = policy.before_step(game)
         forced = policy.forced_action()
-        ctx = TurnContext(game, self.step, position_text(game), hint)
-        scene, observation = game.scene_name, game.observation()
+        view = self._hint_view(hint)
+        position = session.begin_step(game, view)
+        scene, observation = game.scene_name, session.observation(game)
+        ctx = TurnContext(
+            game, self.step, position, hint,
+            protocol=self.protocol, observation=observation, hint_view=view,
+        )
         if forced is not None:
             decision = Decision(forced, reasoning=FORCED_REASONING, mode="help")
         else:
             decision = await agent.decide(ctx)
-        result = _play_action(game, decision.action)
+        result = session.play(game, decision.action)
         details = dict(decision.details)
         details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
         follow_up = await agent.after_step(ctx, decision, result)
@@ -274,6 +275,9 @@ class Episode:
         self.step += 1
         self._report()
 
+    def _hint_view(self, hint: Any) -> HintView | None:
+        return None if hint is None else self.session.reference_hint(hint.index, hint.steps_in_help)
+
     def _report(self, done: bool = False) -> None:
         if self.on_step is not None:
             self.on_step(
@@ -296,7 +300,10 @@ async def play_episode(
     effects: tuple[ReferenceEffect, ...] | None = None,
     on_step: ProgressCallback | None = None,
     fsync: bool = True,
+    protocol: Protocol | None = None,
 ) -> EpisodeResult:
     """Play ``spec`` with ``agent``, logging to ``folder``; resume if a log is there."""
-    episode = Episode(spec, agent, folder, effects=effects, on_step=on_step, fsync=fsync)
+    episode = Episode(
+        spec, agent, folder, effects=effects, on_step=on_step, fsync=fsync, protocol=protocol
+    )
     return await episode.run()

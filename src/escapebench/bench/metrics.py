@@ -277,6 +277,8 @@ class EpisodeMetrics:
         action_format: str = "text",
         patience: int | None = None,
         help_steps: int | None = None,
+        protocol: str = DEFAULT_PROTOCOL,
+        protocol_version: str = "",
     ) -> EpisodeResult:
         """The finished episode's result (``patience`` and ``help_steps``: the hint options
         it was played with)."""
@@ -330,6 +332,8 @@ class EpisodeMetrics:
             retries=self.retries,
             wall_time_s=round(self.wall_s, 6),
             prompt_version=prompt_version,
+            protocol=protocol,
+            protocol_version=protocol_version,
             max_steps=max_steps,
             action_format=action_format,
             patience=patience,

@@ -70,6 +70,7 @@ from escapebench.bench.records import (
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.observation import OBSERVATION_VERSION
 from escapebench.llm.base import ChatModel, ModelUnavailableError, SamplingSettings
+from escapebench.protocols.base import Protocol
 
 RUN_FORMAT = 1
 FINGERPRINT_KEYS: tuple[str, ...] = (
@@ -84,6 +85,7 @@ FINGERPRINT_KEYS: tuple[str, ...] = (
     "hints",
     "max_steps",
     "action_format",
+    "protocol",
 )
 """Keys of ``run.json`` that decide results: folders must agree on them to be combined."""
 FINGERPRINT_DEFAULTS: dict[str, Any] = {"action_format": "text"}
@@ -159,6 +161,8 @@ class RunSettings:
     quiet: bool = False
     skip_unplayable: bool = False  # play the other settings; record the skipped ones
     command_line: list[str] = field(default_factory=list)
+    protocol: str | None = None  # None: original for games of an original checkout
+    original_source: Path | None = None  # the original checkout (or its src folder)
 
     @property
     def needs_model(self) -> bool:
@@ -401,6 +405,7 @@ class RunPlan:
     model_name: str
     fingerprint: dict[str, Any]
     games: list[dict[str, Any]]
+    protocol: Protocol | None = None
     # settings left out by --skip-unplayable: {"setting", "source", "reason", "errors"}
     skipped: list[dict[str, Any]] = field(default_factory=list)
 
@@ -482,6 +487,7 @@ def plan_run(
                 "episode ids must be unique"
             )
         by_setting[d.setting] = d
+    protocol = protocol_for(settings)
     specs = [
         EpisodeSpec(
             episode_id=episode_id(d.setting, label, model_name, r),
@@ -493,6 +499,7 @@ def plan_run(
             hints=HintOptions(settings.patience, settings.help_steps),
             prompt_version=str(agent_settings.get("prompt_version", "")),
             action_format=settings.action_format,
+            protocol=protocol.label,
         )
         for d in definitions
         for r in range(settings.repeats)
@@ -513,13 +520,31 @@ def plan_run(
         max_tokens=settings.max_tokens,
         seed=settings.seed,
         action_format=settings.action_format,
+        protocol=protocol_record(protocol),
     )
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
     return RunPlan(
-        settings, out, specs, by_setting, effects, model_name, fingerprint, games,
+        settings, out, specs, by_setting, effects, model_name, fingerprint, games, protocol,
         skipped=[u.to_json() for u in unplayable],
     )
+
+
+def protocol_for(settings: RunSettings) -> Protocol:
+    """The run's protocol (``--protocol``; by default ``original`` for games of an original
+    checkout), or :class:`RunConfigError` in one line saying what to pass."""
+    from escapebench.protocols import OriginalSourceError, make_protocol
+
+    try:
+        return make_protocol(settings.protocol, settings.games, settings.original_source)
+    except (OriginalSourceError, ValueError) as exc:
+        raise RunConfigError(str(exc)) from None
+
+
+def protocol_record(protocol: Protocol) -> dict[str, Any]:
+    """What decides results of a protocol (its name, version and the sha256 of the files its
+    texts come from), for the fingerprint; where the files were is not in it."""
+    return {k: v for k, v in protocol.record().items() if k != "source"}
 
 
 def run_fingerprint(
@@ -534,6 +559,7 @@ def run_fingerprint(
     max_tokens: int | None = None,
     seed: int | None = None,
     action_format: str = "text",
+    protocol: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The keys of ``run.json`` that decide results (:data:`FINGERPRINT_KEYS`), for the harness
     and for human play: two folders can be combined only if these are equal.
@@ -553,9 +579,16 @@ def run_fingerprint(
         "hints": {"patience": hints.patience, "help_steps": hints.help_steps},
         "max_steps": max_steps,
         "action_format": action_format,
+        "protocol": protocol or _escapebench_record(),
     }
     assert tuple(fingerprint) == FINGERPRINT_KEYS
     return fingerprint
+
+
+def _escapebench_record() -> dict[str, Any]:
+    from escapebench.protocols.escapebench import EscapebenchProtocol
+
+    return EscapebenchProtocol().record()
 
 
 def default_out_dir(fingerprint: dict[str, Any], games: list[dict[str, Any]]) -> Path:
@@ -709,6 +742,9 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
         "server": server if server is not None else (existing or {}).get("server"),
         "server_changes": changes,
         "games": [games[k] for k in sorted(games)],
+        "protocol_source": (
+            plan.protocol.record().get("source") if plan.protocol is not None else None
+        ),
         "skipped": plan.skipped,  # settings --skip-unplayable left out, with the reason
         "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
         "shard": list(s.shard) if s.shard else None,
@@ -929,6 +965,7 @@ async def _run_plan(
                 agent = make_episode_agent(settings, model, spec.repeat)
                 episode = Episode(
                     spec, agent, folder, effects=plan.effects[spec.defn.setting],
+                    protocol=plan.protocol,
                     on_step=display.update, fsync=settings.fsync,
                 )
                 result = await episode.run()

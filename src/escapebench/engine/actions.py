@@ -135,13 +135,6 @@ def cut_answer(text: str) -> str:
 
 
 _VERB_SET = frozenset(VERBS)
-# parse_call remembers what it read: replays, hints and agents send the same few action strings
-# again and again, and a Call is immutable, so one object can serve every caller. The memo is
-# bounded (emptied when full), and long texts (model answers with reasoning, which never repeat)
-# are not kept.
-_PARSED: dict[str, Call | None] = {}
-_PARSED_LIMIT = 4096
-_PARSED_MAX_LEN = 200
 
 
 def parse_call(text: str) -> Call | None:
@@ -152,31 +145,17 @@ def parse_call(text: str) -> Call | None:
     a plain string (replays, logs, the hint system); model answers go through the forgiving
     :func:`extract_call` first.
     """
-    try:
-        return _PARSED[text]
-    except KeyError:
-        pass
-    except TypeError:  # unhashable: not a string either
-        raise TypeError(f"parse_call expects a string, got {type(text).__name__}") from None
     if not isinstance(text, str):
         raise TypeError(f"parse_call expects a string, got {type(text).__name__}")
-    # Plain string operations instead of a regular expression: several times faster, and
-    # str.strip() removes exactly the characters that \s matches.
     core = text.strip()
-    call = None
     opening = core.find("(")
     if opening > 0 and core[-1] == ")" and core[:opening] in _VERB_SET:
-        call = Call(core[:opening], core[opening + 1 : -1])  # type: ignore[arg-type]
-    if len(text) <= _PARSED_MAX_LEN:
-        if len(_PARSED) >= _PARSED_LIMIT:
-            _PARSED.clear()
-        _PARSED[text] = call
-    return call
+        return Call(core[:opening], core[opening + 1 : -1])  # type: ignore[arg-type]
+    return None
 
 
 def clear_parse_memo() -> None:
-    """Forget the strings :func:`parse_call` has read (benchmarks measure a cold start)."""
-    _PARSED.clear()
+    """Kept for callers of old: parse_call keeps no memo any more."""
 
 
 def comma_cuts(arg_text: str) -> list[int]:

@@ -94,6 +94,11 @@ def run_defaults(run_info: dict[str, Any]) -> dict[str, Any]:
     for key in ("protocol", "protocol_version", "action_format"):
         if isinstance(run_info.get(key), str):
             out[key] = run_info[key]
+    protocol = run_info.get("protocol")
+    if isinstance(protocol, dict):  # {"name", "version", "files", ...}, as escapebench run writes
+        for key, field_name in (("name", "protocol"), ("version", "protocol_version")):
+            if isinstance(protocol.get(key), str):
+                out[field_name] = protocol[key]
     hints = run_info.get("hints")
     if isinstance(hints, dict):
         for key in ("patience", "help_steps"):
