@@ -308,3 +308,42 @@ def test_inspect_eval_command_finds_and_runs_the_task(tmp_path: Path) -> None:
                for s in log.samples]
     assert sum(r.model_calls for r in results) == asked
     assert all(r.model == "openai-api/fake/fake-model" for r in results)
+
+
+def test_inspect_task_on_an_original_checkout_sends_the_original_harness_messages(
+    tmp_path: Path, upstream_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games of an original checkout are played under the original protocol by default, as
+    ``escapebench run`` plays them: the first calls Inspect's model gets are the ones the
+    original harness sends (the recordings in ../shared), byte for byte."""
+    import gzip
+
+    monkeypatch.syspath_prepend(str(upstream_dir.parent / "tools"))
+    from scripted_answers import answer as scripted  # the recordings' scripted model
+
+    root = tmp_path / "checkout"
+    root.mkdir()
+    (root / "src").symlink_to(upstream_dir / "original" / "src")
+    (root / "data").symlink_to(upstream_dir / "data")
+    recording = json.loads(
+        gzip.decompress((upstream_dir / "prompts" / "base" / "game1-1.json.gz").read_bytes())
+    )
+    steps = 12
+    expected = [c for c in recording["calls"] if c["step"] < steps]
+
+    def answer(messages: Sequence[Message]) -> str:
+        return scripted(messages[0]["content"], messages[-1]["content"])
+
+    [log] = inspect_eval(
+        escapebench(games=str(root / "data" / "game1-1.yaml"), agent="base", max_steps=steps),
+        model=mockllm(answer), log_dir=str(tmp_path / "logs"), display="none",
+    )
+    assert log.status == "success", log.error
+    [sample] = log.samples
+    sent = [
+        [m.text for m in event.input]
+        for event in resolve_sample_attachments(sample).events
+        if event.event == "model"
+    ]
+    assert [s[0] for s in sent] == [c["system"] for c in expected]
+    assert [s[-1] for s in sent] == [c["user"] for c in expected]

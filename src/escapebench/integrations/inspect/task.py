@@ -19,7 +19,7 @@ Task parameters (``-T name=value``) mirror ``escapebench run``'s options: ``game
 from __future__ import annotations
 
 import tempfile
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +46,9 @@ from escapebench.integrations.inspect.model import InspectChatModel
 from escapebench.integrations.inspect.scorer import RESULT_KEY, escape_metrics
 from escapebench.llm.base import Completion, Message, SamplingSettings
 
-DEFAULT_PROTOCOL = "escapebench"
-"""What the model reads: ``escapebench`` is today's texts (the only protocol of this version
-unless the protocols package provides more)."""
+DEFAULT_PROTOCOL = ""
+"""What the model reads: empty chooses as ``escapebench run`` does (``original`` for the games
+of an original checkout, ``escapebench`` otherwise); or name ``original`` or ``escapebench``."""
 
 
 class _NoModel:
@@ -114,14 +114,8 @@ def run_settings(
         no_cache=True,  # Inspect has its own cache (--cache-prompt, eval-set retries)
         quiet=True,
     )
-    known = {f.name for f in fields(RunSettings)}
-    if "protocol" in known:
-        options["protocol"] = protocol  # the protocols package is there: it decides
-    elif protocol != DEFAULT_PROTOCOL:
-        raise RunConfigError(
-            f"protocol {protocol!r} is not available in this version of escapebench; "
-            f"it plays the {DEFAULT_PROTOCOL!r} protocol"
-        )
+    if protocol:
+        options["protocol"] = str(protocol)
     settings = RunSettings(**options)
     settings.validate()
     return settings
@@ -230,7 +224,8 @@ def play_episode(plan: RunPlan) -> Solver:
         with tempfile.TemporaryDirectory(prefix="escapebench-inspect-") as folder:
             episode = Episode(
                 spec, agent, Path(folder) / spec.episode_id,
-                effects=plan.effects[spec.defn.setting], on_record=on_record,
+                effects=plan.effects[spec.defn.setting], protocol=plan.protocol,
+                on_record=on_record,
                 step_scope=lambda step: span(f"step {step + 1}", type="escapebench-step"),
                 fsync=False,
             )
