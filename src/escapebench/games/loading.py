@@ -198,11 +198,11 @@ def _refuse_alias(event: Any) -> RefusedYAML:
     )
 
 
+_TOO_DEEP = f"nested more than {MAX_YAML_DEPTH} levels deep (game files need about 12)"
+
+
 def _refuse_depth(event: Any) -> RefusedYAML:
-    return RefusedYAML(
-        f"nested more than {MAX_YAML_DEPTH} levels deep (game files need about 12)",
-        event.start_mark,
-    )
+    return RefusedYAML(_TOO_DEEP, event.start_mark)
 
 
 def _guard_events(text: str) -> None:
@@ -417,7 +417,12 @@ def read_yaml(path: Path) -> tuple[Any, str]:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
         col = mark.column + 1 if mark else None
-        raise GameFileError(str(path), f"invalid YAML: {exc.problem or exc}", line, col) from exc
+        problem = f"invalid YAML: {exc.problem or exc}"
+        if "nesting depth" in str(exc.problem):
+            # libyaml 0.2.6+ (PyYAML 6.0.4+) has a nesting limit of its own, which its scanner
+            # can reach before our event count does: the same refusal, in our words.
+            problem = _TOO_DEEP
+        raise GameFileError(str(path), problem, line, col) from exc
     except yaml.YAMLError as exc:
         raise GameFileError(str(path), f"invalid YAML: {exc}") from exc
     except RecursionError:  # pragma: no cover - the depth limit comes first
