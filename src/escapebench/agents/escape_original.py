@@ -1,0 +1,851 @@
+"""EscapeAgent as the original release's harness runs it (``--protocol original``).
+
+Table 5 and Table 7 of the paper were measured with the original release's EscapeAgent, whose
+decisions differ from the paper's prose in most places that change what a model is asked and
+which steps are played. This agent reproduces that harness call for call: the same model calls
+in the same order, with byte-identical texts (read from the user's checkout at run time by
+:mod:`escapebench.protocols.original_escape_texts`), and the same steps, trial and teleport steps
+included. Our own EscapeAgent (:mod:`.escape_agent`) is the ``escapebench`` protocol's; the
+differences and their reasons are in ``docs/protocols.md``.
+
+One step, in the original's order:
+
+1. **Foresight** (before acting), for what the previous step brought: a tool just collected or
+   crafted (one call) and a task just created by reflection (one call). Each call *replaces* the
+   list of proposals; a tool call only proposes crafts with bag tools and applies to task
+   targets, a task call only actions on its own target.
+2. **Mode**, the first that holds: *help* while the hint system gives a hint (the hint system
+   has put the player in the target scene); *try action* while proposals are left (the player is
+   teleported to the scene where the task's target was found, except for crafts, and the model is
+   asked to output the proposal: a model call per trial); *force new explore* once after ten
+   free-explore steps without progress (teleported to a scene not explored yet, or the parent
+   scene, with the craft prompt); *free explore* otherwise.
+3. **Action** call (none on the hint system's forced step), answer read by the original parser.
+4. **Reflection** (after acting), only after click / apply / input on an item: a success
+   deletes the item's task, a failure on a listed item adds the action to its description, both
+   without a call; the model is asked (offered only ``new``) when the item is not listed yet or
+   the action only partly succeeded. A proposal tried is taken off the list; a success ends all
+   proposals; after the last one failed the player is teleported back to where it was.
+
+Bugs of the original kept here because they produced Table 5 (each is named in the code):
+the failed-actions block of the free-explore prompt can never be shown; the memory pad is a
+constant; a task foresight answer whose action lines are indented yields only its first action.
+
+The ablations: ``no_reflection`` makes no reflection call and keeps no task list (so there are
+no task foresight calls and no proposals for tasks; tool foresight still runs, with an empty
+list); ``no_foresight`` makes no foresight call, so there is no Try Action. The original has no
+flags for them; see ``docs/protocols.md``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
+from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
+from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.llm.base import ChatModel, SamplingSettings
+from escapebench.protocols.original_escape_texts import OriginalEscapeTexts
+
+HISTORY_STEPS = 10  # the original shows at most ten steps of history, whatever --memory says
+EXPLORE_AFTER = 10  # free-explore steps without progress before exploring is forced
+HELP_STEPS = 10  # steps in help after which the hint system plays the target action
+
+ACTION_VERBS = ("click", "craft", "apply", "input", "move")
+TASK_VERBS = ("new", "update", "delete", "none")
+NO_ACTION = "No action"  # what the original parser returns for an answer without a call
+NO_OPERATION = "none()"
+PATH_SEPARATOR = " -> "
+
+
+def _last_call_pattern(verbs: Sequence[str]) -> re.Pattern[str]:
+    # A lower-case verb as a whole word, then (...) holding no parenthesis, and the spaces after.
+    names = "|".join(re.escape(v) for v in verbs)
+    return re.compile(r"\b(?:" + names + r")\s*\([^()]*?\)\s*")
+
+
+_ACTION_CALL = _last_call_pattern(ACTION_VERBS)
+_TASK_CALL = _last_call_pattern(TASK_VERBS)
+
+
+def last_action_call(text: str) -> str:
+    """The original's reading of an action answer: its last call, or ``"No action"``."""
+    found = _ACTION_CALL.findall(text)
+    return found[-1] if found else NO_ACTION
+
+
+def last_task_operation(text: str) -> str:
+    """The original's reading of a reflection answer: its last operation, or ``none()``."""
+    found = _TASK_CALL.findall(text)
+    return found[-1] if found else NO_OPERATION
+
+
+def same_action(a: str, b: str) -> bool:
+    """Whether two action calls are the same by the original's rule.
+
+    Crafts: the same two names in any order; others: the same verb and the same names in order;
+    names compared without case and surrounding spaces.
+    """
+
+    def args(call: str) -> list[str]:
+        return [x.strip() for x in call.split("(")[1].split(")")[0].strip().lower().split(",")]
+
+    if a.startswith("craft") and b.startswith("craft"):
+        return set(args(a)) == set(args(b))
+    if a.split("(")[0].strip().lower() != b.split("(")[0].strip().lower():
+        return False
+    return args(a) == args(b)
+
+
+# ------------------------------------------------------------------------- foresight answers
+def _call_args(line: str, prefix: str, two: bool) -> tuple[str, str] | tuple[str] | None:
+    """The arguments of a proposal line that starts with ``prefix`` (``- verb(``).
+
+    Two arguments: the first runs to the first comma (not empty), the second, after any spaces,
+    to the next closing parenthesis (not empty). One argument: text up to a closing parenthesis
+    with no comma before it.
+    """
+    if not line.startswith(prefix):
+        return None
+    rest = line[len(prefix) :]
+    if not two:
+        close = rest.find(")", 1)
+        comma = rest.find(",")
+        if close < 0 or 0 <= comma < close:
+            return None
+        return (rest[:close],)
+    comma = rest.find(",")
+    if comma <= 0:
+        return None
+    after = rest[comma + 1 :]
+    close = after.find(")")
+    if close < 1:
+        return None
+    second = after[:close]
+    stripped = second.lstrip()
+    # Spaces after the comma belong to the separator unless nothing else is left.
+    return rest[:comma], (stripped if stripped else second[-1])
+
+
+def _proposal_lines(response: str) -> list[str]:
+    """The lines of a foresight answer that may hold proposals (after the first "- Actions:")."""
+    pieces = response.split("- Actions:")
+    if len(pieces) > 1:
+        return pieces[1].strip().split("\n")
+    return response.strip().split("\n")
+
+
+def _thought(response: str) -> str:
+    pieces = response.split("- Thought:")
+    return pieces[1].split("- Actions:")[0].strip() if len(pieces) > 1 else ""
+
+
+@dataclass
+class Task:
+    """A task-list entry as the original keeps it."""
+
+    name: str
+    description: str
+    position: str  # where its target was acted on (a path)
+    target: str  # the item's name as the game spells it
+
+
+class OriginalWorld(Protocol):
+    """What the agent needs of the game under the original protocol (see :class:`GameWorld`)."""
+
+    def describe(self, game: EscapeGame, path: Sequence[str]) -> str:
+        """The original's observation with the path line (``graph.describe(scene_stack)``)."""
+
+    def bag_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
+        """The original's listing of the bag without index, leaving out ``ignore``."""
+
+
+class OriginalEscapeAgent(BaseAgent):
+    """The original release's EscapeAgent (see the module docstring).
+
+    Args:
+        model: the chat model of every call.
+        texts: the EscapeAgent's texts read from the checkout.
+        action_system: the action call's system prompt (the BaseAgent's chain-of-thought one).
+        helper_prompt: renders the hint block: ``helper_prompt(scene, action)``.
+        world: renders the original observation and bag listing.
+        memory: steps of history; the original only checks that it is above zero and shows
+            at most ten steps.
+        no_reflection / no_foresight: the ablations.
+    """
+
+    name = "escape"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        texts: OriginalEscapeTexts,
+        action_system: str,
+        helper_prompt: Any,
+        world: OriginalWorld,
+        memory: int = DEFAULT_MEMORY,
+        sampling: SamplingSettings | None = None,
+        no_reflection: bool = False,
+        no_foresight: bool = False,
+    ) -> None:
+        super().__init__(model, memory=memory, sampling=sampling)
+        self.texts = texts
+        self.action_system = action_system
+        self.helper_prompt = helper_prompt
+        self.world = world
+        self.use_reflection = not no_reflection
+        self.use_foresight = not no_foresight
+        self.name = (
+            "escape"
+            + ("-no-reflection" if no_reflection else "")
+            + ("-no-foresight" if no_foresight else "")
+        )
+        self._clear()
+
+    # ----------------------------------------------------------------- state
+    def _clear(self) -> None:
+        self.history: list[dict[str, str]] = []  # last HISTORY_STEPS steps
+        self.steps_seen = 0
+        self.scene_stack: list[str] = []
+        self.tasks: list[Task] = []
+        self.bad_actions: dict[str, list[list[str]]] = {}  # position -> [action, response]
+        self.exits_seen: dict[str, dict[str, list[str] | None]] = {}  # position -> label -> path
+        self.scenes_explored: list[str] = []
+        self.new_tool: str | None = None
+        self.new_task: int | None = None
+        self.proposals: list[list[Any]] = []  # [verb, action, description, task index?]
+        self.return_to: str | None = None  # position to go back to after the last failed trial
+        self.pending_teleport: str | None = None
+        self.explore_positions: list[str] = []
+        self.explore_target: list[str] | None = None
+        self.craft_prompt = False
+        self.turn: dict[str, Any] = {}
+
+    def settings(self) -> dict[str, Any]:
+        """BaseAgent settings plus the protocol and the ablation switches."""
+        return {
+            **super().settings(),
+            "protocol": "original",
+            "reflection": self.use_reflection,
+            "foresight": self.use_foresight,
+            "original_files": dict(self.texts.files),
+        }
+
+    def reset(self, game: EscapeGame) -> None:
+        """A new episode starts."""
+        super().reset(game)
+        self._clear()
+        self.scene_stack = []
+
+    def snapshot(self) -> dict[str, Any]:
+        """The agent's whole memory as plain data."""
+        return {
+            "history": copy.deepcopy(self.history),
+            "steps_seen": self.steps_seen,
+            "scene_stack": list(self.scene_stack),
+            "tasks": [vars(t).copy() for t in self.tasks],
+            "bad_actions": copy.deepcopy(self.bad_actions),
+            "exits_seen": copy.deepcopy(self.exits_seen),
+            "scenes_explored": list(self.scenes_explored),
+            "new_tool": self.new_tool,
+            "new_task": self.new_task,
+            "proposals": copy.deepcopy(self.proposals),
+            "return_to": self.return_to,
+            "pending_teleport": self.pending_teleport,
+            "explore_positions": list(self.explore_positions),
+            "explore_target": None if self.explore_target is None else list(self.explore_target),
+            "craft_prompt": self.craft_prompt,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Load a state made by :meth:`snapshot`."""
+        self._clear()
+        self.history = copy.deepcopy(data.get("history", []))
+        self.steps_seen = int(data.get("steps_seen", 0))
+        self.scene_stack = list(data.get("scene_stack", []))
+        self.tasks = [Task(**t) for t in data.get("tasks", [])]
+        self.bad_actions = copy.deepcopy(data.get("bad_actions", {}))
+        self.exits_seen = copy.deepcopy(data.get("exits_seen", {}))
+        self.scenes_explored = list(data.get("scenes_explored", []))
+        self.new_tool = data.get("new_tool")
+        self.new_task = data.get("new_task")
+        self.proposals = copy.deepcopy(data.get("proposals", []))
+        self.return_to = data.get("return_to")
+        self.pending_teleport = data.get("pending_teleport")
+        self.explore_positions = list(data.get("explore_positions", []))
+        target = data.get("explore_target")
+        self.explore_target = None if target is None else list(target)
+        self.craft_prompt = bool(data.get("craft_prompt", False))
+
+    # ----------------------------------------------------------------- texts
+    def _t(self, name: str) -> str:
+        return self.texts.text(name)
+
+    def _task_list(self) -> str:
+        """The task list as the tool foresight shows it: grouped by position, empty groups
+        left out, without position lines."""
+        groups: dict[str, list[int]] = {position: [] for position in self.bad_actions}
+        for index, task in enumerate(self.tasks):
+            groups.setdefault(task.position, []).append(index)
+        ordered = sorted(groups.items(), key=lambda kv: len(kv[1]), reverse=True)
+        line = self.texts.agent["task_line"]
+        desc = self.texts.agent["task_description_line"]
+        out = ""
+        count = 0
+        for _position, indices in ordered:
+            if not indices:
+                continue
+            for index in indices:
+                task = self.tasks[index]
+                out += line.fill(
+                    {"count": str(count), "task[0]": task.name, "task[3]": task.target}
+                )
+                out += desc.fill({"task[1]": task.description})
+                count += 1
+        out = out.strip()
+        return out or self._t("no_tasks")
+
+    def _bag_tools_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
+        return self.world.bag_text(game, ignore).split(self._t("bag_header_end"))[-1].strip()
+
+    def _history_text(self, step: int) -> str:
+        k = min(HISTORY_STEPS, step)
+        if self.memory_size <= 0 or step <= 0 or k <= 0:
+            return ""
+        shown = self.history[-k:]
+        return "".join(
+            f"History: [Step {step - k + j}]\nYour position: {h['position']}\n"
+            f"Your action: {h['action_answer']}\nResponse from the environment: {h['response']}\n\n"
+            for j, h in enumerate(shown)
+        )
+
+    # ----------------------------------------------------------------- foresight
+    async def _forethought(self, game: EscapeGame, calls: list[ModelCallRecord]) -> dict[str, Any]:
+        log: dict[str, Any] = {}
+        if self.new_tool is not None and self.use_foresight:
+            tool = self.new_tool
+            prompt = self._t("tool_head")
+            prompt += self.texts.agent["tool_line"].fill(
+                {
+                    "self.new_tool_collected.name": tool,
+                    "self.new_tool_collected.current_desc()": self._tool_desc(game, tool),
+                }
+            )
+            prompt += self.texts.agent["tool_bag_intro"].fill(
+                {"tools_in_bag": self._bag_tools_text(game, [tool])}
+            )
+            prompt += self.texts.agent["tool_tasks_intro"].fill({"task_list": self._task_list()})
+            prompt += self._t("tool_closing")
+            system = self.texts.instruction("foresight_tool_system")
+            text, record = await self.ask("foresight_tool", _messages(system, prompt))
+            calls.append(record)
+            response = text.replace("\n\n", "\n").strip()
+            actions = self._read_tool_proposals(response, game, tool)
+            self.proposals = copy.deepcopy(actions)
+            log["foresight_tool"] = {
+                "tool": tool,
+                "thought": _thought(response),
+                "proposals": actions,
+            }
+            if actions:
+                self.return_to = self.history[-1]["position"]
+        if self.new_task is not None and self.use_foresight:
+            task = self.tasks[self.new_task]
+            prompt = self._t("task_head")
+            prompt += self.texts.agent["task_line_foresight"].fill(
+                {
+                    "self.new_task_created[0][0]": task.name,
+                    "self.new_task_created[0][3]": task.target,
+                    "self.new_task_created[0][1]": task.description,
+                }
+            )
+            prompt += self.texts.agent["task_bag_intro"].fill(
+                {"tools_in_bag": self._bag_tools_text(game)}
+            )
+            # BUG kept: the memory pad is the constant the original sets up and never changes.
+            prompt += self.texts.agent["memory_pad_intro"].fill(
+                {"self.memory_pad": self._t("memory_pad")}
+            )
+            prompt += self._t("task_closing")
+            system = self.texts.instruction("foresight_task_system")
+            text, record = await self.ask("foresight_task", _messages(system, prompt))
+            calls.append(record)
+            response = text.replace("\n\n", "\n").strip()
+            actions = self._read_task_proposals(response, game, task.target, self.new_task)
+            self.proposals = actions  # replaces the list, even with no proposal
+            log["foresight_task"] = {
+                "task": task.name,
+                "thought": _thought(response),
+                "proposals": copy.deepcopy(actions),
+            }
+            if actions:
+                self.return_to = self.history[-1]["position"]
+        self.new_tool = None
+        self.new_task = None
+        self.craft_prompt = False
+        return log
+
+    @staticmethod
+    def _tool_desc(game: EscapeGame, name: str) -> str:
+        d = game.defn
+        for t in game.bag:
+            if d.tools[t].name == name:
+                return d.tools[t].states[game.tool_state[t]].desc.strip()
+        return ""
+
+    @staticmethod
+    def _bag_names(game: EscapeGame) -> list[str]:
+        return [game.defn.tools[t].name for t in game.bag]
+
+    def _read_tool_proposals(self, response: str, game: EscapeGame, tool: str) -> list[list[Any]]:
+        names = self._bag_names(game)
+        actions: list[list[Any]] = []
+        for raw in _proposal_lines(response):
+            line = raw.strip()
+            if not line:
+                continue
+            craft = _call_args(line, "- craft(", two=True)
+            apply = _call_args(line, "- apply(", two=True)
+            if craft is not None:
+                other = craft[1].strip()
+                if other not in names:
+                    continue
+                action = f"craft({tool}, {other})"
+                actions.append(["craft", action, f"craft {tool} with {other}"])
+            elif apply is not None:
+                target = apply[1]
+                found = re.search(r"Task index (\d+)", line)
+                index = int(found.group(1)) if found else None
+                for i, task in enumerate(self.tasks):
+                    if task.target.strip().lower() == target.strip().lower():
+                        index = i
+                        break
+                if index is None or index >= len(self.tasks):
+                    continue
+                action = f"apply({tool}, {self.tasks[index].target})"
+                actions.append(["apply", action, f"apply {tool} to task {index}", index])
+        return actions
+
+    def _read_task_proposals(
+        self, response: str, game: EscapeGame, target: str, task_index: int
+    ) -> list[list[Any]]:
+        names = self._bag_names(game)
+        actions: list[list[Any]] = []
+        for line in _proposal_lines(response):
+            if not line.strip():
+                continue
+            # BUG kept: the lines are matched as they are, so an indented action line never
+            # matches; only the first one (whose indent the split took off) can.
+            click = _call_args(line, "- click(", two=False)
+            given = _call_args(line, "- input(", two=True)
+            apply = _call_args(line, "- apply(", two=True)
+            if click is not None:
+                actions.append(["click", f"click({target})", f"click {target}", task_index])
+            if given is not None:
+                text = given[0].strip()
+                actions.append(
+                    ["input", f"input({text}, {target})", f"input {text} to {target}", task_index]
+                )
+            elif apply is not None:
+                tool = apply[0].strip()
+                if tool not in names:
+                    continue
+                actions.append(
+                    ["apply", f"apply({tool}, {target})", f"apply {tool} to {target}", task_index]
+                )
+        return actions
+
+    # ----------------------------------------------------------------- the turn
+    def _teleport(self, game: EscapeGame, position: str) -> None:
+        path = position.split(PATH_SEPARATOR)
+        self.scene_stack = path
+        game.teleport(path[-1])
+
+    def _update_stack(self, game: EscapeGame) -> None:
+        scene = game.scene_name
+        if scene in self.scene_stack:
+            self.scene_stack = self.scene_stack[: self.scene_stack.index(scene) + 1]
+        else:
+            self.scene_stack.append(scene)
+
+    async def _begin_turn(
+        self, ctx: TurnContext, calls: list[ModelCallRecord]
+    ) -> tuple[str, str, dict[str, Any]]:
+        """Foresight, then the mode and its teleport; returns (mode, position, details)."""
+        game = ctx.game
+        if self.pending_teleport is not None:
+            if ctx.hint is None:
+                self._teleport(game, self.pending_teleport)
+            else:
+                # The hint system has put the player in the target scene already.
+                self.scene_stack = self.pending_teleport.split(PATH_SEPARATOR)
+            self.pending_teleport = None
+        details: dict[str, Any] = {"foresight": await self._forethought(game, calls)}
+        scene_before = game.scene_name
+        if ctx.hint is not None:
+            self.proposals = []
+            self.return_to = None
+            position = _hint_position(ctx)
+            self._teleport(game, position)
+            mode = "need help"
+        elif self.proposals:
+            first = self.proposals[0]
+            if first[0] != "craft":
+                position = self.tasks[first[-1]].position
+                self._teleport(game, position)
+            else:
+                position = PATH_SEPARATOR.join(self.scene_stack)
+            mode = "try action"
+            details["trial"] = {"proposal": first[1]}
+        elif self.explore_target is not None:
+            self.scene_stack = list(self.explore_target)
+            game.teleport(self.explore_target[-1])
+            position = PATH_SEPARATOR.join(self.scene_stack)
+            self.explore_target = None
+            self.explore_positions = []
+            self.craft_prompt = True
+            mode = "force new explore"
+        else:
+            self._update_stack(game)
+            position = PATH_SEPARATOR.join(self.scene_stack)
+            mode = "free explore"
+        if game.scene_name != scene_before or mode in ("try action", "force new explore"):
+            details["teleported_to"] = game.scene_name
+        return mode, position, details
+
+    def _note_exits(self, position: str, actions_text: str) -> None:
+        exits = self.exits_seen.setdefault(position, {})
+        scene = position.split(PATH_SEPARATOR)[-1]
+        if scene not in self.scenes_explored:
+            self.scenes_explored.append(scene)
+        marker = self._t("scene_link_marker")
+        label_end = self._t("scene_link_label_end")
+        target_marker = self._t("scene_link_target_marker")
+        for line in actions_text.split("\n"):
+            if marker not in line:
+                continue
+            after = line.split(marker)[1]
+            label = after.split(label_end)[0].strip()
+            if label in exits:
+                continue
+            target = after.split(target_marker)[1].strip()
+            path = position.split(PATH_SEPARATOR)
+            exits[label] = path[: path.index(target) + 1] if target in path else [*path, target]
+
+    def _action_prompt(self, ctx: TurnContext, mode: str, position: str, scene_prompt: str) -> str:
+        step = ctx.step
+        prompt = self.texts.agent["step_head"].fill({"step": str(step)}) + scene_prompt + "\n\n"
+        if mode == "need help":
+            scene = position.split("->")[-1].strip()
+            assert ctx.hint is not None
+            prompt += self.helper_prompt(scene, _hint_action(ctx)) + "\n\n"
+            prompt += self._t("help_closing")
+            return prompt
+        if mode == "try action":
+            return prompt + self.texts.agent["try_action"].fill(
+                {"first_action[1]": self.proposals[0][1]}
+            )
+        if self.craft_prompt:
+            return self._history_text(step) + prompt + self._t("craft_prompt")
+        bad = self.bad_actions.get(position, [])
+        if bad:  # never true: see _reflect, where no action is ever recorded as bad
+            prompt += self._t("bad_actions_head")
+            prompt += ", ".join(b[0] for b in bad[-5:]).strip().strip(",") + ".\n"
+            prompt += self.texts.agent["bad_actions_tail"].text
+        unexplored = [
+            label for label, path in self.exits_seen[position].items() if path is not None
+        ]
+        if unexplored:
+            prompt += self._t("unexplored_head")
+            prompt += "".join(f"{label}, " for label in unexplored).strip().strip(",") + ".\n"
+            prompt += self._t("unexplored_tail")
+        prompt += self.texts.instruction("free_explore")
+        return self._history_text(step) + prompt
+
+    async def _turn(self, ctx: TurnContext, forced: str | None) -> Decision:
+        calls: list[ModelCallRecord] = []
+        mode, position, details = await self._begin_turn(ctx, calls)
+        game = ctx.game
+        scene_prompt = self.world.describe(game, self.scene_stack).strip()
+        at_actions = scene_prompt.find(self._t("actions_heading"))
+        at_bag = scene_prompt.find(self._t("bag_heading"))
+        self.turn = {
+            "position": position,
+            "mode": mode,
+            "scene": scene_prompt[:at_actions].strip(),
+            "possible_actions": scene_prompt[at_actions:at_bag].strip(),
+        }
+        self._note_exits(position, self.turn["possible_actions"])
+        prompt = self._action_prompt(ctx, mode, position, scene_prompt)
+        if forced is not None:
+            text = forced
+        else:
+            text, record = await self.ask("action", _messages(self.action_system, prompt))
+            calls.append(record)
+        answer = last_action_call(text).strip()
+        self.turn["action_answer"] = answer
+        details.update(
+            position=position,
+            prompt_kinds=[
+                "trial" if c.kind == "action" and mode == "try action" else c.kind for c in calls
+            ],
+            proposals=copy.deepcopy(self.proposals),
+            task_list=[vars(t).copy() for t in self.tasks],
+        )
+        return Decision(
+            action=answer,
+            reasoning="",
+            raw_answer=text,
+            mode="help"
+            if mode == "need help"
+            else ("try action" if mode == "try action" else "free explore"),
+            calls=calls,
+            details={"original_mode": mode, **details},
+        )
+
+    async def decide(self, ctx: TurnContext) -> Decision:
+        """Foresee, choose the mode (teleporting as the original does), and ask for the action."""
+        return await self._guarded(ctx, None)
+
+    async def forced_turn(self, ctx: TurnContext, action: str) -> Decision:
+        """The hint system's forced step: the original still foresees and prepares the prompt,
+        but plays the target action without asking the model."""
+        return await self._guarded(ctx, action)
+
+    async def _guarded(self, ctx: TurnContext, forced: str | None) -> Decision:
+        saved = self.snapshot()
+        try:
+            return await self._turn(ctx, forced)
+        except BaseException:
+            self.restore(saved)
+            raise
+
+    def observe(
+        self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
+    ) -> dict[str, Any]:
+        return {}
+
+    # ----------------------------------------------------------------- after the action
+    async def after_step(
+        self, ctx: TurnContext, decision: Decision, result: StepResult
+    ) -> list[ModelCallRecord]:
+        """Reflect (maybe one call) and keep the bookkeeping of exploring."""
+        saved = self.snapshot()
+        try:
+            calls: list[ModelCallRecord] = []
+            log = dict(self.turn)
+            log["response"] = result.feedback.strip()
+            await self._reflect(ctx.game, log, result, calls)
+            self._track_exploring(log, result)
+            self.history.append({k: log[k] for k in ("position", "action_answer", "response")})
+            del self.history[:-HISTORY_STEPS]
+            self.steps_seen += 1
+            decision.details["reflection"] = log.get("reflect")
+            decision.details["task_list_after"] = [vars(t).copy() for t in self.tasks]
+            return calls
+        except BaseException:
+            self.restore(saved)
+            raise
+
+    async def _reflect(
+        self,
+        game: EscapeGame,
+        log: dict[str, Any],
+        result: StepResult,
+        calls: list[ModelCallRecord],
+    ) -> None:
+        answer, reward, position = log["action_answer"], log["response"], log["position"]
+        key_step = result.key_steps_gained > 0
+        collected = result.tools_gained > 0
+        crafted = next((e.name for e in result.events if e.kind == "tool_crafted"), None)
+        self.bad_actions.setdefault(position, [])
+        # BUG kept: an action is "bad" only when it made no progress *and* crafted a tool,
+        # which cannot happen (a craft is progress), so the list stays empty.
+        if (
+            self.texts.text("scene_change_marker") not in reward
+            and "move(" not in answer
+            and not key_step
+            and not collected
+            and crafted is not None
+        ):
+            entry = [answer, reward.replace("\n", " ")]
+            if entry not in self.bad_actions[position]:
+                self.bad_actions[position].append(entry)
+        if "move(" in answer:
+            label = answer.split("move(")[1].split(")")[0].strip()
+            exits = self.exits_seen.get(position, {})
+            if label in exits:
+                exits[label] = None
+        success_loose = self._t("success_marker_loose") in reward
+        if self.proposals:
+            if same_action(answer, self.proposals[0][1]):
+                self.proposals.pop(0)
+                if not self.proposals and not success_loose and self.return_to is not None:
+                    self.pending_teleport = self.return_to
+                    self.return_to = None
+            if success_loose:
+                self.proposals = []
+                self.return_to = None
+        if collected and game.bag:
+            self.new_tool = game.defn.tools[game.bag[-1]].name
+        elif crafted is not None:
+            self.new_tool = crafted
+        clicked = "click(" in answer
+        if not (
+            "apply(" in answer
+            or "input(" in answer
+            or (
+                clicked
+                and self._t("collected_marker") not in reward
+                and self._t("scene_change_marker") not in reward
+            )
+        ) or reward.startswith(self._t("error_marker")):
+            log["reflect"] = {"rule": "no reflection"}
+            return
+        item = _acted_on(result.action) if not result.error else None
+        index = next((i for i, t in enumerate(self.tasks) if t.target == item), None)
+        tried: str | None = None
+        if self._t("success_marker") in reward:
+            if self._t("partial_marker") not in reward:
+                if index is not None:
+                    name = self.tasks.pop(index).name
+                    log["reflect"] = {"rule": "delete", "task": name}
+                else:
+                    log["reflect"] = {"rule": "none"}
+                return
+            if index is not None:
+                self.tasks.pop(index)
+        else:
+            if clicked:
+                tried = self._t("tried_click")
+            elif "apply(" in answer:
+                tool = answer.split("apply(")[1].split(",")[0].strip()
+                tried = self.texts.agent["tried_apply"].fill({"tool": tool})
+            elif "input(" in answer:
+                given = answer.split("input(")[1].split(",")[0].strip()
+                tried = self.texts.agent["tried_input"].fill({"input_string": given})
+            if index is not None:
+                task = self.tasks[index]
+                before = task.description.strip()
+                suffix = self._t("failed_suffix")
+                if suffix not in before:
+                    task.description = before + self._t("tried_first") + tried + suffix
+                else:
+                    head = before.split(suffix)[0]
+                    if tried not in head:
+                        task.description = head + self.texts.agent["tried_more"].fill(
+                            {"current_act": tried}
+                        )
+                    else:
+                        task.description = before
+                log["reflect"] = {"rule": "update", "task": task.name}
+                return
+        if not self.use_reflection:
+            log["reflect"] = {"rule": "ablated"}
+            return
+        await self._ask_new_task(log, item, tried, calls)
+
+    async def _ask_new_task(
+        self, log: dict[str, Any], item: str | None, tried: str | None, calls: list[ModelCallRecord]
+    ) -> None:
+        name, signature, explain, example = self.texts.reflect_acts["new"][:4]
+        del name
+        system = (
+            self.texts.instruction("reflection_system")
+            .replace("<function_list>", signature.strip())
+            .replace("<param_explain>", ("- " + explain).strip())
+            .replace("<use_example>", example.strip())
+        )
+        prompt = (
+            self._t("reflection_position_head")
+            + log["position"]
+            + "\n\n"
+            + log["scene"]
+            + "\n\n"
+            + log["possible_actions"]
+            + "\n\n"
+            + self._t("reflection_action_head")
+            + log["action_answer"]
+            + "\n\n"
+            + self._t("reflection_response_head")
+            + log["response"]
+            + "\n\n"
+            + self._t("reflection_closing")
+        )
+        text, record = await self.ask("reflection", _messages(system, prompt))
+        calls.append(record)
+        operation = last_task_operation(text)
+        log["reflect"] = {"rule": "asked", "operation": operation}
+        if not operation.startswith("new"):
+            return  # the original acts on new(...) only
+        inside = operation.split("(")[1]
+        task_name = inside.split(",")[0].replace("(", "").replace(") ", "").strip()
+        description = ",".join(inside.split(",")[1:]).replace("(", "").replace(")", "").strip()
+        if not description.endswith("."):
+            description += "."
+        if tried is not None:
+            description += self.texts.agent["new_task_tried"].fill({"current_act": tried})
+        self.tasks.append(Task(task_name, description, log["position"], item or ""))
+        self.new_task = len(self.tasks) - 1
+
+    def _track_exploring(self, log: dict[str, Any], result: StepResult) -> None:
+        if result.key_steps_gained > 0 or result.tools_gained > 0:
+            self.explore_positions = []
+            self.explore_target = None
+            return
+        position = log["position"]
+        if log["mode"] == "free explore":
+            self.explore_positions.append(position)
+        del self.explore_positions[:-EXPLORE_AFTER]
+        if len(self.explore_positions) < EXPLORE_AFTER:
+            return
+        path = position.split(PATH_SEPARATOR)
+        target = path if len(path) == 1 else path[:-1]
+        candidates = [self.exits_seen.get(position, {})]
+        candidates += list(self.exits_seen.values())
+        for exits in candidates:
+            found = next(
+                (p for p in exits.values() if p is not None and p[-1] not in self.scenes_explored),
+                None,
+            )
+            if found is not None:
+                target = list(found)
+                break
+        self.explore_target = target
+
+
+def _messages(system: str, user: str) -> list[dict[str, str]]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _acted_on(action: str) -> str | None:
+    """The item (or tool) a canonical click / apply / input acted on."""
+    verb, _, rest = action.partition("(")
+    rest = rest[:-1] if rest.endswith(")") else rest
+    if verb == "click":
+        return rest
+    if verb in ("apply", "input"):
+        return rest.rsplit(", ", 1)[-1]
+    return None
+
+
+def _hint_position(ctx: TurnContext) -> str:
+    hint = ctx.hint
+    assert hint is not None
+    position = getattr(hint, "position", None)
+    if position:
+        return str(position)
+    from escapebench.agents.base_agent import hint_position
+
+    return hint_position(ctx)
+
+
+def _hint_action(ctx: TurnContext) -> str:
+    hint = ctx.hint
+    assert hint is not None
+    return str(getattr(hint, "reference_action", None) or hint.action)
