@@ -1,0 +1,731 @@
+"""The ``original`` protocol: what the original EscapeBench harness sends a model, byte for byte.
+
+Every text comes from the user's checkout (:mod:`escapebench.protocols.original_source`); this
+module holds only the rules that assemble them, written from reading the original code:
+
+* the observation: the scene (name, description, what is seen), the possible actions (the
+  interactable items and tools, the exits to visible scenes), the bag;
+* the feedback of a step: the original engine's reward text for the same action from the same
+  state, including its failure texts (an item that wants a tool or an input but got another,
+  its error texts for a wrong argument count or a name that is not on screen);
+* answers: the last lower-case call of the five verbs with no nested parentheses (none: the
+  original's "no action" text, played as it is); names matched as the original engine matches
+  them: an item or tool by its name, an exit by its label, any letter case; the text of an
+  input as written, compared case-sensitively;
+* the BaseAgent prompt: the chain-of-thought system prompt, the history of the last steps
+  (left out during help), the step header and position line, the hint, the closing sentence;
+* the position: the original's scene stack (a scene entered is pushed; going back to one on the
+  stack cuts it there), replaced by the reference position during help.
+
+The engine plays the action (its state follows the original engine's, step for step: the
+conformance traces check it); the texts are rendered here from the state before the step. An
+input the original would refuse (its comparison is case-sensitive, the engine's is not) is not
+played at all, so the state stays the original's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
+from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
+from escapebench.protocols.original_source import (
+    USAGE_HINT,
+    Message,
+    OriginalSource,
+    OriginalSourceError,
+    find_source,
+)
+
+ORIGINAL_VERSION = "original-1"
+"""Version of the rules in this module (the texts are versioned by the sha256 of the files)."""
+
+_ITEM = "env/item.py"
+_SCENE = "env/scene.py"
+_BAG = "env/bag.py"
+_GRAPH = "env/graph.py"
+_AGENT = "agent_base.py"
+
+
+class OriginalTexts:
+    """The messages of the original harness, found in its source by function and holes."""
+
+    def __init__(self, source: OriginalSource) -> None:
+        s = source
+        m = s.message
+        self.source = source
+        # prompts
+        self.system_prompt = str(s.constant("instruction.py", "BASE_SYS_PROMPT"))
+        self.system_prompt_cot = str(s.constant("instruction.py", "BASE_SYS_PROMPT_COT"))
+        self.helper_prompt = str(s.constant("instruction.py", "HELPER_PROMPT"))
+        self.helper_block = m(_AGENT, "BaseAgent.form_helper_prompt", (_HELPER_FILLED,))
+        self.history_step = m(_AGENT, "BaseAgent.add_history", ("i",))
+        self.history_position = m(_AGENT, "BaseAgent.add_history", (_H_POS,))
+        self.history_action = m(_AGENT, "BaseAgent.add_history", (_H_ACT,))
+        self.history_response = m(_AGENT, "BaseAgent.add_history", (_H_RESP,))
+        self.scene_block = m(_AGENT, "BaseAgent.take_action", ("scene_prompt",))
+        self.frame = m(_AGENT, "BaseAgent.take_action", ("step", "position", "prompt"))
+        # answers
+        verbs = s.function_constant("utils.py", "find_last_function_call", "function_names")
+        pattern = m("utils.py", "find_last_function_call", (_VERB_ALTERNATION,)).pieces()
+        self.call_pattern = re.compile(
+            pattern[0] + "|".join(re.escape(str(v)) for v in verbs) + pattern[1]
+        )
+        self.no_action = m("utils.py", "find_last_function_call", ()).literal
+        # observation
+        self.describe = m(_GRAPH, "Graph.describe", _DESCRIBE_HOLES)
+        self.scene_head = m(_SCENE, "Scene.describe", ("self.name", "self.desc"))
+        self.seen_head = m(_SCENE, "Scene.describe", ()).literal
+        self.item_line = m(_SCENE, "Scene.describe", ("item_wrap['position']", "item.name", "desc"))
+        self.tool_line = m(_SCENE, "Scene.describe", ("tool_wrap['position']", "tool.name", "desc"))
+        self.actions_head = m(_SCENE, "Scene.actions", (), 0).literal
+        self.item_action = m(_SCENE, "Scene.actions", ("name",), 0)
+        self.tool_action = m(_SCENE, "Scene.actions", ("name",), 1)
+        self.links_head = m(_SCENE, "Scene.actions", (), 3).literal
+        self.link_line = m(_SCENE, "Scene.actions", ("action", "name"))
+        self.bag_empty = m(_BAG, "Bag.describe", (), 0).literal
+        self.bag_head = m(_BAG, "Bag.describe", (), 1).literal
+        self.bag_name = m(_BAG, "Bag.describe", ("name",))
+        self.bag_desc = m(_BAG, "Bag.describe", ("tool.describe()",))
+        self.bag_end = m(_BAG, "Bag.describe", (), 2).literal
+        # feedback: errors
+        self.arity = {
+            verb: msg.literal
+            for msg in s.messages(_GRAPH, "Graph.parse_response")
+            if not msg.holes
+            for verb in ("click", "move", "apply", "input", "craft")
+            if msg.literal.lower().startswith(verb)
+        }
+        if len(self.arity) != 5:
+            raise OriginalSourceError(
+                f"{source.src / _GRAPH}: Graph.parse_response does not name the five verbs' "
+                f"argument counts (not the original release?); {USAGE_HINT}"
+            )
+        self.invalid_name = m(_GRAPH, "Graph.parse_response", ("arg.lower()",))
+        self.reaction_error = m(_GRAPH, "Graph.react", ("e",))
+        self.apply_not_item = m(_SCENE, "Scene.apply", ()).literal
+        self.input_not_item = m(_SCENE, "Scene.input", ()).literal
+        # feedback: outcomes
+        self.collected = m(_SCENE, "Scene.click", ("tool_name",))
+        self.moved = m(_SCENE, "Scene.move", ("scene_name",))
+        self.clicked_reward = m(_ITEM, "Item.click", ("self.name", _T_REWARD))
+        self.clicked = m(_ITEM, "Item.click", ("self.name",), 0)
+        self.click_failed_neg = m(_ITEM, "Item.click", ("self.name", _S_NEG))
+        self.click_failed = m(_ITEM, "Item.click", ("self.name",), 1)
+        self.input_wrong = m(_ITEM, "Item.input", ("self.name",))
+        self.input_reward = m(_ITEM, "Item.input", ("content", "self.name", _T_REWARD))
+        self.input_done = m(_ITEM, "Item.input", ("content", "self.name"))
+        self.input_failed_neg = m(_ITEM, "Item.input", (_S_NEG,))
+        self.input_failed = m(_ITEM, "Item.input", ()).literal
+        self.apply_wrong = m(_ITEM, "Item.apply", ("self.name",))
+        self.applied = m(_ITEM, "Item.apply", ("chosen_tool.name", "self.name"), 0)
+        self.applied_reward = m(_ITEM, "Item.apply", (_T_REWARD,))
+        self.applied_end = m(_ITEM, "Item.apply", (), 0).literal
+        self.applied_partial = m(_ITEM, "Item.apply", ("chosen_tool.name", "self.name"), 1)
+        self.apply_failed_neg = m(_ITEM, "Item.apply", (_S_NEG,))
+        self.apply_failed = m(_ITEM, "Item.apply", (), 1).literal
+        self.crafted = (
+            m(_BAG, "Bag.craft", ("tool_2.current_desc()", "tool_1.current_desc()")),
+            m(_BAG, "Bag.craft", ("tool_1.current_desc()", "tool_2.current_desc()")),
+        )
+        self.craft_new = (
+            m(_BAG, "Bag.craft", ("tool_1.current_desc()",), 0),
+            m(_BAG, "Bag.craft", ("tool_2.current_desc()",), 0),
+        )
+        self.craft_missing = (
+            m(_BAG, "Bag.craft", ("tool_1.current_desc()",), 1),
+            m(_BAG, "Bag.craft", ("tool_2.current_desc()",), 1),
+        )
+        self.craft_failed = m(_BAG, "Bag.craft", ()).literal
+
+
+_HELPER_FILLED = (
+    "HELPER_PROMPT.replace('<cur_pos>', cur_pos).replace('<tar_pos>', tar_pos)"
+    ".replace('<tar_action>', tar_action)"
+)
+_H_POS = "self.history[i]['position']"
+_H_ACT = "self.history[i]['action_answer']"
+_H_RESP = "self.history[i]['response']"
+_VERB_ALTERNATION = "'|'.join((re.escape(fn) for fn in function_names))"
+_DESCRIBE_HOLES = ("scene_describe.strip()", "scene_actions.strip()", "bag_describe.strip()")
+_T_REWARD = "transition['reward'].strip().capitalize()"
+_S_NEG = "state['neg_reward'].strip().capitalize()"
+
+
+# ------------------------------------------------------------------ the game, read as the original
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def _parts(text: str) -> tuple[str, list[str]]:
+    """A wait string as the original reads it: the kind before the first comma, the other
+    comma-separated parts stripped, empty ones dropped."""
+    pieces = _text(text).split(",")
+    return pieces[0].strip(), [a.strip() for a in pieces[1:] if a.strip() != ""]
+
+
+@dataclass(frozen=True)
+class _RawTransition:
+    waits: tuple[str, ...]
+    reward: str | None  # None: no reward key
+    has_reward: bool
+
+
+@dataclass(frozen=True)
+class _RawState:
+    desc: str
+    neg_reward: str | None
+    transitions: tuple[_RawTransition, ...]
+
+
+@dataclass(frozen=True)
+class _RawThing:
+    key: str  # the name as written (the original's dict key, shown in the action list)
+    name: str  # stripped (the original's .name, shown in texts)
+    position: str
+    states: tuple[Any, ...]  # _RawState for items, (desc, apply_to, wait_for) for tools
+
+
+@dataclass(frozen=True)
+class _RawScene:
+    key: str
+    name: str
+    desc: str
+    relations: tuple[tuple[str, str], ...]  # (label, target) as written
+
+
+class RawGame:
+    """The texts of one setting as the original engine reads them (names unstripped where it
+    keeps them so), indexed like the :class:`GameDefinition` of the same file."""
+
+    def __init__(self, defn: GameDefinition) -> None:
+        path = Path(defn.source)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise BrokenGameError(
+                f"{path}: cannot be read for the original protocol: {exc}"
+            ) from None
+        self.scenes: list[_RawScene] = []
+        self.items: list[_RawThing] = [None] * len(defn.items)  # type: ignore[list-item]
+        self.tools: list[_RawThing] = [None] * len(defn.tools)  # type: ignore[list-item]
+        for _si, (raw, scene) in enumerate(zip(data, defn.scenes, strict=True)):
+            rel = raw.get("scene_relations") or {}
+            self.scenes.append(_RawScene(
+                _text(raw["name"]), _text(raw["name"]).strip(), _text(raw.get("desc", "")).strip(),
+                tuple((_text(k), _text(v)) for k, v in rel.items()),
+            ))
+            for i, wrap in zip(scene.items, raw.get("items") or [], strict=True):
+                body = wrap["item"]
+                states = tuple(
+                    _RawState(
+                        _text(st.get("desc", "")),
+                        None if st.get("neg_reward") is None else _text(st["neg_reward"]),
+                        tuple(
+                            _RawTransition(
+                                tuple(_text(w) for w in (tr.get("wait_for") or [])),
+                                None if tr.get("reward") is None else _text(tr["reward"]),
+                                "reward" in tr,
+                            )
+                            for tr in (st.get("transitions") or [])
+                        ),
+                    )
+                    for st in body["states"]
+                )
+                self.items[i] = _RawThing(
+                    _text(body["name"]), _text(body["name"]).strip(), _text(wrap["position"]),
+                    states,
+                )
+            for t, wrap in zip(scene.tools, raw.get("tools") or [], strict=True):
+                body = wrap["tool"]
+                self.tools[t] = _RawThing(
+                    _text(body["name"]), _text(body["name"]).strip(), _text(wrap["position"]),
+                    tuple(_text(st["desc"]).strip() for st in body["states"]),
+                )
+        self.scene_by_key = {s.key: k for k, s in reversed(list(enumerate(self.scenes)))}
+        self.reference = _raw_reference(defn)
+
+
+def _raw_reference(defn: GameDefinition) -> list[tuple[str, str]]:
+    """(position, action_answer) of the reference chain as written in its key log."""
+    out: list[tuple[str, str]] = []
+    path = Path(defn.source)
+    stem = path.name.rsplit(".", 1)[0]
+    game = stem.replace("-easy", "").replace("-hard", "").replace("game", "")
+    log = path.parent / "reference" / f"key_log_{game}.txt"
+    if log.is_file():
+        text = log.read_text(encoding="utf-8")
+        decoder = json.JSONDecoder()
+        i = 0
+        while True:
+            while i < len(text) and text[i].isspace():
+                i += 1
+            if i >= len(text):
+                break
+            obj, i = decoder.raw_decode(text, i)
+            out.append((str(obj.get("position", "")), str(obj.get("action_answer", ""))))
+    if len(out) != len(defn.reference):  # the definition's chain is what the hints follow
+        out = [(" -> ".join(r.path), r.action) for r in defn.reference]
+    return out
+
+
+# ------------------------------------------------------------------ the protocol
+class OriginalProtocol(Protocol):
+    """The original harness's texts and answer rules, read from a checkout.
+
+    Args:
+        source: the checkout's ``src`` folder, parsed.
+        cot: use the chain-of-thought system prompt (the paper's runs: ``--use_cot``).
+    """
+
+    name = "original"
+    version = ORIGINAL_VERSION
+
+    def __init__(self, source: OriginalSource, *, cot: bool = True) -> None:
+        self.source = source
+        self.texts = OriginalTexts(source)
+        self.cot = cot
+
+    @classmethod
+    def from_checkout(
+        cls, games: Sequence[str] = (), given: str | Path | None = None
+    ) -> OriginalProtocol:
+        """The protocol of the checkout ``given`` or the one the games come from.
+
+        Raises :class:`OriginalSourceError` (one line saying what to pass) when there is none.
+        """
+        src = find_source(games, given)
+        if src is None:
+            raise OriginalSourceError(
+                "the original protocol reads its texts from the original EscapeBench checkout, "
+                f"and the games do not come from one (CHECKOUT/data); {USAGE_HINT}"
+            )
+        return cls(OriginalSource(src))
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "cot": self.cot,
+            "source": str(self.source.src),
+            "files": dict(sorted(self.source.files.items())),
+        }
+
+    def session(self, defn: GameDefinition) -> OriginalSession:
+        return OriginalSession(self, defn)
+
+    # ---------------------------------------------------------------- answers
+    def extract_action(self, answer: str) -> str:
+        """The last call of the original's verbs in ``answer``, stripped; its "no action" text
+        when there is none."""
+        found = self.texts.call_pattern.findall(answer)
+        return found[-1].strip() if found else self.texts.no_action
+
+    def shown_action(self, played: str, result: StepResult) -> str:
+        return self.extract_action(played)
+
+    # ---------------------------------------------------------------- prompts
+    def action_system_prompt(self) -> str:
+        return self.texts.system_prompt_cot if self.cot else self.texts.system_prompt
+
+    def hint_text(self, hint: HintView) -> str:
+        target = hint.position.split("->")[-1].strip()
+        filled = (
+            self.texts.helper_prompt.replace("<cur_pos>", target)
+            .replace("<tar_pos>", target)
+            .replace("<tar_action>", hint.action)
+        )
+        return self.texts.helper_block.fill(filled)
+
+    def history_text(self, history: Sequence[HistoryStep]) -> str:
+        t = self.texts
+        return "".join(
+            t.history_step.fill(str(h.step))
+            + t.history_position.fill(h.position)
+            + t.history_action.fill(h.action)
+            + t.history_response.fill(h.response)
+            for h in history
+        )
+
+    def action_user_prompt(
+        self,
+        *,
+        step: int,
+        position: str,
+        observation: str,
+        history: Sequence[HistoryStep],
+        hint: HintView | None,
+        extra_blocks: Sequence[str] = (),
+    ) -> str:
+        t = self.texts
+        body = t.scene_block.fill(observation) + "".join(extra_blocks)
+        if hint is not None:
+            body += self.hint_text(hint)
+        prompt = t.frame.fill(str(step), position, body)
+        if hint is None and history:
+            prompt = self.history_text(history) + prompt
+        return prompt
+
+
+class OriginalSession(Session):
+    """One episode under the original protocol: the scene stack, the bag's index memory, the
+    texts of this setting as the original reads them."""
+
+    def __init__(self, protocol: OriginalProtocol, defn: GameDefinition) -> None:
+        self.protocol = protocol
+        self.texts = protocol.texts
+        self.defn = defn
+        self.raw = RawGame(defn)
+        self.stack: list[str] = []
+        # The original's bag keeps the tool name of every index it ever listed: a tool that
+        # has left the bag can still be named by its old index (and then fails).
+        self.bag_names: list[str] = []
+
+    # ---------------------------------------------------------------- position
+    def begin_step(self, game: EscapeGame, hint: HintView | None) -> str:
+        self._remember_bag(game)
+        if hint is not None:
+            self.stack = hint.position.split(" -> ")
+            return hint.position
+        scene = self.raw.scenes[game.scene].key
+        if scene in self.stack:
+            del self.stack[self.stack.index(scene) + 1 :]
+        else:
+            self.stack.append(scene)
+        return " -> ".join(self.stack)
+
+    def reference_hint(self, index: int, steps_in_help: int) -> HintView:
+        position, action = self.raw.reference[index]
+        return HintView(position=position, action=action, steps_in_help=steps_in_help)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"stack": list(self.stack), "bag_names": list(self.bag_names)}
+
+    def restore(self, data: dict[str, Any]) -> None:
+        self.stack = [str(x) for x in data.get("stack", [])]
+        self.bag_names = [str(x) for x in data.get("bag_names", [])]
+
+    def _remember_bag(self, game: EscapeGame) -> None:
+        for k, t in enumerate(game.bag):
+            name = self.raw.tools[t].name
+            if k < len(self.bag_names):
+                self.bag_names[k] = name
+            else:
+                self.bag_names.append(name)
+
+    # ---------------------------------------------------------------- observation
+    def observation(self, game: EscapeGame) -> str:
+        t, raw = self.texts, self.raw
+        self._remember_bag(game)
+        sc = game.scene
+        scene = raw.scenes[sc]
+        spec = self.defn.scenes[sc]
+        items = [i for i in spec.items if game.item_present[i]]
+        tools = [k for k in spec.tools if game.tool_where[k] == TOOL_IN_SCENE]
+        seen = t.scene_head.fill(scene.name, scene.desc)
+        if items or tools:
+            seen += t.seen_head
+            for i in items:
+                if game.item_visible[i]:
+                    it = raw.items[i]
+                    seen += t.item_line.fill(it.position, it.name, self._item_desc(game, i))
+            for k in tools:
+                if game.tool_visible[k]:
+                    tl = raw.tools[k]
+                    seen += t.tool_line.fill(tl.position, tl.name, self._tool_desc(game, k))
+        acts = ""
+        for i in items:
+            if game.item_visible[i] and game.item_interact[i]:
+                acts += t.item_action.fill(raw.items[i].key)
+        for k in tools:
+            if game.tool_visible[k]:
+                acts += t.tool_action.fill(raw.tools[k].key)
+        if acts:
+            acts = t.actions_head + acts
+        acts += t.links_head
+        for label, target in scene.relations:
+            idx = raw.scene_by_key.get(target)
+            if idx is not None and game.scene_visible[idx]:
+                acts += t.link_line.fill(label, target)
+        if game.bag:
+            bag = t.bag_head + "".join(
+                t.bag_name.fill(raw.tools[k].name) + t.bag_desc.fill(self._tool_desc(game, k))
+                + t.bag_end
+                for k in game.bag
+            )
+        else:
+            bag = t.bag_empty
+        return t.describe.fill(seen.strip(), acts.strip(), bag.strip()).strip()
+
+    def _item_desc(self, game: EscapeGame, i: int) -> str:
+        return self._item_state(game, i).desc
+
+    def _item_state(self, game: EscapeGame, i: int) -> _RawState:
+        states = self.raw.items[i].states
+        s = game.item_state[i]
+        if not 0 <= s < len(states):
+            raise BrokenGameError(
+                f"{self.defn.setting}: item {self.raw.items[i].name!r} is in state {s}, which "
+                f"it does not have (states 0-{len(states) - 1}); the original engine fails here"
+            )
+        return states[s]
+
+    def _tool_desc(self, game: EscapeGame, k: int, state: int | None = None) -> str:
+        states = self.raw.tools[k].states
+        s = game.tool_state[k] if state is None else state
+        if not 0 <= s < len(states):
+            raise BrokenGameError(
+                f"{self.defn.setting}: tool {self.raw.tools[k].name!r} is in state {s}, which "
+                f"it does not have (states 0-{len(states) - 1}); the original engine fails here"
+            )
+        return states[s]
+
+    # ---------------------------------------------------------------- a step
+    def play(self, game: EscapeGame, action: str) -> StepResult:
+        """Play ``action`` (a model's answer or the hint's action) as the original harness:
+        read its last call, match the names on screen, render the original's feedback."""
+        text = self.protocol.extract_action(action)
+        self._remember_bag(game)
+        try:
+            return self._react(game, text)
+        except _Failure as exc:
+            return StepResult(text, False, True, self.texts.reaction_error.fill(exc.text).strip())
+
+    def _react(self, game: EscapeGame, text: str) -> StepResult:
+        t, raw = self.texts, self.raw
+        try:
+            inner = text.split("(")[1]
+        except IndexError as exc:
+            raise _Failure(str(exc)) from None
+        verb = text.split("(")[0].strip()
+        args = [a.strip() for a in inner.split(")")[0].split(",") if a.strip() != ""]
+        want = {"click": 1, "move": 1, "apply": 2, "input": 2, "craft": 2}.get(verb)
+        if want is not None and len(args) != want:
+            raise _Failure(t.arity[verb])
+        if want is None:
+            raise _Failure(self._unknown_verb(verb))
+        # the names on screen, as the original's reverse mappings (the last of equal names wins)
+        sc = game.scene
+        spec = self.defn.scenes[sc]
+        things: dict[str, tuple[str, int]] = {}
+        for i in spec.items:
+            if game.item_present[i] and game.item_visible[i] and game.item_interact[i]:
+                things[raw.items[i].key.lower()] = ("item", i)
+        for k in spec.tools:
+            if game.tool_where[k] == TOOL_IN_SCENE and game.tool_visible[k]:
+                things[raw.tools[k].key.lower()] = ("tool", k)
+        exits: dict[str, tuple[str, str]] = {}
+        for label, target in raw.scenes[sc].relations:
+            idx = raw.scene_by_key.get(target)
+            if idx is not None and game.scene_visible[idx]:
+                exits[label.lower()] = (label, target)
+        bag_index = {name.lower(): n for n, name in enumerate(self.bag_names)}
+        resolved: list[Any] = []
+        for n, arg in enumerate(args):
+            key = arg.lower()
+            if verb == "move":
+                found: Any = exits.get(key)
+            elif (verb == "apply" and n == 0) or verb == "craft":
+                found = bag_index.get(key)
+            elif verb == "input" and n == 0:
+                found = arg
+            else:
+                found = things.get(key)
+            if found is None:
+                raise _Failure(t.invalid_name.fill(key))
+            resolved.append(found)
+        if verb == "move":
+            label, target = resolved[0]
+            result = game.step(f"move({label})")
+            return result._replace(action=text, feedback=t.moved.fill(target).strip())
+        if verb == "click":
+            kind, idx = resolved[0]
+            if kind == "tool":
+                feedback = t.collected.fill(raw.tools[idx].key)
+                result = game.step(f"click({self.defn.tools[idx].name})")
+                return result._replace(action=text, feedback=feedback.strip())
+            feedback = self._click_text(game, idx)
+            return self._step(game, f"click({self.defn.items[idx].name})", text, feedback)
+        if verb == "craft":
+            first, second = (self._bag_tool(game, n) for n in resolved)
+            return self._craft(game, first, second, text)
+        kind, idx = resolved[1]
+        if verb == "apply":
+            tool = self._bag_tool(game, resolved[0])
+            if kind != "item":
+                raise _Failure(t.apply_not_item)
+            feedback, executed = self._apply_text(game, idx, tool)
+            action = f"apply({self.defn.tools[tool].name}, {self.defn.items[idx].name})"
+            if not executed:
+                return StepResult(text, False, False, feedback)
+            return self._step(game, action, text, feedback)
+        if kind != "item":
+            raise _Failure(t.input_not_item)
+        content = str(resolved[0])
+        feedback, executed = self._input_text(game, idx, content)
+        if not executed:  # refused as the original refuses it (its comparison keeps case)
+            return StepResult(text, False, False, feedback)
+        return self._step(game, f"input({content}, {self.defn.items[idx].name})", text, feedback)
+
+    def _unknown_verb(self, verb: str) -> str:
+        msg: Message = self.texts.source.message(_GRAPH, "Graph.react", ("action",))
+        return msg.fill(verb)
+
+    def _step(self, game: EscapeGame, action: str, shown: str, feedback: str) -> StepResult:
+        result = game.step(action)
+        return result._replace(action=shown, feedback=feedback)
+
+    def _bag_tool(self, game: EscapeGame, index: int) -> int:
+        """The tool at an index of the original's bag listing (KeyError text if it has left)."""
+        name = self.bag_names[index]
+        for k in game.bag:
+            if self.raw.tools[k].name == name:
+                return k
+        raise _Failure(str(KeyError(name)))
+
+    # ---------------------------------------------------------------- the engine's texts
+    def _remaining_waits(self, game: EscapeGame, i: int, ti: int) -> list[str]:
+        """A transition's waits as the original keeps them: a tool applied is taken off."""
+        s = game.item_state[i]
+        waits = self._item_state(game, i).transitions[ti].waits
+        done = game.satisfied.get((0, i, s, ti), set())
+        return [w for wi, w in enumerate(waits) if not (_parts(w)[0] == "apply" and wi in done)]
+
+    def _apply_to(self, game: EscapeGame, k: int) -> list[str]:
+        """A tool's apply_to list as the original keeps it: a target used is taken off."""
+        s = game.tool_state[k]
+        used = game.used.get((k, s), set())
+        return [x for x in self.defn.tools[k].states[s].apply_to if x not in used]
+
+    def _wait_for(self, game: EscapeGame, k: int) -> list[str]:
+        s = game.tool_state[k]
+        done = game.satisfied.get((1, k, s, 0), set())
+        return [x for n, x in enumerate(self.defn.tools[k].states[s].wait_for) if n not in done]
+
+    def _click_text(self, game: EscapeGame, i: int) -> str:
+        t = self.texts
+        name = self.raw.items[i].name
+        state = self._item_state(game, i)
+        out = ""
+        for tr in state.transitions:
+            if any(_parts(w)[0] == "click" for w in tr.waits):
+                if tr.has_reward:
+                    out += t.clicked_reward.fill(name, _capital(tr.reward))
+                else:
+                    out += t.clicked.fill(name)
+        if not out:
+            out = (
+                t.click_failed_neg.fill(name, _capital(state.neg_reward))
+                if state.neg_reward is not None
+                else t.click_failed.fill(name)
+            )
+        return out.strip()
+
+    def _input_text(self, game: EscapeGame, i: int, content: str) -> tuple[str, bool]:
+        t = self.texts
+        name = self.raw.items[i].name
+        state = self._item_state(game, i)
+        out = ""
+        executed = False
+        for ti, tr in enumerate(state.transitions):
+            for w in self._remaining_waits(game, i, ti):
+                kind, args = _parts(w)
+                if kind == "input":
+                    if args and args[0] == content:
+                        executed = True
+                        out += (
+                            t.input_reward.fill(content, name, _capital(tr.reward))
+                            if tr.has_reward
+                            else t.input_done.fill(content, name)
+                        )
+                    else:
+                        out += t.input_wrong.fill(name)
+                    break
+        if not executed:
+            out += (
+                t.input_failed_neg.fill(_capital(state.neg_reward))
+                if state.neg_reward is not None
+                else t.input_failed
+            )
+        return out.strip(), executed
+
+    def _apply_text(self, game: EscapeGame, i: int, k: int) -> tuple[str, bool]:
+        t = self.texts
+        name = self.raw.items[i].name
+        tool = self.raw.tools[k].name
+        state = self._item_state(game, i)
+        apply_to = self._apply_to(game, k)
+        out = ""
+        executed_any = False
+        for ti, tr in enumerate(state.transitions):
+            waits = self._remaining_waits(game, i, ti)
+            executed, has_wait = -1, False
+            for wi, w in enumerate(waits):
+                kind, args = _parts(w)
+                if kind == "apply":
+                    has_wait = True
+                    if args and args[0] == tool and name in apply_to:
+                        executed = wi
+                        break
+            if has_wait and executed < 0:
+                out += t.apply_wrong.fill(name)
+            if executed >= 0:
+                executed_any = True
+                out += t.applied.fill(tool, name)
+                apply_to.remove(name)
+                waits.pop(executed)
+                if not waits:
+                    out += (
+                        t.applied_reward.fill(_capital(tr.reward)) if tr.has_reward
+                        else t.applied_end
+                    )
+                else:
+                    out += t.applied_partial.fill(tool, name)
+        if not executed_any:
+            out += (
+                t.apply_failed_neg.fill(_capital(state.neg_reward))
+                if state.neg_reward is not None
+                else t.apply_failed
+            )
+        return out.strip(), executed_any
+
+    def _craft(self, game: EscapeGame, k1: int, k2: int, shown: str) -> StepResult:
+        t = self.texts
+        names = self.raw.tools
+        d = self.defn
+        # (the tool crafted into, the one used) in the original's order of checks
+        for n, (dst, src) in enumerate(((k1, k2), (k2, k1))):
+            if names[src].name in self._wait_for(game, dst) and names[dst].name in self._apply_to(
+                game, src
+            ):
+                out = t.crafted[n].fill(self._tool_desc(game, src), self._tool_desc(game, dst))
+                if len(self._wait_for(game, dst)) == 1:
+                    out += t.craft_new[n].fill(
+                        self._tool_desc(game, dst, game.tool_state[dst] + 1)
+                    )
+                else:
+                    out += t.craft_missing[n].fill(self._tool_desc(game, dst))
+                result = game.step(f"craft({d.tools[src].name}, {d.tools[dst].name})")
+                return result._replace(action=shown, feedback=out.strip())
+        return StepResult(shown, False, False, t.craft_failed)
+
+
+class _Failure(Exception):
+    """An exception of the original engine during a reaction: its text is the feedback."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _capital(text: str | None) -> str:
+    """The original shows reward texts stripped and capitalized (the rest in lower case)."""
+    return (text or "").strip().capitalize()
