@@ -16,14 +16,14 @@ import asyncio
 import gzip
 import importlib.util
 import json
+import shutil
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from escapebench.agents.base import TurnContext
+from escapebench.agents.base import Hint, TurnContext
 from escapebench.agents.escape_original import (
     OriginalEscapeAgent,
     _call_args,
@@ -34,10 +34,13 @@ from escapebench.agents.escape_original import (
 from escapebench.engine.env import EscapeGame
 from escapebench.games.loading import load_original
 from escapebench.llm.base import Completion
+from escapebench.protocols.base import HintView
+from escapebench.protocols.original import OriginalProtocol
 from escapebench.protocols.original_escape_texts import (
     OriginalTextError,
     read_original_escape_texts,
 )
+from escapebench.protocols.original_source import OriginalSource
 from tests.conftest import SHARED, UPSTREAM
 
 RECORDINGS = UPSTREAM / "prompts" / "creative"
@@ -64,16 +67,6 @@ def _scripted_answers() -> Any:
     return module
 
 
-@dataclass(frozen=True)
-class RecordedHint:
-    action: str
-    scene: str
-    index: int
-    steps_in_help: int
-    position: str
-    reference_action: str
-
-
 class ScriptedModel:
     """The scripted model of ../shared/tools, remembering what it was sent."""
 
@@ -89,105 +82,49 @@ class ScriptedModel:
         return Completion(self.answers.answer(system, user))
 
 
-class RecordedWorld:
-    """The original's observation and bag listing at each step, as the recording shows them."""
+async def _play(setting: str, *, follow: bool = True, **options: Any) -> dict[str, Any]:
+    """Play ``setting`` under the original protocol for the steps of its recording.
 
-    def __init__(self, recording: dict[str, Any], texts: Any) -> None:
-        self.prompts = {c["step"]: c["user"] for c in recording["calls"] if c["kind"] == "action"}
-        self.texts = texts
-        self.bag_marker = texts.text("bag_header_end")
-        self.bag_heading = texts.text("bag_heading")
-        self.step = 0
-        self.paths: list[tuple[int, str, str]] = []
-
-    def _scene_prompt(self) -> str:
-        user = self.prompts[self.step]
-        head = self.texts.agent["step_head"].fill({"step": str(self.step)})
-        start = user.index(head) + len(head)
-        end = user.find("\n\n", user.index(self.bag_heading, start))
-        return user[start : end if end >= 0 else len(user)]
-
-    def describe(self, game: EscapeGame, path: Any) -> str:
-        text = self._scene_prompt()
-        self.paths.append((self.step, " -> ".join(path), text))
-        return text
-
-    def bag_text(self, game: EscapeGame, ignore: Any = ()) -> str:
-        listing = self._scene_prompt().split(self.bag_heading + "\n", 1)[1]
-        if not game.bag:
-            return listing
-        lines = [
-            line
-            for line in listing.split(self.bag_marker, 1)[-1].split("\n")
-            if not any(line.startswith(f"<applicable tool> {name}: ") for name in ignore)
-        ]
-        return "(bag)" + self.bag_marker + "\n".join(lines)
-
-
-def _helper(texts: Any) -> Any:
-    block = texts.constants["HELPER_PROMPT"]
-
-    def helper(scene: str, action: str) -> str:
-        return (
-            block.replace("<cur_pos>", scene)
-            .replace("<tar_pos>", scene)
-            .replace("<tar_action>", action)
-        )
-
-    return helper
-
-
-def _agent(
-    recording: dict[str, Any], **options: Any
-) -> tuple[OriginalEscapeAgent, ScriptedModel, RecordedWorld]:
-    texts = read_original_escape_texts(SOURCE)
-    model = ScriptedModel(_scripted_answers())
-    world = RecordedWorld(recording, texts)
-    action_system = recording["calls"][0]["system"]  # the BaseAgent's, read by the protocol
-    agent = OriginalEscapeAgent(
-        model,  # type: ignore[arg-type]
-        texts=texts,
-        action_system=action_system,
-        helper_prompt=_helper(texts),
-        world=world,
-        **options,
-    )
-    return agent, model, world
-
-
-async def _play(setting: str, **options: Any) -> dict[str, Any]:
+    The hint system's part (when help starts, the forced step) is taken from the recording;
+    everything else is the agent's, rendered and played by the protocol. With ``follow``
+    False (an ablation) the recording's hints no longer apply once the play differs from it,
+    so the play stops at the first step where the recording was in help.
+    """
     recording = _recording(setting)
-    game = EscapeGame(load_original(UPSTREAM / "data" / f"{setting}.yaml"))
-    agent, model, world = _agent(recording, **options)
+    protocol = OriginalProtocol(OriginalSource(SOURCE))
+    defn = load_original(UPSTREAM / "data" / f"{setting}.yaml")
+    game = EscapeGame(defn)
+    session = protocol.session(defn)  # the harness's: it plays the answers
+    model = ScriptedModel(_scripted_answers())
+    agent = OriginalEscapeAgent(model, **options)  # type: ignore[arg-type]
     agent.reset(game)
     played: list[dict[str, Any]] = []
     for rec in recording["steps"]:
         step = rec["step"]
-        world.step = step
-        hint = None
+        view = None
         if rec["state"][0] == "need help":
+            if not follow:
+                break
             helper = rec["state"][1]
-            scene = helper["position"].split(" -> ")[-1]
-            hint = RecordedHint(
-                helper["action_answer"], scene, 0, 0, helper["position"], helper["action_answer"]
-            )
-        ctx = TurnContext(game, step, "", hint)
+            view = HintView(helper["position"], helper["action_answer"])
+        hint = None if view is None else Hint(view.action, view.position.split(" -> ")[-1], 0)
+        ctx = TurnContext(game, step, "", hint, protocol=protocol, hint_view=view)
         if rec["direct_hint_answer"]:
             decision = await agent.forced_turn(ctx, rec["state"][1]["action_answer"])
         else:
             decision = await agent.decide(ctx)
-        result = game.step(decision.action)._replace(feedback=rec["response"])
+        result = session.play(game, decision.action)
+        after = await agent.after_step(ctx, decision, result)
         played.append(
             {
                 "mode": decision.details["original_mode"],
                 "position": decision.details["position"],
                 "action": decision.action,
-                "kinds": decision.details["prompt_kinds"],
+                "response": result.feedback,
+                "kinds": decision.details["prompt_kinds"] + [c.kind for c in after],
             }
         )
-        after = await agent.after_step(ctx, decision, result)
-        played[-1]["kinds"] += [c.kind for c in after]
-    return {"recording": recording, "sent": model.sent, "played": played, "world": world}
+    return {"recording": recording, "sent": model.sent, "played": played}
 
 
 @pytest.mark.parametrize("setting", SETTINGS or ["none"])
@@ -204,9 +141,7 @@ def test_sends_the_recorded_calls_and_plays_the_recorded_steps(setting: str) -> 
         assert step["mode"] == rec["state"][0], f"step {rec['step']}"
         assert step["position"] == rec["position"], f"step {rec['step']}"
         assert step["action"] == rec["action_answer"], f"step {rec['step']}"
-    # The path line of every observation the agent asked for is its own position.
-    for step, path, text in out["world"].paths:
-        assert any(line.endswith(": " + path) for line in text.split("\n")), f"step {step}"
+        assert step["response"] == rec["response"], f"step {rec['step']}"
 
 
 def test_calls_by_kind_and_modes_on_game1_1() -> None:
@@ -231,71 +166,46 @@ def _kinds(out: dict[str, Any]) -> Counter[str]:
 def test_ablations_remove_exactly_their_module_calls() -> None:
     """The original has no flags for Table 7's ablations; ours remove one module each.
 
-    The recording fixes the environment's side, so only the first steps, up to the first call
-    the full agent makes and the ablated one does not, can be compared call by call.
+    Played on game1-1 up to the first hint of the full agent's recording (the hint system's
+    timing is the recording's): without foresight there is no foresight call and no trial;
+    without reflection no reflection call, no task, so no task foresight either. Each
+    ablation plays the full agent's steps call for call, with its own module's calls taken
+    out, up to the first step where the missing module changes what is played.
     """
     _needs_shared()
-    full = asyncio.run(_play("game1-1"))
-    kinds_full = _kinds(full)
+    full = asyncio.run(_play("game1-1", follow=False))
+    no_foresight = asyncio.run(_play("game1-1", follow=False, no_foresight=True))
+    no_reflection = asyncio.run(_play("game1-1", follow=False, no_reflection=True))
+    kinds = {
+        name: _kinds(out)
+        for name, out in (
+            ("full", full),
+            ("no_foresight", no_foresight),
+            ("no_reflection", no_reflection),
+        )
+    }
+    assert kinds["full"]["foresight_task"] > 0 and kinds["full"]["trial"] > 0
+    assert kinds["full"]["reflection"] > 0
+    assert not any(k.startswith("foresight") or k == "trial" for k in kinds["no_foresight"])
+    assert kinds["no_foresight"]["reflection"] > 0
+    assert kinds["no_reflection"]["reflection"] == kinds["no_reflection"]["foresight_task"] == 0
+    assert all(step["mode"] != "try action" for step in no_foresight["played"])
 
-    def until_divergence(ablated: dict[str, Any]) -> int:
+    def same_until(ablated: dict[str, Any], removed: set[str]) -> int:
+        """Steps the ablation plays as the full agent, calls of ``removed`` kinds aside."""
         n = 0
         for a, b in zip(full["played"], ablated["played"], strict=False):
-            if a["kinds"] != b["kinds"]:
+            if [k for k in a["kinds"] if k not in removed] != b["kinds"]:
                 break
             n += 1
         return n
 
-    no_foresight = asyncio.run(_play_until_diverged("game1-1", no_foresight=True))
-    first = until_divergence(no_foresight)
-    removed = [k for k in full["played"][first]["kinds"] if k.startswith("foresight")]
-    assert removed, "the first difference is a foresight call of the full agent"
-    # ... and the trial it would have led to is a free-explore action call instead.
-    assert [k for k in full["played"][first]["kinds"] if not k.startswith("foresight")][
-        0
-    ] == "trial"
-    assert no_foresight["played"][first]["kinds"][0] == "action"
-    assert not any(k.startswith("foresight") or k == "trial" for k in _kinds(no_foresight))
-    assert all(step["mode"] != "try action" for step in no_foresight["played"])
-
-    no_reflection = asyncio.run(_play_until_diverged("game1-1", no_reflection=True))
-    first = until_divergence(no_reflection)
-    assert "reflection" in full["played"][first]["kinds"]
-    assert "reflection" not in no_reflection["played"][first]["kinds"]
-    kinds_ablated = _kinds(no_reflection)
-    assert kinds_ablated["reflection"] == 0 and kinds_ablated["foresight_task"] == 0
-    assert kinds_full["reflection"] > 0 and kinds_full["foresight_task"] > 0
-
-
-async def _play_until_diverged(setting: str, **options: Any) -> dict[str, Any]:
-    """Play with the recording's environment for as long as the ablated agent plays the
-    recorded actions in the recorded scenes (after that the recording says nothing)."""
-    recording = _recording(setting)
-    game = EscapeGame(load_original(UPSTREAM / "data" / f"{setting}.yaml"))
-    agent, model, world = _agent(recording, **options)
-    agent.reset(game)
-    played: list[dict[str, Any]] = []
-    for rec in recording["steps"]:
-        step = rec["step"]
-        if step not in world.prompts or rec["state"][0] == "need help":
-            break
-        world.step = step
-        decision = await agent.decide(TurnContext(game, step, "", None))
-        if (
-            decision.action != rec["action_answer"]
-            or decision.details["position"] != rec["position"]
-        ):
-            played.append({"kinds": decision.details["prompt_kinds"], "mode": "?"})
-            break
-        result = game.step(decision.action)._replace(feedback=rec["response"])
-        after = await agent.after_step(TurnContext(game, step, "", None), decision, result)
-        played.append(
-            {
-                "kinds": decision.details["prompt_kinds"] + [c.kind for c in after],
-                "mode": decision.details["original_mode"],
-            }
-        )
-    return {"played": played, "sent": model.sent}
+    first = same_until(no_foresight, {"foresight_tool", "foresight_task"})
+    # The first difference: the full agent tried a proposal where the ablation explores.
+    assert full["played"][first]["mode"] == "try action"
+    assert no_foresight["played"][first]["mode"] == "free explore"
+    first = same_until(no_reflection, {"reflection"})
+    assert first == 0 or "foresight_task" in full["played"][first]["kinds"]
 
 
 # ------------------------------------------------------------------ the reading rules
@@ -327,12 +237,20 @@ def test_proposal_lines_are_read_as_the_original_reads_them() -> None:
 
 def test_a_checkout_without_the_texts_is_refused_with_the_file_named(tmp_path: Path) -> None:
     _needs_shared()
-    for name in ("agent_creative.py", "instruction.py"):
-        (tmp_path / name).write_text((SOURCE / name).read_text())
-    broken = (tmp_path / "agent_creative.py").read_text().replace("def forethought", "def foresee")
-    (tmp_path / "agent_creative.py").write_text(broken)
-    with pytest.raises(OriginalTextError, match="agent_creative.py.*forethought"):
-        read_original_escape_texts(tmp_path)
-    (tmp_path / "agent_creative.py").unlink()
-    with pytest.raises(OriginalTextError, match="agent_creative.py: cannot be read"):
-        read_original_escape_texts(tmp_path)
+    src = tmp_path / "src"
+    shutil.copytree(SOURCE, src)
+    agent_file = src / "agent_creative.py"
+    agent_file.write_text(agent_file.read_text().replace("def forethought", "def foresee"))
+    with pytest.raises(OriginalTextError, match=r"agent_creative\.py.*forethought"):
+        read_original_escape_texts(src)
+    # A string literal more in act() shifts every literal after it.
+    agent_file.write_text(
+        (SOURCE / "agent_creative.py")
+        .read_text()
+        .replace("def act(self, step):\n", "def act(self, step):\n        note = 'added'\n")
+    )
+    with pytest.raises(OriginalTextError, match=r"agent_creative\.py.*EscapeAgent\.act"):
+        read_original_escape_texts(src)
+    agent_file.unlink()
+    with pytest.raises(OriginalTextError, match=r"agent_creative\.py: cannot read"):
+        read_original_escape_texts(src)

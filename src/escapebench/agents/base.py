@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from escapebench.engine.env import EscapeGame, StepResult
+
+if TYPE_CHECKING:
+    from escapebench.protocols.base import HintView, Protocol
 
 AgentMode = Literal["free explore", "try action", "help"]
 
@@ -34,8 +37,14 @@ class TurnContext:
 
     game: EscapeGame
     step: int  # 0-based index of the step about to be taken
-    position: str  # "first scene -> ... -> current scene", the path from the start
+    position: str  # "first scene -> ... -> current scene", as the protocol shows it
     hint: Hint | None = None
+    protocol: Protocol | None = None
+    """What the model reads and how answers are read (None: the escapebench protocol)."""
+    observation: str | None = None
+    """The observation as the protocol renders it (None: ``game.observation()``)."""
+    hint_view: HintView | None = None
+    """The hint as the protocol shows it (position and action as the reference writes them)."""
 
 
 @dataclass(frozen=True)

@@ -46,10 +46,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
-from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
+from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent, hint_position
 from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.llm.base import ChatModel, SamplingSettings
-from escapebench.protocols.original_escape_texts import OriginalEscapeTexts
+from escapebench.protocols.base import HintView
+from escapebench.protocols.original import OriginalProtocol
+from escapebench.protocols.original_escape_texts import (
+    OriginalEscapeTexts,
+    read_original_escape_texts,
+)
 
 HISTORY_STEPS = 10  # the original shows at most ten steps of history, whatever --memory says
 EXPLORE_AFTER = 10  # free-explore steps without progress before exploring is forced
@@ -60,6 +66,7 @@ TASK_VERBS = ("new", "update", "delete", "none")
 NO_ACTION = "No action"  # what the original parser returns for an answer without a call
 NO_OPERATION = "none()"
 PATH_SEPARATOR = " -> "
+_SCENE = "env/scene.py"
 
 
 def _last_call_pattern(verbs: Sequence[str]) -> re.Pattern[str]:
@@ -155,13 +162,33 @@ class Task:
 
 
 class OriginalWorld(Protocol):
-    """What the agent needs of the game under the original protocol (see :class:`GameWorld`)."""
+    """What the agent needs of the game under the original protocol (:class:`ProtocolWorld`
+    renders it with the protocol's texts)."""
 
     def describe(self, game: EscapeGame, path: Sequence[str]) -> str:
         """The original's observation with the path line (``graph.describe(scene_stack)``)."""
 
     def bag_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
-        """The original's listing of the bag without index, leaving out ``ignore``."""
+        """The original's listing of the bag (without indices), leaving out ``ignore``."""
+
+    def tool_desc(self, game: EscapeGame, name: str) -> str:
+        """The description of the bag tool ``name`` in its current state."""
+
+    def scene_key(self, game: EscapeGame) -> str:
+        """The current scene's name as the original keeps it (its graph's key)."""
+
+    def teleport(self, game: EscapeGame, scene_key: str) -> None:
+        """Put the player in the scene the original names ``scene_key``."""
+
+    def acted_on(self, game: EscapeGame, answer: str) -> str | None:
+        """The name of the item (or tool) a click / apply / input answer names, as the
+        original resolves it on the current screen (its ``current_arg_name``); None if none."""
+
+    def helper(self, position: str, action: str) -> str:
+        """The hint block of the action prompt (the original's ``form_helper_prompt``)."""
+
+    def tool_name(self, game: EscapeGame, tool: int) -> str:
+        """The name of tool ``tool`` (an index of the definition) as the original spells it."""
 
 
 class OriginalEscapeAgent(BaseAgent):
@@ -169,10 +196,9 @@ class OriginalEscapeAgent(BaseAgent):
 
     Args:
         model: the chat model of every call.
-        texts: the EscapeAgent's texts read from the checkout.
-        action_system: the action call's system prompt (the BaseAgent's chain-of-thought one).
-        helper_prompt: renders the hint block: ``helper_prompt(scene, action)``.
-        world: renders the original observation and bag listing.
+        texts: the EscapeAgent's texts read from the checkout; action_system: the action
+            call's system prompt (the BaseAgent's); world: the game as the original shows it.
+            All three are taken from the turn's protocol when not given (the usual case).
         memory: steps of history; the original only checks that it is above zero and shows
             at most ten steps.
         no_reflection / no_foresight: the ablations.
@@ -184,20 +210,18 @@ class OriginalEscapeAgent(BaseAgent):
         self,
         model: ChatModel,
         *,
-        texts: OriginalEscapeTexts,
-        action_system: str,
-        helper_prompt: Any,
-        world: OriginalWorld,
+        texts: OriginalEscapeTexts | None = None,
+        action_system: str | None = None,
+        world: OriginalWorld | None = None,
         memory: int = DEFAULT_MEMORY,
         sampling: SamplingSettings | None = None,
         no_reflection: bool = False,
         no_foresight: bool = False,
     ) -> None:
         super().__init__(model, memory=memory, sampling=sampling)
-        self.texts = texts
-        self.action_system = action_system
-        self.helper_prompt = helper_prompt
-        self.world = world
+        self.texts: OriginalEscapeTexts = texts  # type: ignore[assignment]
+        self.action_system: str = action_system  # type: ignore[assignment]
+        self.world: OriginalWorld = world  # type: ignore[assignment]
         self.use_reflection = not no_reflection
         self.use_foresight = not no_foresight
         self.name = (
@@ -293,8 +317,6 @@ class OriginalEscapeAgent(BaseAgent):
         for index, task in enumerate(self.tasks):
             groups.setdefault(task.position, []).append(index)
         ordered = sorted(groups.items(), key=lambda kv: len(kv[1]), reverse=True)
-        line = self.texts.agent["task_line"]
-        desc = self.texts.agent["task_description_line"]
         out = ""
         count = 0
         for _position, indices in ordered:
@@ -302,10 +324,8 @@ class OriginalEscapeAgent(BaseAgent):
                 continue
             for index in indices:
                 task = self.tasks[index]
-                out += line.fill(
-                    {"count": str(count), "task[0]": task.name, "task[3]": task.target}
-                )
-                out += desc.fill({"task[1]": task.description})
+                out += self.texts.fill("task_line", str(count), task.name, task.target)
+                out += self.texts.fill("task_description_line", task.description)
                 count += 1
         out = out.strip()
         return out or self._t("no_tasks")
@@ -330,16 +350,9 @@ class OriginalEscapeAgent(BaseAgent):
         if self.new_tool is not None and self.use_foresight:
             tool = self.new_tool
             prompt = self._t("tool_head")
-            prompt += self.texts.agent["tool_line"].fill(
-                {
-                    "self.new_tool_collected.name": tool,
-                    "self.new_tool_collected.current_desc()": self._tool_desc(game, tool),
-                }
-            )
-            prompt += self.texts.agent["tool_bag_intro"].fill(
-                {"tools_in_bag": self._bag_tools_text(game, [tool])}
-            )
-            prompt += self.texts.agent["tool_tasks_intro"].fill({"task_list": self._task_list()})
+            prompt += self.texts.fill("tool_line", tool, self.world.tool_desc(game, tool))
+            prompt += self.texts.fill("tool_bag_intro", self._bag_tools_text(game, [tool]))
+            prompt += self.texts.fill("tool_tasks_intro", self._task_list())
             prompt += self._t("tool_closing")
             system = self.texts.instruction("foresight_tool_system")
             text, record = await self.ask("foresight_tool", _messages(system, prompt))
@@ -357,20 +370,12 @@ class OriginalEscapeAgent(BaseAgent):
         if self.new_task is not None and self.use_foresight:
             task = self.tasks[self.new_task]
             prompt = self._t("task_head")
-            prompt += self.texts.agent["task_line_foresight"].fill(
-                {
-                    "self.new_task_created[0][0]": task.name,
-                    "self.new_task_created[0][3]": task.target,
-                    "self.new_task_created[0][1]": task.description,
-                }
+            prompt += self.texts.fill(
+                "task_line_foresight", task.name, task.target, task.description
             )
-            prompt += self.texts.agent["task_bag_intro"].fill(
-                {"tools_in_bag": self._bag_tools_text(game)}
-            )
+            prompt += self.texts.fill("task_bag_intro", self._bag_tools_text(game))
             # BUG kept: the memory pad is the constant the original sets up and never changes.
-            prompt += self.texts.agent["memory_pad_intro"].fill(
-                {"self.memory_pad": self._t("memory_pad")}
-            )
+            prompt += self.texts.fill("memory_pad_intro", self._t("memory_pad"))
             prompt += self._t("task_closing")
             system = self.texts.instruction("foresight_task_system")
             text, record = await self.ask("foresight_task", _messages(system, prompt))
@@ -390,17 +395,8 @@ class OriginalEscapeAgent(BaseAgent):
         self.craft_prompt = False
         return log
 
-    @staticmethod
-    def _tool_desc(game: EscapeGame, name: str) -> str:
-        d = game.defn
-        for t in game.bag:
-            if d.tools[t].name == name:
-                return d.tools[t].states[game.tool_state[t]].desc.strip()
-        return ""
-
-    @staticmethod
-    def _bag_names(game: EscapeGame) -> list[str]:
-        return [game.defn.tools[t].name for t in game.bag]
+    def _bag_names(self, game: EscapeGame) -> list[str]:
+        return [self.world.tool_name(game, t) for t in game.bag]
 
     def _read_tool_proposals(self, response: str, game: EscapeGame, tool: str) -> list[list[Any]]:
         names = self._bag_names(game)
@@ -464,10 +460,10 @@ class OriginalEscapeAgent(BaseAgent):
     def _teleport(self, game: EscapeGame, position: str) -> None:
         path = position.split(PATH_SEPARATOR)
         self.scene_stack = path
-        game.teleport(path[-1])
+        self.world.teleport(game, path[-1])
 
     def _update_stack(self, game: EscapeGame) -> None:
-        scene = game.scene_name
+        scene = self.world.scene_key(game)
         if scene in self.scene_stack:
             self.scene_stack = self.scene_stack[: self.scene_stack.index(scene) + 1]
         else:
@@ -478,6 +474,7 @@ class OriginalEscapeAgent(BaseAgent):
     ) -> tuple[str, str, dict[str, Any]]:
         """Foresight, then the mode and its teleport; returns (mode, position, details)."""
         game = ctx.game
+        scene_at_start = game.scene
         if self.pending_teleport is not None:
             if ctx.hint is None:
                 self._teleport(game, self.pending_teleport)
@@ -486,7 +483,6 @@ class OriginalEscapeAgent(BaseAgent):
                 self.scene_stack = self.pending_teleport.split(PATH_SEPARATOR)
             self.pending_teleport = None
         details: dict[str, Any] = {"foresight": await self._forethought(game, calls)}
-        scene_before = game.scene_name
         if ctx.hint is not None:
             self.proposals = []
             self.return_to = None
@@ -504,7 +500,7 @@ class OriginalEscapeAgent(BaseAgent):
             details["trial"] = {"proposal": first[1]}
         elif self.explore_target is not None:
             self.scene_stack = list(self.explore_target)
-            game.teleport(self.explore_target[-1])
+            self.world.teleport(game, self.explore_target[-1])
             position = PATH_SEPARATOR.join(self.scene_stack)
             self.explore_target = None
             self.explore_positions = []
@@ -514,7 +510,8 @@ class OriginalEscapeAgent(BaseAgent):
             self._update_stack(game)
             position = PATH_SEPARATOR.join(self.scene_stack)
             mode = "free explore"
-        if game.scene_name != scene_before or mode in ("try action", "force new explore"):
+        if game.scene != scene_at_start:
+            # The harness replays this teleport when it resumes the episode.
             details["teleported_to"] = game.scene_name
         return mode, position, details
 
@@ -539,35 +536,45 @@ class OriginalEscapeAgent(BaseAgent):
 
     def _action_prompt(self, ctx: TurnContext, mode: str, position: str, scene_prompt: str) -> str:
         step = ctx.step
-        prompt = self.texts.agent["step_head"].fill({"step": str(step)}) + scene_prompt + "\n\n"
+        prompt = self.texts.fill("step_frame", str(step), scene_prompt)
         if mode == "need help":
-            scene = position.split("->")[-1].strip()
-            assert ctx.hint is not None
-            prompt += self.helper_prompt(scene, _hint_action(ctx)) + "\n\n"
+            prompt += self.world.helper(position, _hint_action(ctx))
             prompt += self._t("help_closing")
             return prompt
         if mode == "try action":
-            return prompt + self.texts.agent["try_action"].fill(
-                {"first_action[1]": self.proposals[0][1]}
-            )
+            return prompt + self.texts.fill("try_action", self.proposals[0][1])
         if self.craft_prompt:
             return self._history_text(step) + prompt + self._t("craft_prompt")
         bad = self.bad_actions.get(position, [])
         if bad:  # never true: see _reflect, where no action is ever recorded as bad
             prompt += self._t("bad_actions_head")
-            prompt += ", ".join(b[0] for b in bad[-5:]).strip().strip(",") + ".\n"
-            prompt += self.texts.agent["bad_actions_tail"].text
+            listed = "".join(self.texts.fill("bad_action_item", b[0]) for b in bad[-5:])
+            prompt += self.texts.fill("bad_actions_end", listed.strip().strip(","))
+            prompt += self._t("bad_actions_tail")
         unexplored = [
             label for label, path in self.exits_seen[position].items() if path is not None
         ]
         if unexplored:
             prompt += self._t("unexplored_head")
-            prompt += "".join(f"{label}, " for label in unexplored).strip().strip(",") + ".\n"
+            listed = "".join(self.texts.fill("unexplored_item", label) for label in unexplored)
+            prompt += self.texts.fill("unexplored_end", listed.strip().strip(","))
             prompt += self._t("unexplored_tail")
         prompt += self.texts.instruction("free_explore")
         return self._history_text(step) + prompt
 
+    def bind(self, protocol: OriginalProtocol, defn: GameDefinition) -> None:
+        """Take the texts and the rendering of the original protocol for setting ``defn``."""
+        if self.texts is None or getattr(self.world, "protocol", None) is not protocol:
+            self.texts = read_original_escape_texts(protocol.source)
+            self.action_system = protocol.action_system_prompt()
+        if not isinstance(self.world, ProtocolWorld) or self.world.defn is not defn:
+            self.world = ProtocolWorld(protocol, defn)
+
     async def _turn(self, ctx: TurnContext, forced: str | None) -> Decision:
+        if isinstance(ctx.protocol, OriginalProtocol):
+            self.bind(ctx.protocol, ctx.game.defn)
+        elif self.world is None:
+            raise ValueError("the original EscapeAgent plays under the original protocol only")
         calls: list[ModelCallRecord] = []
         mode, position, details = await self._begin_turn(ctx, calls)
         game = ctx.game
@@ -589,6 +596,7 @@ class OriginalEscapeAgent(BaseAgent):
             calls.append(record)
         answer = last_action_call(text).strip()
         self.turn["action_answer"] = answer
+        self.turn["acted_on"] = self.world.acted_on(game, answer)
         details.update(
             position=position,
             prompt_kinds=[
@@ -662,7 +670,16 @@ class OriginalEscapeAgent(BaseAgent):
         answer, reward, position = log["action_answer"], log["response"], log["position"]
         key_step = result.key_steps_gained > 0
         collected = result.tools_gained > 0
-        crafted = next((e.name for e in result.events if e.kind == "tool_crafted"), None)
+        crafted = next(
+            (
+                self.world.tool_name(game, k)
+                for e in result.events
+                if e.kind == "tool_crafted"
+                for k in game.bag
+                if game.defn.tools[k].name == e.name
+            ),
+            None,
+        )
         self.bad_actions.setdefault(position, [])
         # BUG kept: an action is "bad" only when it made no progress *and* crafted a tool,
         # which cannot happen (a craft is progress), so the list stays empty.
@@ -692,7 +709,7 @@ class OriginalEscapeAgent(BaseAgent):
                 self.proposals = []
                 self.return_to = None
         if collected and game.bag:
-            self.new_tool = game.defn.tools[game.bag[-1]].name
+            self.new_tool = self.world.tool_name(game, game.bag[-1])
         elif crafted is not None:
             self.new_tool = crafted
         clicked = "click(" in answer
@@ -707,7 +724,7 @@ class OriginalEscapeAgent(BaseAgent):
         ) or reward.startswith(self._t("error_marker")):
             log["reflect"] = {"rule": "no reflection"}
             return
-        item = _acted_on(result.action) if not result.error else None
+        item = log["acted_on"]
         index = next((i for i, t in enumerate(self.tasks) if t.target == item), None)
         tried: str | None = None
         if self._t("success_marker") in reward:
@@ -725,22 +742,20 @@ class OriginalEscapeAgent(BaseAgent):
                 tried = self._t("tried_click")
             elif "apply(" in answer:
                 tool = answer.split("apply(")[1].split(",")[0].strip()
-                tried = self.texts.agent["tried_apply"].fill({"tool": tool})
+                tried = self.texts.fill("tried_apply", tool)
             elif "input(" in answer:
                 given = answer.split("input(")[1].split(",")[0].strip()
-                tried = self.texts.agent["tried_input"].fill({"input_string": given})
+                tried = self.texts.fill("tried_input", given)
             if index is not None:
                 task = self.tasks[index]
                 before = task.description.strip()
                 suffix = self._t("failed_suffix")
                 if suffix not in before:
-                    task.description = before + self._t("tried_first") + tried + suffix
+                    task.description = self.texts.fill("tried_first", before, tried)
                 else:
                     head = before.split(suffix)[0]
                     if tried not in head:
-                        task.description = head + self.texts.agent["tried_more"].fill(
-                            {"current_act": tried}
-                        )
+                        task.description = self.texts.fill("tried_more", head, tried)
                     else:
                         task.description = before
                 log["reflect"] = {"rule": "update", "task": task.name}
@@ -758,23 +773,15 @@ class OriginalEscapeAgent(BaseAgent):
         system = (
             self.texts.instruction("reflection_system")
             .replace("<function_list>", signature.strip())
-            .replace("<param_explain>", ("- " + explain).strip())
+            .replace("<param_explain>", self.texts.fill("param_explain", explain.strip()))
             .replace("<use_example>", example.strip())
         )
         prompt = (
-            self._t("reflection_position_head")
-            + log["position"]
-            + "\n\n"
-            + log["scene"]
-            + "\n\n"
-            + log["possible_actions"]
-            + "\n\n"
-            + self._t("reflection_action_head")
-            + log["action_answer"]
-            + "\n\n"
-            + self._t("reflection_response_head")
-            + log["response"]
-            + "\n\n"
+            self.texts.fill("reflection_position", log["position"])
+            + self.texts.fill("reflection_scene", log["scene"])
+            + self.texts.fill("reflection_actions", log["possible_actions"])
+            + self.texts.fill("reflection_action", log["action_answer"])
+            + self.texts.fill("reflection_response", log["response"])
             + self._t("reflection_closing")
         )
         text, record = await self.ask("reflection", _messages(system, prompt))
@@ -787,9 +794,9 @@ class OriginalEscapeAgent(BaseAgent):
         task_name = inside.split(",")[0].replace("(", "").replace(") ", "").strip()
         description = ",".join(inside.split(",")[1:]).replace("(", "").replace(")", "").strip()
         if not description.endswith("."):
-            description += "."
+            description = self.texts.fill("new_task_period", description)
         if tried is not None:
-            description += self.texts.agent["new_task_tried"].fill({"current_act": tried})
+            description += self.texts.fill("new_task_tried", tried)
         self.tasks.append(Task(task_name, description, log["position"], item or ""))
         self.new_task = len(self.tasks) - 1
 
@@ -823,29 +830,116 @@ def _messages(system: str, user: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def _acted_on(action: str) -> str | None:
-    """The item (or tool) a canonical click / apply / input acted on."""
-    verb, _, rest = action.partition("(")
-    rest = rest[:-1] if rest.endswith(")") else rest
-    if verb == "click":
-        return rest
-    if verb in ("apply", "input"):
-        return rest.rsplit(", ", 1)[-1]
-    return None
-
-
 def _hint_position(ctx: TurnContext) -> str:
+    """Where the hint's action is taken, as the reference chain writes it (a path)."""
+    if ctx.hint_view is not None:
+        return ctx.hint_view.position
     hint = ctx.hint
     assert hint is not None
-    position = getattr(hint, "position", None)
-    if position:
-        return str(position)
-    from escapebench.agents.base_agent import hint_position
-
-    return hint_position(ctx)
+    return str(getattr(hint, "position", None) or hint_position(ctx))
 
 
 def _hint_action(ctx: TurnContext) -> str:
+    """The hint's action as the reference chain writes it."""
+    if ctx.hint_view is not None:
+        return ctx.hint_view.action
     hint = ctx.hint
     assert hint is not None
     return str(getattr(hint, "reference_action", None) or hint.action)
+
+
+class ProtocolWorld:
+    """:class:`OriginalWorld` rendered by the ``original`` protocol for one setting.
+
+    The observation with the path line and the bag listing without a tool are the original's
+    ``graph.describe(scene_stack)`` and ``bag.describe(ignore_tools=...)``; the protocol's
+    session renders the observation without them, and the two differences are added here
+    with the original's texts.
+    """
+
+    def __init__(self, protocol: OriginalProtocol, defn: GameDefinition) -> None:
+        self.protocol = protocol
+        self.defn = defn
+        self.session = protocol.session(defn)
+        self.raw = self.session.raw
+        self.t = protocol.texts
+        self.path_line = protocol.source.message(_SCENE, "Scene.describe", ("path_str",))
+
+    def describe(self, game: EscapeGame, path: Sequence[str]) -> str:
+        obs = self.session.observation(game)
+        if not path:
+            return obs
+        scene = self.raw.scenes[game.scene]
+        head = self.t.scene_head.fill(scene.name, scene.desc)
+        line = self.path_line.fill(PATH_SEPARATOR.join(path))
+        start = len(self.t.describe.pieces()[0])
+        spec = self.defn.scenes[game.scene]
+        seen_more = any(game.item_present[i] for i in spec.items) or any(
+            game.tool_where[k] == TOOL_IN_SCENE for k in spec.tools
+        )
+        # The original prints the path line right after the scene's head line; the head line
+        # keeps its line end when more follows it, else the block's strip() takes it.
+        if seen_more:
+            if obs[start : start + len(head)] != head:
+                raise AssertionError("the observation does not start with its scene line")
+            return obs[:start] + head + line + obs[start + len(head) :]
+        cut = head.rstrip()
+        if obs[start : start + len(cut)] != cut:
+            raise AssertionError("the observation does not start with its scene line")
+        return obs[:start] + head + line.rstrip() + obs[start + len(cut) :]
+
+    def bag_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
+        t = self.t
+        if not game.bag:
+            return t.bag_empty
+        return t.bag_head + "".join(
+            t.bag_name.fill(self.raw.tools[k].name)
+            + t.bag_desc.fill(self._desc(game, k))
+            + t.bag_end
+            for k in game.bag
+            if self.raw.tools[k].name not in ignore
+        )
+
+    def _desc(self, game: EscapeGame, k: int) -> str:
+        return str(self.raw.tools[k].states[game.tool_state[k]])
+
+    def tool_desc(self, game: EscapeGame, name: str) -> str:
+        for k in game.bag:
+            if self.raw.tools[k].name == name:
+                return self._desc(game, k)
+        raise KeyError(name)
+
+    def tool_name(self, game: EscapeGame, tool: int) -> str:
+        return self.raw.tools[tool].name
+
+    def scene_key(self, game: EscapeGame) -> str:
+        return self.raw.scenes[game.scene].key
+
+    def teleport(self, game: EscapeGame, scene_key: str) -> None:
+        index = self.raw.scene_by_key.get(scene_key)
+        if index is None:
+            raise BrokenGameError(
+                f"{self.defn.setting}: the original EscapeAgent would go to scene "
+                f"{scene_key!r}, which the game does not have (the original fails here)"
+            )
+        game.teleport(self.defn.scenes[index].name)
+
+    def acted_on(self, game: EscapeGame, answer: str) -> str | None:
+        verb = answer.split("(")[0].strip()
+        if verb not in ("click", "apply", "input") or "(" not in answer:
+            return None
+        args = [a.strip() for a in answer.split("(")[1].split(")")[0].split(",") if a.strip()]
+        if len(args) != (1 if verb == "click" else 2):
+            return None
+        spec = self.defn.scenes[game.scene]
+        names: dict[str, str] = {}  # the last of equal names wins, as in the original
+        for i in spec.items:
+            if game.item_present[i] and game.item_visible[i] and game.item_interact[i]:
+                names[self.raw.items[i].key.lower()] = self.raw.items[i].key
+        for k in spec.tools:
+            if game.tool_where[k] == TOOL_IN_SCENE and game.tool_visible[k]:
+                names[self.raw.tools[k].key.lower()] = self.raw.tools[k].key
+        return names.get(args[-1].lower())
+
+    def helper(self, position: str, action: str) -> str:
+        return self.protocol.hint_text(HintView(position=position, action=action))
