@@ -27,8 +27,6 @@ from escapebench.agents.base import Hint, TurnContext
 from escapebench.agents.escape_original import (
     OriginalEscapeAgent,
     _call_args,
-    last_action_call,
-    last_task_operation,
     same_action,
 )
 from escapebench.engine.env import EscapeGame
@@ -210,12 +208,14 @@ def test_ablations_remove_exactly_their_module_calls() -> None:
 
 # ------------------------------------------------------------------ the reading rules
 def test_answer_readers_follow_the_original_rules() -> None:
-    assert last_action_call("Thought: x\nAction: click(box) then move(hall)") == "move(hall)"
-    assert last_action_call("CLICK(box)") == "No action"
-    assert last_action_call("click(a(b))") == "No action"
-    assert last_action_call("apply(key, door)  \n") == "apply(key, door)  \n"
-    assert last_task_operation("Action: new(open box, needs a key)") == "new(open box, needs a key)"
-    assert last_task_operation("nothing") == "none()"
+    _needs_shared()
+    texts = read_original_escape_texts(SOURCE)
+    assert (
+        texts.read_operation("Action: new(open box, needs a key)") == "new(open box, needs a key)"
+    )
+    assert texts.read_operation("update(x) then none() ") == "none() "
+    assert texts.read_operation("NEW(box, key)") == texts.no_operation == "none()"
+    assert texts.read_operation("new(box (red), key)") == "none()"
     assert same_action("craft(a, B)", "craft(b,a)")
     assert same_action("apply(Key, door)", "apply(key,  door)")
     assert not same_action("apply(door, key)", "apply(key, door)")

@@ -50,7 +50,7 @@ from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent, hint_positi
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.llm.base import ChatModel, SamplingSettings
-from escapebench.protocols.base import HintView
+from escapebench.protocols.base import HintView, HistoryStep
 from escapebench.protocols.original import OriginalProtocol
 from escapebench.protocols.original_escape_texts import (
     OriginalEscapeTexts,
@@ -61,34 +61,8 @@ HISTORY_STEPS = 10  # the original shows at most ten steps of history, whatever 
 EXPLORE_AFTER = 10  # free-explore steps without progress before exploring is forced
 HELP_STEPS = 10  # steps in help after which the hint system plays the target action
 
-ACTION_VERBS = ("click", "craft", "apply", "input", "move")
-TASK_VERBS = ("new", "update", "delete", "none")
-NO_ACTION = "No action"  # what the original parser returns for an answer without a call
-NO_OPERATION = "none()"
 PATH_SEPARATOR = " -> "
 _SCENE = "env/scene.py"
-
-
-def _last_call_pattern(verbs: Sequence[str]) -> re.Pattern[str]:
-    # A lower-case verb as a whole word, then (...) holding no parenthesis, and the spaces after.
-    names = "|".join(re.escape(v) for v in verbs)
-    return re.compile(r"\b(?:" + names + r")\s*\([^()]*?\)\s*")
-
-
-_ACTION_CALL = _last_call_pattern(ACTION_VERBS)
-_TASK_CALL = _last_call_pattern(TASK_VERBS)
-
-
-def last_action_call(text: str) -> str:
-    """The original's reading of an action answer: its last call, or ``"No action"``."""
-    found = _ACTION_CALL.findall(text)
-    return found[-1] if found else NO_ACTION
-
-
-def last_task_operation(text: str) -> str:
-    """The original's reading of a reflection answer: its last operation, or ``none()``."""
-    found = _TASK_CALL.findall(text)
-    return found[-1] if found else NO_OPERATION
 
 
 def same_action(a: str, b: str) -> bool:
@@ -189,6 +163,12 @@ class OriginalWorld(Protocol):
 
     def tool_name(self, game: EscapeGame, tool: int) -> str:
         """The name of tool ``tool`` (an index of the definition) as the original spells it."""
+
+    def history(self, steps: Sequence[HistoryStep]) -> str:
+        """The history block of the action prompt (the original's ``add_history``)."""
+
+    def extract_action(self, answer: str) -> str:
+        """The action an answer holds, read as the original reads it (stripped)."""
 
 
 class OriginalEscapeAgent(BaseAgent):
@@ -338,10 +318,11 @@ class OriginalEscapeAgent(BaseAgent):
         if self.memory_size <= 0 or step <= 0 or k <= 0:
             return ""
         shown = self.history[-k:]
-        return "".join(
-            f"History: [Step {step - k + j}]\nYour position: {h['position']}\n"
-            f"Your action: {h['action_answer']}\nResponse from the environment: {h['response']}\n\n"
-            for j, h in enumerate(shown)
+        return self.world.history(
+            [
+                HistoryStep(step - k + j, h["position"], h["action_answer"], h["response"])
+                for j, h in enumerate(shown)
+            ]
         )
 
     # ----------------------------------------------------------------- foresight
@@ -594,7 +575,7 @@ class OriginalEscapeAgent(BaseAgent):
         else:
             text, record = await self.ask("action", _messages(self.action_system, prompt))
             calls.append(record)
-        answer = last_action_call(text).strip()
+        answer = self.world.extract_action(text)
         self.turn["action_answer"] = answer
         self.turn["acted_on"] = self.world.acted_on(game, answer)
         details.update(
@@ -786,7 +767,7 @@ class OriginalEscapeAgent(BaseAgent):
         )
         text, record = await self.ask("reflection", _messages(system, prompt))
         calls.append(record)
-        operation = last_task_operation(text)
+        operation = self.texts.read_operation(text)
         log["reflect"] = {"rule": "asked", "operation": operation}
         if not operation.startswith("new"):
             return  # the original acts on new(...) only
@@ -943,3 +924,9 @@ class ProtocolWorld:
 
     def helper(self, position: str, action: str) -> str:
         return self.protocol.hint_text(HintView(position=position, action=action))
+
+    def history(self, steps: Sequence[HistoryStep]) -> str:
+        return self.protocol.history_text(steps)
+
+    def extract_action(self, answer: str) -> str:
+        return self.protocol.extract_action(answer)

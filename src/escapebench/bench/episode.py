@@ -159,6 +159,9 @@ class Episode:
             if rec.get("step") != k:
                 raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.get('step')!r}")
             policy.before_step(game)
+            teleported = (rec.get("agent") or {}).get("teleported_to")
+            if teleported:
+                game.teleport(str(teleported))  # the agent's own move (original EscapeAgent)
             if rec.get("scene") != game.scene_name:
                 raise EpisodeLogError(
                     f"{where}: step {k} was taken in {rec.get('scene')!r} but replays in "
@@ -225,13 +228,20 @@ class Episode:
         ctx = TurnContext(game, self.step, position_text(game), hint)
         scene, observation = game.scene_name, game.observation()
         if forced is not None:
-            decision = Decision(forced, reasoning=FORCED_REASONING, mode="help")
+            decision = await agent.forced_turn(ctx, forced) or Decision(
+                forced, reasoning=FORCED_REASONING, mode="help"
+            )
         else:
             decision = await agent.decide(ctx)
+        if decision.details.get("teleported_to"):
+            # The agent moved itself (the original EscapeAgent's Try Action and exploring).
+            scene, observation = game.scene_name, game.observation()
         result = _play_action(game, decision.action)
         details = dict(decision.details)
         details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
         follow_up = await agent.after_step(ctx, decision, result)
+        for key, value in decision.details.items():  # what the follow-ups added (reflection)
+            details.setdefault(key, value)
         outcome = policy.after_step(game, result)
         agent_state, agent_state_hash = encode_agent_state(agent.snapshot())
         record = step_record(

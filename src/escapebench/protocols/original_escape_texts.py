@@ -16,6 +16,7 @@ them where the original release has them is refused with the file and the text n
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,9 @@ from escapebench.protocols.original_source import (
 AGENT_FILE = "agent_creative.py"
 INSTRUCTION_FILE = "instruction.py"
 CLASS = "EscapeAgent"
+_UTILS = "utils.py"
+_READ_OPERATION = "find_reflect_function_call"
+_VERB_ALTERNATION = "'|'.join((re.escape(fn) for fn in function_names))"
 _PARAM_EXPLAIN = "'\\n- '.join([REFLECT_ACTS[action][2] for action in actions]).strip()"
 
 
@@ -139,7 +143,14 @@ class OriginalEscapeTexts:
     literals: dict[str, str]
     constants: dict[str, str]
     reflect_acts: dict[str, list[str]]
+    operation_pattern: re.Pattern[str]  # a task-list operation call, as the original reads it
+    no_operation: str  # what the original reads from an answer without one
     files: dict[str, str] = field(default_factory=dict)  # file name -> sha256
+
+    def read_operation(self, answer: str) -> str:
+        """The last task-list operation in a reflection answer (the original's reading)."""
+        found = self.operation_pattern.findall(answer)
+        return found[-1] if found else self.no_operation
 
     def text(self, name: str) -> str:
         """A literal, or a message without holes."""
@@ -206,6 +217,12 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
             for role, const in _CONSTANTS.items()
         }
         reflect_acts = source.constant(INSTRUCTION_FILE, "REFLECT_ACTS")
+        verbs = source.function_constant(_UTILS, _READ_OPERATION, "function_names")
+        pattern = source.message(_UTILS, _READ_OPERATION, (_VERB_ALTERNATION,)).pieces()
+        operation_pattern = re.compile(
+            pattern[0] + "|".join(re.escape(str(v)) for v in verbs) + pattern[1]
+        )
+        no_operation = source.message(_UTILS, _READ_OPERATION, ()).literal
     except OriginalSourceError as exc:
         raise OriginalTextError(str(exc)) from None
     if not (
@@ -221,5 +238,7 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
         literals=literals,
         constants=constants,
         reflect_acts=reflect_acts,
-        files={f: source.files[f] for f in (AGENT_FILE, INSTRUCTION_FILE) if f in source.files},
+        operation_pattern=operation_pattern,
+        no_operation=no_operation,
+        files={f: source.files[f] for f in (AGENT_FILE, INSTRUCTION_FILE, _UTILS)},
     )
