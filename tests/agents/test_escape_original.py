@@ -26,7 +26,6 @@ import pytest
 from escapebench.agents.base import Hint, TurnContext
 from escapebench.agents.escape_original import (
     OriginalEscapeAgent,
-    _call_args,
     same_action,
 )
 from escapebench.engine.env import EscapeGame
@@ -222,17 +221,16 @@ def test_answer_readers_follow_the_original_rules() -> None:
     assert not same_action("No action", "click(box)")
 
 
-def test_proposal_lines_are_read_as_the_original_reads_them() -> None:
-    assert _call_args("- apply(key, red door): Task index 0", "- apply(", two=True) == (
-        "key",
-        "red door",
-    )
-    assert _call_args("- apply(key,  )", "- apply(", two=True) == ("key", " ")
-    assert _call_args("- apply(key)", "- apply(", two=True) is None
-    assert _call_args("  - apply(key, door)", "- apply(", two=True) is None  # indented
-    assert _call_args("- click(box)", "- click(", two=False) == ("box",)
-    assert _call_args("- click(a, b)", "- click(", two=False) is None
-    assert _call_args("- click(a)b, c)", "- click(", two=False) == ("a",)
+def test_proposal_lines_are_read_by_the_checkout_rules() -> None:
+    """The original reads foresight answers with regular expressions: read from the checkout."""
+    _needs_shared()
+    rules = read_original_escape_texts(SOURCE).patterns
+    found = rules["tool_apply"].match("- apply(key, red door): Task index 0")
+    assert found is not None and found.groups() == ("key", "red door")
+    assert rules["tool_apply"].match("- apply(key)") is None
+    assert rules["task_apply"].match("  - apply(key, door)") is None  # indented: never read
+    assert rules["task_click"].match("- click(a, b)") is None
+    assert rules["task_index"].search("Task index 12, the box").group(1) == "12"
 
 
 def test_a_checkout_without_the_texts_is_refused_with_the_file_named(tmp_path: Path) -> None:

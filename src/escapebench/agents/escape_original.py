@@ -40,7 +40,6 @@ flags for them; see ``docs/protocols.md``.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -80,49 +79,6 @@ def same_action(a: str, b: str) -> bool:
     if a.split("(")[0].strip().lower() != b.split("(")[0].strip().lower():
         return False
     return args(a) == args(b)
-
-
-# ------------------------------------------------------------------------- foresight answers
-def _call_args(line: str, prefix: str, two: bool) -> tuple[str, str] | tuple[str] | None:
-    """The arguments of a proposal line that starts with ``prefix`` (``- verb(``).
-
-    Two arguments: the first runs to the first comma (not empty), the second, after any spaces,
-    to the next closing parenthesis (not empty). One argument: text up to a closing parenthesis
-    with no comma before it.
-    """
-    if not line.startswith(prefix):
-        return None
-    rest = line[len(prefix) :]
-    if not two:
-        close = rest.find(")", 1)
-        comma = rest.find(",")
-        if close < 0 or 0 <= comma < close:
-            return None
-        return (rest[:close],)
-    comma = rest.find(",")
-    if comma <= 0:
-        return None
-    after = rest[comma + 1 :]
-    close = after.find(")")
-    if close < 1:
-        return None
-    second = after[:close]
-    stripped = second.lstrip()
-    # Spaces after the comma belong to the separator unless nothing else is left.
-    return rest[:comma], (stripped if stripped else second[-1])
-
-
-def _proposal_lines(response: str) -> list[str]:
-    """The lines of a foresight answer that may hold proposals (after the first "- Actions:")."""
-    pieces = response.split("- Actions:")
-    if len(pieces) > 1:
-        return pieces[1].strip().split("\n")
-    return response.strip().split("\n")
-
-
-def _thought(response: str) -> str:
-    pieces = response.split("- Thought:")
-    return pieces[1].split("- Actions:")[0].strip() if len(pieces) > 1 else ""
 
 
 @dataclass
@@ -343,7 +299,7 @@ class OriginalEscapeAgent(BaseAgent):
             self.proposals = copy.deepcopy(actions)
             log["foresight_tool"] = {
                 "tool": tool,
-                "thought": _thought(response),
+                "thought": self._thought(response),
                 "proposals": actions,
             }
             if actions:
@@ -366,7 +322,7 @@ class OriginalEscapeAgent(BaseAgent):
             self.proposals = actions  # replaces the list, even with no proposal
             log["foresight_task"] = {
                 "task": task.name,
-                "thought": _thought(response),
+                "thought": self._thought(response),
                 "proposals": copy.deepcopy(actions),
             }
             if actions:
@@ -379,25 +335,37 @@ class OriginalEscapeAgent(BaseAgent):
     def _bag_names(self, game: EscapeGame) -> list[str]:
         return [self.world.tool_name(game, t) for t in game.bag]
 
+    def _proposal_lines(self, response: str) -> list[str]:
+        """The lines of a foresight answer that may hold proposals: those between its first
+        and second actions marker (all lines without one)."""
+        pieces = response.split(self._t("actions_marker"))
+        return (pieces[1] if len(pieces) > 1 else response).strip().split("\n")
+
+    def _thought(self, response: str) -> str:
+        marker = self._t("thought_marker")
+        if marker not in response:
+            return ""
+        return response.split(marker)[1].split(self._t("actions_marker"))[0].strip()
+
     def _read_tool_proposals(self, response: str, game: EscapeGame, tool: str) -> list[list[Any]]:
         names = self._bag_names(game)
+        rules = self.texts.patterns
         actions: list[list[Any]] = []
-        for raw in _proposal_lines(response):
+        for raw in self._proposal_lines(response):
             line = raw.strip()
             if not line:
                 continue
-            craft = _call_args(line, "- craft(", two=True)
-            apply = _call_args(line, "- apply(", two=True)
-            if craft is not None:
-                other = craft[1].strip()
+            craft = rules["tool_craft"].match(line)
+            apply = rules["tool_apply"].match(line)
+            if craft:
+                other = craft.group(2).strip()
                 if other not in names:
                     continue
-                action = f"craft({tool}, {other})"
-                actions.append(["craft", action, f"craft {tool} with {other}"])
-            elif apply is not None:
-                target = apply[1]
-                found = re.search(r"Task index (\d+)", line)
-                index = int(found.group(1)) if found else None
+                actions.append(["craft", f"craft({tool}, {other})", f"craft {tool} with {other}"])
+            elif apply:
+                target = apply.group(2)
+                given = rules["task_index"].search(line)
+                index = int(given.group(1)) if given else None
                 for i, task in enumerate(self.tasks):
                     if task.target.strip().lower() == target.strip().lower():
                         index = i
@@ -412,24 +380,25 @@ class OriginalEscapeAgent(BaseAgent):
         self, response: str, game: EscapeGame, target: str, task_index: int
     ) -> list[list[Any]]:
         names = self._bag_names(game)
+        rules = self.texts.patterns
         actions: list[list[Any]] = []
-        for line in _proposal_lines(response):
+        for line in self._proposal_lines(response):
             if not line.strip():
                 continue
-            # BUG kept: the lines are matched as they are, so an indented action line never
-            # matches; only the first one (whose indent the split took off) can.
-            click = _call_args(line, "- click(", two=False)
-            given = _call_args(line, "- input(", two=True)
-            apply = _call_args(line, "- apply(", two=True)
-            if click is not None:
+            # BUG kept: the lines are matched as they are, not stripped, so an indented action
+            # line never matches; only the first one (whose indent the split took off) can.
+            click = rules["task_click"].match(line)
+            given = rules["task_input"].match(line)
+            apply = rules["task_apply"].match(line)
+            if click:
                 actions.append(["click", f"click({target})", f"click {target}", task_index])
-            if given is not None:
-                text = given[0].strip()
+            if given:
+                text = given.group(1).strip()
                 actions.append(
                     ["input", f"input({text}, {target})", f"input {text} to {target}", task_index]
                 )
-            elif apply is not None:
-                tool = apply[0].strip()
+            elif apply:
+                tool = apply.group(1).strip()
                 if tool not in names:
                     continue
                 actions.append(

@@ -117,6 +117,28 @@ _LITERALS: dict[str, tuple[str, int]] = {
     "bag_heading": ("act", 19),
 }
 
+# The rules utils.py reads foresight answers by: the section markers and the patterns of a
+# proposal line (regular expressions, compiled here as data): (function, index, name).
+_READERS: dict[str, tuple[str, int]] = {
+    "thought_marker": ("parse_foresee_tool_response", 0),
+    "actions_marker": ("parse_foresee_tool_response", 1),
+    "tool_craft": ("parse_foresee_tool_response", 8),
+    "tool_apply": ("parse_foresee_tool_response", 9),
+    "task_index": ("parse_foresee_tool_response", 15),
+    "task_input": ("parse_foresee_task_response", 8),
+    "task_apply": ("parse_foresee_task_response", 9),
+    "task_click": ("parse_foresee_task_response", 10),
+}
+_READER_PATTERNS = (
+    "tool_craft",
+    "tool_apply",
+    "task_index",
+    "task_input",
+    "task_apply",
+    "task_click",
+)
+_READER_COUNTS = {"parse_foresee_tool_response": 22, "parse_foresee_task_response": 24}
+
 # How many string literals each of those methods has in the release: a literal added or taken
 # away would shift the places above.
 _LITERAL_COUNTS = {"reflect": 123, "take_action": 37, "forethought": 32, "act": 27}
@@ -143,6 +165,7 @@ class OriginalEscapeTexts:
     literals: dict[str, str]
     constants: dict[str, str]
     reflect_acts: dict[str, list[str]]
+    patterns: dict[str, re.Pattern[str]]  # how foresight answers are read (_READERS)
     operation_pattern: re.Pattern[str]  # a task-list operation call, as the original reads it
     no_operation: str  # what the original reads from an answer without one
     files: dict[str, str] = field(default_factory=dict)  # file name -> sha256
@@ -223,6 +246,29 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
             pattern[0] + "|".join(re.escape(str(v)) for v in verbs) + pattern[1]
         )
         no_operation = source.message(_UTILS, _READ_OPERATION, ()).literal
+        patterns: dict[str, re.Pattern[str]] = {}
+        in_utils: dict[str, list[ast.AST]] = {}
+        for name, (function, index) in _READERS.items():
+            if function not in in_utils:
+                in_utils[function] = _string_literals(source._function(_UTILS, function))
+            nodes = in_utils[function]
+            node = nodes[index] if index < len(nodes) else None
+            if len(nodes) != _READER_COUNTS[function] or not (
+                isinstance(node, ast.Constant) and isinstance(node.value, str)
+            ):
+                raise OriginalTextError(
+                    f"{source.src / _UTILS}: {function} does not have the original release's "
+                    f"rule {name!r} (string literal {index + 1}); {USAGE_HINT}"
+                )
+            if name in _READER_PATTERNS:
+                try:
+                    patterns[name] = re.compile(node.value)
+                except re.error:
+                    raise OriginalTextError(
+                        f"{source.src / _UTILS}: {function}: rule {name!r} is not a pattern"
+                    ) from None
+            else:
+                literals[name] = node.value
     except OriginalSourceError as exc:
         raise OriginalTextError(str(exc)) from None
     if not (
@@ -238,6 +284,7 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
         literals=literals,
         constants=constants,
         reflect_acts=reflect_acts,
+        patterns=patterns,
         operation_pattern=operation_pattern,
         no_operation=no_operation,
         files={f: source.files[f] for f in (AGENT_FILE, INSTRUCTION_FILE, _UTILS)},
