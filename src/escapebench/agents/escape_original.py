@@ -17,7 +17,7 @@ One step, in the original's order:
 2. **Mode**, the first that holds: *help* while the hint system gives a hint (the hint system
    has put the player in the target scene); *try action* while proposals are left (the player is
    teleported to the scene where the task's target was found, except for crafts, and the model is
-   asked to output the proposal: a model call per trial); *force new explore* once after ten
+   asked to output the proposal: a model call per trial); *forced explore* once after ten
    free-explore steps without progress (teleported to a scene not explored yet, or the parent
    scene, with the craft prompt); *free explore* otherwise.
 3. **Action** call (none on the hint system's forced step), answer read by the original parser.
@@ -438,7 +438,7 @@ class OriginalEscapeAgent(BaseAgent):
             self.return_to = None
             position = _hint_position(ctx)
             self._teleport(game, position)
-            mode = "need help"
+            mode = "help"
         elif self.proposals:
             first = self.proposals[0]
             if first[0] != "craft":
@@ -455,7 +455,7 @@ class OriginalEscapeAgent(BaseAgent):
             self.explore_target = None
             self.explore_positions = []
             self.craft_prompt = True
-            mode = "force new explore"
+            mode = "forced explore"
         else:
             self._update_stack(game)
             position = PATH_SEPARATOR.join(self.scene_stack)
@@ -487,7 +487,7 @@ class OriginalEscapeAgent(BaseAgent):
     def _action_prompt(self, ctx: TurnContext, mode: str, position: str, scene_prompt: str) -> str:
         step = ctx.step
         prompt = self.texts.fill("step_frame", str(step), scene_prompt)
-        if mode == "need help":
+        if mode == "help":
             prompt += self.world.helper(position, _hint_action(ctx))
             prompt += self._t("help_closing")
             return prompt
@@ -560,7 +560,7 @@ class OriginalEscapeAgent(BaseAgent):
             reasoning="",
             raw_answer=text,
             mode="help"
-            if mode == "need help"
+            if mode == "help"
             else ("try action" if mode == "try action" else "free explore"),
             calls=calls,
             details={"original_mode": mode, **details},
