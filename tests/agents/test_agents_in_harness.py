@@ -38,14 +38,15 @@ async def test_hint_system_takes_over_when_escape_agent_is_stuck(
     # A model that never makes progress and ignores hints; foresight finds nothing.
     model = RoutedModel(action=act("click(poster)"), reflection=NONE, foresight_tool="- Actions:")
     result = await _play(workshop, EscapeAgent(model), tmp_path, "escape")
-    # 50 steps without progress, then 10 steps in help, then the forced action: 61 per hint.
+    # As the original harness: help after step 50 (no progress since step 0); the 10th step in
+    # help (60) is the forced action; then help after each further 50 steps: 60 per hint.
     assert result.escaped and result.hints_used == 7 and result.forced_steps == 7
-    assert result.hint_steps == [50 + 61 * k for k in range(7)]
-    assert result.total_steps == 427
+    assert result.hint_steps == [51 + 60 * k for k in range(7)]
+    assert result.total_steps == 421
     records = _records(tmp_path)
-    assert records[49]["hint"] is None and records[49]["mode"] != "help"
-    assert records[50]["hint"]["action"] == "click(crowbar)" and records[50]["mode"] == "help"
-    assert records[50]["scene"] == "storeroom"  # put at the target position
+    assert records[50]["hint"] is None and records[50]["mode"] != "help"
+    assert records[51]["hint"]["action"] == "click(crowbar)" and records[51]["mode"] == "help"
+    assert records[51]["scene"] == "storeroom"  # put at the target position
     assert records[60]["hint"]["forced"] and records[60]["action"] == "click(crowbar)"
     # the agent's own record rides along in every step: the task list, the queue, the calls
     assert {"task_list", "try_queue"} <= set(records[10]["agent"])

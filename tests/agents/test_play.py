@@ -135,15 +135,14 @@ def test_unplayable_commands_cost_no_step(command: str, message: str) -> None:
 def test_automatic_hint_after_patience_and_forced_step_after_help_period() -> None:
     defn = tutorial()
     session = PlaySession(defn, hints=HintOptions(patience=3, help_steps=2))
-    for _ in range(3):
+    for _ in range(4):  # help starts after step 3: no progress since step 0
         session.act("move 1")  # pace between two scenes, never progressing
     view = session.view()
     assert view["hint"] is not None and view["hints_used"] == 1
     assert view["scene"] == view["hint"]["scene"]  # put where the hinted action is taken
     first = defn.reference[0].action
     assert view["hint"]["action"] == str(session.game.resolve(first))
-    # Two more idle steps in help; the next one is played for the person.
-    session.act("move 1")
+    # One idle step in help (the 1st); the 2nd is played for the person.
     turns = session.act("move 1")
     assert turns[-1].forced and turns[-1].success
     assert turns[-1].feedback.startswith("The hint system did it for you")

@@ -162,9 +162,9 @@ def test_a_loaded_game_keeps_the_hint_settings_it_was_started_with(
             "--max-steps 4.") in text
     # Only the given settings that differ are named (--max-steps 4 is the game's own).
     assert "Not used: --patience 40, --help-steps 5 from the command line" in text
-    # The second step without progress starts the hint (patience 2, not 40), and after one
-    # step in help the hinted action is played (help steps 1, not 5); the game then reaches
-    # its step limit of 4.
+    # Help starts after step 2, no progress since step 0 (patience 2, not 40), and its first
+    # step is the hinted action played for the person (help steps 1, not 5); the game then
+    # reaches its step limit of 4.
     assert "No progress for a while: the hint system takes you to" in text
     assert "The hint system did it for you" in text
     assert "Stopped after 4 steps with 1 hint" in text

@@ -82,7 +82,9 @@ async def test_max_steps_ends_the_episode_unescaped(mini: GameDefinition, tmp_pa
     stuck = ScriptedChatModel(["click(door)"], cycle=True)
     result = await play_episode(spec(mini, max_steps=20), EchoAgent(model=stuck), tmp_path)
     assert (result.escaped, result.total_steps, result.ended_by) == (False, 20, "max_steps")
-    assert result.hint_steps == [8, 19]  # patience 8; forced at 10 makes progress; 11..18
+    # patience 8: no progress after step 8 since step 0, so help from step 9; forced on its 2nd
+    # step (10), which makes progress; none again after step 18 since step 10: help from 19
+    assert result.hint_steps == [9, 19]
     assert result.early_exit_progress == 0.0
 
 

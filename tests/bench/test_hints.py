@@ -58,10 +58,11 @@ def test_a_player_who_never_progresses_gets_each_hint_after_50_steps_and_a_force
     log = play(mini, stuck)
     starts = [r["step"] for r in log if r["started"]]
     forced = [r["step"] for r in log if r["forced"]]
-    # First hint before step 50 (50 steps without progress: 0..49); 10 help steps (50..59);
-    # the forced step 60 makes progress, so the next stuck period is 61..110, and so on.
-    assert starts == [50, 111, 172, 233, 294, 355]
-    assert forced == [60, 121, 182, 243, 304, 365]
+    # As the original harness: help starts after step 50 (no progress since step 0), so the
+    # first step in help is 51; the 10th step in help (60) is forced and makes progress; after
+    # step 110 there is none since step 60: help from 111, and so on: 60 steps a hint.
+    assert starts == [51, 111, 171, 231, 291, 351]
+    assert forced == [60, 120, 180, 240, 300, 360]
     assert [log[s]["action"] for s in forced] == [
         "click(drawer)",
         "click(knife)",
@@ -74,14 +75,14 @@ def test_a_player_who_never_progresses_gets_each_hint_after_50_steps_and_a_force
     # reference scene (the player is teleported there first).
     assert [log[s]["hint"] for s in starts] == [0, 1, 2, 3, 4, 5]
     assert [log[s]["scene"] for s in forced] == ["study", "study", "hall", "hall", "hall", "hall"]
-    assert len(log) == 366  # the last forced step ends the game
+    assert len(log) == 361  # the last forced step ends the game
     assert sum(r["progressed"] for r in log) == 6
 
 
 def test_thresholds_are_options(mini: GameDefinition) -> None:
     log = play(mini, stuck, HintOptions(patience=5, help_steps=2))
-    assert [r["step"] for r in log if r["started"]] == [5, 13, 21, 29, 37, 45]
-    assert [r["step"] for r in log if r["forced"]] == [7, 15, 23, 31, 39, 47]
+    assert [r["step"] for r in log if r["started"]] == [6, 13, 20, 27, 34, 41]
+    assert [r["step"] for r in log if r["forced"]] == [7, 14, 21, 28, 35, 42]
 
 
 def test_a_hint_followed_by_the_player_ends_without_a_forced_step(mini: GameDefinition) -> None:
@@ -92,8 +93,8 @@ def test_a_hint_followed_by_the_player_ends_without_a_forced_step(mini: GameDefi
 
     log = play(mini, follower)
     assert not any(r["forced"] for r in log)
-    # Hint at 50, done at 53; the next stuck period is 54..103; hint at 104, done at 107...
-    assert [r["step"] for r in log if r["started"]] == [50, 104, 158, 212, 266, 320]
+    # Help from 51, done at 54; none after step 104 since step 54: help from 105, done at 108...
+    assert [r["step"] for r in log if r["started"]] == [51, 105, 159, 213, 267, 321]
     assert [r["completed"] for r in log if r["completed"] is not None] == [0, 1, 2, 3, 4, 5]
 
 
@@ -111,13 +112,15 @@ def test_the_hint_is_the_first_reference_action_not_yet_done_even_if_later_ones_
     log = play(mini, player)
     starts = [r for r in log if r["started"]]
     assert [r["hint"] for r in starts] == [4]
-    # Last progress at step 6; 50 steps without progress: 7..56; hint at 57, forced at 67.
+    # Last progress at step 6; none after step 56 since then: help from 57, forced at 66 (its
+    # 10th step).
     assert starts[0]["step"] == 57
-    assert log[-1]["step"] == 67 and log[-1]["forced"] and log[-1]["action"] == "apply(key, door)"
+    assert log[-1]["step"] == 66 and log[-1]["forced"] and log[-1]["action"] == "apply(key, door)"
 
 
 def test_progress_resets_the_patience_counter(mini: GameDefinition) -> None:
-    # Progress at step 40 (drawer) delays the first hint to step 91.
+    # Progress at step 40 (drawer) delays the first hint to step 91 (none after step 90 since
+    # step 40); the forced step 100 makes progress, so the next is from 151.
     def player(game: EscapeGame, step: int, hint: Hint | None) -> str:
         if step == 39:
             return "move(study)"
@@ -126,7 +129,7 @@ def test_progress_resets_the_patience_counter(mini: GameDefinition) -> None:
         return stuck(game, step, hint)
 
     log = play(mini, player)
-    assert [r["step"] for r in log if r["started"]][:2] == [91, 152]
+    assert [r["step"] for r in log if r["started"]][:2] == [91, 151]
     assert log[91]["hint"] == 1  # the drawer is done: the first hint is the knife
 
 
@@ -138,12 +141,13 @@ def test_a_requested_hint_starts_at_once_and_counts_once(mini: GameDefinition) -
     assert hint is not None and (hint.index, hint.action) == (0, "click(drawer)")
     assert game.scene_name == "study" == hint.scene  # put where the action is taken
     assert policy.request(game) == hint and policy.hints_started == 1  # asked again: same
-    for _ in range(2):  # the help period passes without the player doing it
-        policy.after_step(game, game.step("click(note)"))
-        assert policy.before_step(game) == policy.hint
-    assert policy.forced_action() == "click(drawer)"
+    # This step is the first in help; the player does something else.
+    assert policy.forced_action() is None
+    policy.after_step(game, game.step("click(note)"))
+    assert policy.before_step(game) == policy.hint
+    assert policy.forced_action() == "click(drawer)"  # the 2nd step in help
     outcome = policy.after_step(game, game.step("click(drawer)"))
-    assert outcome.completed == 0 and policy.hint is None and policy.no_progress == 0
+    assert outcome.completed == 0 and policy.hint is None
     assert policy.request(game).index == 1 and policy.hints_started == 2
 
 
@@ -152,6 +156,7 @@ def test_requesting_a_hint_when_the_chain_is_done_gives_none(mini: GameDefinitio
     policy = HintPolicy(mini)
     for effect in policy.effects:
         game.teleport(effect.scene)
+        policy.before_step(game)
         policy.after_step(game, game.step(effect.action))
     assert game.ended and policy.request(game) is None and policy.hints_started == 0
 
@@ -220,7 +225,7 @@ reference:
 """
 
 
-def test_a_forced_action_that_no_longer_applies_is_skipped(tmp_path) -> None:
+def test_a_forced_action_that_no_longer_applies_is_forced_again_every_step(tmp_path) -> None:
     from escapebench.games.loading import load_file
 
     path = tmp_path / "fork.yaml"
@@ -231,11 +236,11 @@ def test_a_forced_action_that_no_longer_applies_is_skipped(tmp_path) -> None:
     def player(game: EscapeGame, step: int, hint: Hint | None) -> str:
         return script[step] if step < len(script) else "click(nothing)"
 
-    log = play(defn, player, HintOptions(patience=3, help_steps=1))
-    # The box was opened another way: "apply(knife, box)" is forced once, fails, and is
-    # skipped; the next hint is the last action, which ends the game.
-    assert [(r["step"], r["hint"]) for r in log if r["started"]] == [(5, 1), (10, 2)]
-    assert [(r["step"], r["action"]) for r in log if r["forced"]] == [
-        (6, "apply(knife, box)"), (11, "click(box)")
-    ]
-    assert log[-1]["step"] == 11
+    log = play(defn, player, HintOptions(patience=3, help_steps=1), max_steps=30)
+    # The box was opened another way (its input is no reference action, so nothing is
+    # matched): help from step 5, and as in the original harness "apply(knife, box)" is
+    # forced on every step in help from the first (help_steps 1), fails, and never ends it.
+    assert [(r["step"], r["hint"]) for r in log if r["started"]] == [(5, 1)]
+    assert [r["step"] for r in log if r["forced"]] == list(range(5, 30))
+    assert {r["action"] for r in log if r["forced"]} == {"apply(knife, box)"}
+    assert not any(r["progressed"] for r in log[5:])

@@ -195,15 +195,17 @@ async def test_hints_through_the_harness_with_a_model_that_never_progresses(
            (tmp_path / "episodes" / "mini__base__fake-model__r0" / "steps.jsonl").open()]
     starts = [r["step"] for r in log if r["hint"] and r["hint"]["steps_in_help"] == 0]
     forced = [r["step"] for r in log if r["hint"] and r["hint"]["forced"]]
-    assert starts == [50, 111, 172, 233, 294, 355]
-    assert forced == [60, 121, 182, 243, 304, 365]
+    # as the original harness: help after step 50 (no progress since step 0), forced on the
+    # 10th step in help; 60 steps a hint
+    assert starts == [51, 111, 171, 231, 291, 351]
+    assert forced == [60, 120, 180, 240, 300, 360]
     assert [log[s]["action"] for s in forced] == [
         "click(drawer)", "click(knife)", "apply(knife, box)", "click(key)",
         "apply(key, door)", "input(42, door)",
     ]
-    assert requests == 366 - 6  # forced steps ask no model
+    assert requests == 361 - 6  # forced steps ask no model
     (row,) = result_rows(tmp_path)
-    assert row["escaped"] == "True" and row["total_steps"] == "366"
+    assert row["escaped"] == "True" and row["total_steps"] == "361"
     assert row["hints_used"] == "6" and row["early_exit_progress"] == "0.0"
     assert (row["tool_hints"], row["tool_hint_share"]) == ("2", "1.0")
     assert (row["key_step_hints"], row["key_step_hint_share"]) == ("4", "1.0")

@@ -1,11 +1,12 @@
 """BaseAgent: the paper's baseline (section 4.1, appendix C.1).
 
 Each step it shows the model the system prompt, the working memory of the last N steps
-(position, action, response), the current position (the path from the start scene) and
-observation, the hint when the hint system gives one, and a chain-of-thought instruction;
-the action is read from the answer with the engine's forgiving parser. An answer without a
-readable action is played as it is, so the engine answers with its own feedback (a malformed
-answer is a wasted step, never a crash).
+(position, action, response; left out during help), the current position and observation,
+the hint when the hint system gives one, and the closing instruction. Every text, and how the
+action is read from the answer, is the protocol's (``ctx.protocol``: ``original`` or
+``escapebench``, see :mod:`escapebench.protocols`). An answer without a readable action is
+played as it is, so the protocol answers with its own feedback (a malformed answer is a wasted
+step, never a crash).
 """
 
 from __future__ import annotations
@@ -18,14 +19,28 @@ from escapebench.agents import prompts
 from escapebench.agents.answer_parsing import parse_action_answer
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.agents.plain_data import as_plain
-from escapebench.engine.actions import parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, Completion, Message, SamplingSettings
+from escapebench.protocols.base import HintView, HistoryStep, Protocol
+from escapebench.protocols.escapebench import NO_ACTION_READ, EscapebenchProtocol
 
 DEFAULT_MEMORY = 10  # steps of working memory (paper section 5.1)
 
-# Shown as "Your action" for a step whose answer held no readable action.
-NO_ACTION_READ = "(no action could be read from your answer)"
+__all__ = ["NO_ACTION_READ", "BaseAgent", "call_record", "hint_position", "protocol_of"]
+
+_ESCAPEBENCH = EscapebenchProtocol()
+
+
+def protocol_of(ctx: TurnContext) -> Protocol:
+    """The protocol of this turn (the escapebench protocol when the harness names none)."""
+    return ctx.protocol or _ESCAPEBENCH
+
+
+def hint_view(ctx: TurnContext) -> HintView | None:
+    """The hint of this turn as the protocol shows it."""
+    if ctx.hint_view is not None or ctx.hint is None:
+        return ctx.hint_view
+    return HintView(hint_position(ctx), ctx.hint.action, ctx.hint.steps_in_help)
 
 
 def call_record(kind: str, completion: Completion) -> ModelCallRecord:
@@ -72,7 +87,7 @@ class BaseAgent(Agent):
         self.model = model
         self.memory_size = memory
         self.sampling = sampling or SamplingSettings()
-        self.memory: deque[prompts.MemoryStep] = deque(maxlen=memory)
+        self.memory: deque[HistoryStep] = deque(maxlen=memory)
 
     # ----------------------------------------------------------------- contract
     def settings(self) -> dict[str, Any]:
@@ -82,7 +97,7 @@ class BaseAgent(Agent):
             "model": self.model.name,
             "memory": self.memory_size,
             "sampling": asdict(self.sampling),
-            "prompt_version": prompts.PROMPT_VERSION,
+            "prompt_version": prompts.PROMPT_VERSION,  # (the protocol is recorded by the run)
         }
 
     def reset(self, game: EscapeGame) -> None:
@@ -108,32 +123,32 @@ class BaseAgent(Agent):
         """Load working memory saved by :meth:`snapshot`."""
         self.memory.clear()
         for m in data.get("memory", []):
-            self.memory.append(prompts.MemoryStep(**m))
+            if "feedback" in m:  # a checkpoint of an earlier version: 1-based steps
+                m = {"step": m["step"] - 1, "position": m["position"], "action": m["action"],
+                     "response": m["feedback"]}
+            self.memory.append(HistoryStep(**m))
 
     # ----------------------------------------------------------------- helpers
     def remember(self, ctx: TurnContext, result: StepResult) -> None:
         """Add one step to working memory (the oldest falls out past ``memory`` steps)."""
         if self.memory_size == 0:
             return
-        played = result.action.strip()
-        action = played if parse_call(played) is not None else NO_ACTION_READ
-        self.memory.append(
-            prompts.MemoryStep(ctx.step + 1, ctx.position, action, result.feedback)
-        )
+        action = protocol_of(ctx).shown_action(result.action, result)
+        self.memory.append(HistoryStep(ctx.step, ctx.position, action, result.feedback))
 
     def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:
         """Agent-specific parts of the action prompt (none for the BaseAgent)."""
         return []
 
     def action_messages(self, ctx: TurnContext) -> list[Message]:
-        """The messages of the action call for this turn."""
-        hint = prompts.format_hint(hint_position(ctx), ctx.hint.action) if ctx.hint else None
-        return prompts.action_messages(
-            observation=ctx.game.observation(),
+        """The messages of the action call for this turn (history left out during help)."""
+        return protocol_of(ctx).action_messages(
+            step=ctx.step,
             position=ctx.position,
+            observation=ctx.observation if ctx.observation is not None else ctx.game.observation(),
             history=list(self.memory),
+            hint=hint_view(ctx),
             extra_blocks=self.extra_prompt_blocks(ctx),
-            hint=hint,
         )
 
     async def ask(self, kind: str, messages: list[Message]) -> tuple[str, ModelCallRecord]:
@@ -146,12 +161,11 @@ class BaseAgent(Agent):
     ) -> Decision:
         """Ask the model for an action; ``calls`` are earlier calls of this turn to record."""
         text, record = await self.ask("action", self.action_messages(ctx))
-        parsed = parse_action_answer(text)
         all_calls = [*(calls or []), record]
         return Decision(
-            # No readable call: play the answer itself so that the engine gives feedback.
-            action=parsed.action if parsed.action is not None else text,
-            reasoning=parsed.thought,
+            # No readable call: the answer as the protocol plays it (its own feedback).
+            action=protocol_of(ctx).extract_action(text),
+            reasoning=parse_action_answer(text).thought,
             raw_answer=text,
             mode="help" if ctx.hint else "free explore",
             calls=all_calls,

@@ -346,10 +346,17 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                 say(render(session))
             else:
                 before = session.hint_info()
+                announced = None if before is None else before["index"]
                 for turn in session.act(command):
+                    shown = session.records[turn.step].get("hint")
+                    if turn.forced and shown and shown["index"] != announced:
+                        # help began with its forced step (--help-steps 1): say so first
+                        say("No progress for a while: the hint system takes you to "
+                            f"{shown['scene']}.")
+                        announced = shown["index"]
                     say(turn.feedback)
                 hint = session.hint_info()
-                if hint is not None and (before is None or before["index"] != hint["index"]):
+                if hint is not None and hint["index"] != announced:
                     say(f"No progress for a while: the hint system takes you to {hint['scene']}.")
                 if not session.ended:
                     say(render(session))

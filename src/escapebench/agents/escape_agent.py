@@ -267,6 +267,7 @@ class EscapeAgent(BaseAgent):
             # the harness replays the teleport when it resumes the episode.
             details["teleported_to"] = game.scene_name
             ctx = replace(ctx, position=position_of(game))
+            details["position"] = ctx.position
         self.acted_position = ctx.position
         if decision is None:
             decision = await self.model_action(ctx, calls)

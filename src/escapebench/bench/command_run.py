@@ -106,6 +106,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="steps without progress before a hint")
     g.add_argument("--help-steps", type=int, default=DEFAULT_HELP_STEPS,
                    help="steps in help before the hinted action is played for the agent")
+    g.add_argument("--protocol", default=None, choices=("original", "escapebench"),
+                   help="what the model reads: the original harness's texts (read from the "
+                   "original checkout) or ours (default: original for games of an original "
+                   "checkout, escapebench otherwise)")
+    g.add_argument("--original-source", type=Path, default=None, metavar="DIR",
+                   help="the original EscapeBench checkout (or its src folder) for "
+                   "--protocol original (default: found from the games folder CHECKOUT/data)")
     g.add_argument("--shard", default=None, metavar="I/N",
                    help="play only the I-th of N deterministic slices of the episodes")
     r = parser.add_argument_group("running")
@@ -151,6 +158,8 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         fsync=not args.no_fsync,
         quiet=args.quiet,
         command_line=["escapebench", *sys.argv[1:]],
+        protocol=args.protocol,
+        original_source=args.original_source,
     )
 
 

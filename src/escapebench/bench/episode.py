@@ -47,9 +47,10 @@ from escapebench.bench.records import (
     read_step_log,
     step_record,
 )
-from escapebench.engine.actions import extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.protocols.base import HintView, Protocol, Session
+from escapebench.protocols.escapebench import EscapebenchProtocol, play_text, position_text
 
 __all__ = [  # the log's names are re-exported: callers know them from here
     "DEFAULT_MAX_STEPS",
@@ -84,6 +85,7 @@ class EpisodeSpec:
     hints: HintOptions = HintOptions()
     prompt_version: str = ""
     player: str = "agent"
+    protocol: str = "escapebench"  # the protocol's name/version, recorded with the result
 
 
 @dataclass(frozen=True)
@@ -101,21 +103,9 @@ class StepProgress:
 ProgressCallback = Callable[[StepProgress], None]
 
 
-def position_text(game: EscapeGame) -> str:
-    """The player's position as the paper shows it: the path of scenes from the first one."""
-    scene = game.scene_name
-    path = game.path_to(scene) or game.path_to(scene, only_visible=False) or [scene]
-    return " -> ".join(path)
-
-
 def _play_action(game: EscapeGame, text: str) -> StepResult:
-    """Play an agent's action: a canonical call, or free text holding one (the last one)."""
-    call = parse_call(text) or extract_call(text)
-    if call is None:
-        # Not an action at all: the engine's error result is the feedback the agent gets.
-        result = game.step(text)
-        return StepResult("", result.success, result.error, result.feedback)
-    return game.step(call)
+    """Play an agent's action under the escapebench protocol (kept for callers of old)."""
+    return play_text(game, text)
 
 
 class Episode:
@@ -130,8 +120,11 @@ class Episode:
         effects: tuple[ReferenceEffect, ...] | None = None,
         on_step: ProgressCallback | None = None,
         fsync: bool = True,
+        protocol: Protocol | None = None,
     ) -> None:
         self.spec = spec
+        self.protocol = protocol or EscapebenchProtocol()
+        self.session: Session = self.protocol.session(spec.defn)
         self.agent = agent
         self.folder = folder
         self.on_step = on_step
@@ -158,10 +151,12 @@ class Episode:
         for k, rec in enumerate(records):
             if rec.get("step") != k:
                 raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.get('step')!r}")
-            policy.before_step(game)
+            hint = policy.before_step(game)
+            self.session.begin_step(game, self._hint_view(hint))
             teleported = (rec.get("agent") or {}).get("teleported_to")
             if teleported:
-                game.teleport(str(teleported))  # the agent's own move (original EscapeAgent)
+                game.teleport(str(teleported))  # the agent's own move (Try Action, exploring)
+                policy.scene = game.scene_name
             if rec.get("scene") != game.scene_name:
                 raise EpisodeLogError(
                     f"{where}: step {k} was taken in {rec.get('scene')!r} but replays in "
@@ -171,7 +166,7 @@ class Episode:
                 # An error changes nothing in the engine; no need to play it again.
                 result = StepResult(str(rec.get("action", "")), False, True, "")
             else:
-                result = game.step(str(rec["action"]))
+                result = self.session.play(game, str(rec["action"]))
             if (game.key_steps, game.tools_collected) != (
                 rec.get("key_steps"),
                 rec.get("tools_collected"),
@@ -214,6 +209,7 @@ class Episode:
             prompt_version=self.spec.prompt_version,
             max_steps=self.spec.max_steps,
             player=self.spec.player,
+            protocol=self.spec.protocol,
         )
         write_result_json(self.result_path, result)
         log.remove_checkpoints()
@@ -222,11 +218,16 @@ class Episode:
 
     async def _play_step(self, log: EpisodeLog) -> None:
         started = time.perf_counter()
-        game, policy, agent = self.game, self.policy, self.agent
+        game, policy, agent, session = self.game, self.policy, self.agent, self.session
         hint = policy.before_step(game)
         forced = policy.forced_action()
-        ctx = TurnContext(game, self.step, position_text(game), hint)
-        scene, observation = game.scene_name, game.observation()
+        view = self._hint_view(hint)
+        position = session.begin_step(game, view)
+        scene, observation = game.scene_name, session.observation(game)
+        ctx = TurnContext(
+            game, self.step, position, hint,
+            protocol=self.protocol, observation=observation, hint_view=view,
+        )
         if forced is not None:
             decision = await agent.forced_turn(ctx, forced) or Decision(
                 forced, reasoning=FORCED_REASONING, mode="help"
@@ -234,9 +235,10 @@ class Episode:
         else:
             decision = await agent.decide(ctx)
         if decision.details.get("teleported_to"):
-            # The agent moved itself (the original EscapeAgent's Try Action and exploring).
-            scene, observation = game.scene_name, game.observation()
-        result = _play_action(game, decision.action)
+            # The agent moved itself (Try Action, exploring): its action is made there.
+            scene, observation = game.scene_name, session.observation(game)
+            policy.scene = game.scene_name
+        result = session.play(game, decision.action)
         details = dict(decision.details)
         details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
         follow_up = await agent.after_step(ctx, decision, result)
@@ -246,7 +248,8 @@ class Episode:
         agent_state, agent_state_hash = encode_agent_state(agent.snapshot())
         record = step_record(
             step=self.step,
-            position=ctx.position,
+            position=str(details.get("position") or ctx.position),  # an agent's own, if it has
+            # one (the original EscapeAgent keeps its own scene stack)
             scene=scene,
             observation=observation,
             decision=decision,
@@ -264,6 +267,9 @@ class Episode:
         self.metrics.add(record)
         self.step += 1
         self._report()
+
+    def _hint_view(self, hint: Any) -> HintView | None:
+        return None if hint is None else self.session.reference_hint(hint.index, hint.steps_in_help)
 
     def _report(self, done: bool = False) -> None:
         if self.on_step is not None:
@@ -287,7 +293,10 @@ async def play_episode(
     effects: tuple[ReferenceEffect, ...] | None = None,
     on_step: ProgressCallback | None = None,
     fsync: bool = True,
+    protocol: Protocol | None = None,
 ) -> EpisodeResult:
     """Play ``spec`` with ``agent``, logging to ``folder``; resume if a log is there."""
-    episode = Episode(spec, agent, folder, effects=effects, on_step=on_step, fsync=fsync)
+    episode = Episode(
+        spec, agent, folder, effects=effects, on_step=on_step, fsync=fsync, protocol=protocol
+    )
     return await episode.run()

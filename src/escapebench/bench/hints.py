@@ -1,39 +1,25 @@
-"""The hint system of the paper (appendix D.1, section 5.1), shared by the harness and human play.
+"""The hint system of the original harness (appendix D.1, section 5.1), shared by the harness
+and human play; the same in both protocols.
 
-Rules:
+Rules (those of the original ``BaseAgent.run``):
 
-* progress is a new key step or a newly collected tool;
-* after ``patience`` (50) consecutive steps without progress the player gets a hint: it is put
-  (teleported) in the scene of the target action and told the action;
-* the hint stays until that action is done; once the player has spent ``help_steps`` (10)
-  steps in help, the next step is *forced*: the target action is played for it, in the target
-  scene;
-* the hint is always the first action of the reference chain that the player has not yet
-  completed, even if later actions of the chain are already done.
-
-**When is a reference action "completed"?** Not by comparing action strings: the player may
-reach the same effect another way (a tool picked up in another order, a multi-wait transition
-whose waits came in another order). Instead the reference chain is replayed once, on a shadow
-game, as the hint system would play it (teleport, then act), and the *effect* of every
-reference action is recorded: the key steps it counts (the engine's ``counted`` wait keys)
-and the tools it collects. A reference action is completed once all of its effects hold in the
-live game. Both are monotone (key steps and collected tools are never lost), so completion is
-a pure function of the engine state, never undone, and the pointer to the first uncompleted
-action only moves forward. Resuming therefore needs only the engine state plus a few counters.
-
-Two fallbacks keep any game playable:
-
-* a reference action with no effect in the shadow replay (an author's no-op click, a broken
-  reference) counts as completed once the player performs that exact canonical action
-  successfully;
-* a forced action that does not complete its target (the player took another route and the
-  reference action no longer applies) marks the target *skipped*, so the system never forces
-  the same impossible action forever.
+* progress after a step is key steps + tools collected;
+* help starts after step ``i`` when ``i >= patience`` and the progress after step ``i`` equals
+  the progress after step ``i - patience`` (and a reference action is left);
+* before every step in help the player is put (teleported) in the scene of the target action;
+  the prompt shows the hint and no history;
+* on the ``help_steps``-th step in help (default 10: nine model calls, then this one) the target
+  action is played for the player, without a model call, and again on every later step until
+  it is done;
+* the target is the first reference action not yet matched. After a step that made progress,
+  the first remaining reference action that is *the same action* (same verb and arguments, any
+  letter case; a craft's two tools in either order) taken *in the same scene* (any scene for a
+  craft) is matched and taken off the list; when it is the target, help ends.
 
 This module is pure logic over :class:`~escapebench.engine.env.EscapeGame`: no I/O, no model.
 Typical use, one step::
 
-    hint = policy.before_step(game)          # may start a hint and teleport
+    hint = policy.before_step(game)          # may teleport (during help)
     action = policy.forced_action() or ask_the_player(hint)
     result = game.step(action)
     policy.after_step(game, result)
@@ -49,10 +35,9 @@ from escapebench.engine.env import _IN_SCENE as TOOL_IN_SCENE
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 
-HINT_STATE_VERSION = 1
+HINT_STATE_VERSION = 2
 DEFAULT_PATIENCE = 50
 DEFAULT_HELP_STEPS = 10
-
 HintKind = Literal["tool", "key_step"]
 CountedKey = tuple[int, int, int, int, int]
 
@@ -64,7 +49,7 @@ class HintOptions:
     patience: int = DEFAULT_PATIENCE
     """Consecutive steps without progress after which a hint starts."""
     help_steps: int = DEFAULT_HELP_STEPS
-    """Steps the player may take in help before the target action is forced."""
+    """The step in help (counted from 1) on which the target action is played for the player."""
 
     def __post_init__(self) -> None:
         if self.patience < 0 or self.help_steps < 0:
@@ -142,8 +127,25 @@ class HintOutcome:
     """What a step did to the hint system (for logs)."""
 
     completed: int | None = None  # reference index of the hint that was completed
-    skipped: int | None = None  # reference index of a forced hint that did not complete
+    skipped: int | None = None  # (kept for old logs: the original never skips a hint)
     progressed: bool = False
+
+
+def same_action(a: str, b: str) -> bool:
+    """Whether two action strings are the same action, as the original's hint system decides:
+    the verb and the arguments equal in any letter case (spaces around them aside); two
+    crafts name the same two tools in any order."""
+    if "(" not in a or "(" not in b:
+        return False
+
+    def args(text: str) -> list[str]:
+        return [x.strip() for x in text.split("(")[1].split(")")[0].strip().lower().split(",")]
+
+    if a.startswith("craft") and b.startswith("craft"):
+        return set(args(a)) == set(args(b))
+    if a.split("(")[0].strip().lower() != b.split("(")[0].strip().lower():
+        return False
+    return args(a) == args(b)
 
 
 class HintPolicy:
@@ -164,151 +166,138 @@ class HintPolicy:
         self.defn = defn
         self.options = options or HintOptions()
         self.effects = effects if effects is not None else reference_effects(defn)
-        # Fallback tracking for reference actions the engine state cannot show as done.
-        self._untrackable: dict[str, list[int]] = {}
-        for e in self.effects:
-            if not e.trackable:
-                self._untrackable.setdefault(e.action, []).append(e.index)
-        self.no_progress = 0
-        """Consecutive steps without progress (reset by progress and when a hint ends)."""
-        self.pointer = 0
-        """Index of the first reference action not yet completed."""
-        self.active: int | None = None
-        """Reference index of the hint in force, or None."""
+        self.remaining: list[int] = list(range(len(defn.reference)))
+        """Reference actions not yet matched, in order; the first is the next hint."""
+        self.active = False
+        """Whether the player is in help."""
         self.steps_in_help = 0
-        """Steps taken since the active hint started."""
+        """The step in help the player is at (1 on the first), 0 outside help."""
         self.hints_started = 0
-        self.skipped: list[int] = []
-        self.done_by_action: list[int] = []
+        self.steps = 0
+        """Steps taken."""
+        self.window: list[int] = []
+        """Progress (key steps + tools) after each of the last ``patience + 1`` steps."""
+        self.scene = ""
+        """The scene of the step being taken (where its action is made)."""
 
     # ------------------------------------------------------------------ queries
-    def completed(self, game: EscapeGame, index: int) -> bool:
-        """Whether reference action ``index`` counts as done in ``game``."""
-        e = self.effects[index]
-        if index in self.skipped or index in self.done_by_action:
-            return True
-        if not e.trackable:
-            return False
-        counted = game.counted
-        if any(key not in counted for key in e.counted):
-            return False
-        where = game.tool_where
-        return all(where[t] != TOOL_IN_SCENE for t in e.collected)
+    @property
+    def target(self) -> int | None:
+        """Reference index of the hint in force, or None."""
+        return self.remaining[0] if self.active and self.remaining else None
+
+    @property
+    def pointer(self) -> int:
+        """Index of the first reference action not yet matched (the length when none is left)."""
+        return self.remaining[0] if self.remaining else len(self.effects)
 
     @property
     def hint(self) -> Hint | None:
-        """The hint in force, as the player sees it."""
-        if self.active is None:
+        """The hint in force, as the player sees it (``steps_in_help`` counted from 0)."""
+        index = self.target
+        if index is None:
             return None
-        e = self.effects[self.active]
-        return Hint(e.action, e.scene, e.index, self.steps_in_help)
+        ref = self.defn.reference[index]
+        return Hint(ref.action, ref.scene, index, max(self.steps_in_help - 1, 0))
 
     def forced_action(self) -> str | None:
         """The action to play for the player at this step, when its help period is over."""
-        if self.active is None or self.steps_in_help < self.options.help_steps:
+        index = self.target
+        if index is None or self.steps_in_help < max(self.options.help_steps, 1):
             return None
-        return self.effects[self.active].action
+        return self.defn.reference[index].action
 
     # ------------------------------------------------------------------ the step
     def before_step(self, game: EscapeGame) -> Hint | None:
-        """Start a hint if patience has run out; return the hint in force (or None).
-
-        Teleports the player to the target scene when a hint starts and again before a forced
-        step (the player may have walked away during the help period).
-        """
-        self._advance(game)
-        if self.active is None and self.no_progress >= self.options.patience:
-            self._start(game)
-        elif self.forced_action() is not None:
-            assert self.active is not None
-            self._teleport(game, self.effects[self.active].scene)
+        """Count the step in help and put the player in the target scene (during help);
+        return the hint in force (or None)."""
+        if self.target is not None:
+            self.steps_in_help += 1
+            self._teleport(game)
+        else:
+            self.steps_in_help = 0
+        self.scene = game.scene_name
         return self.hint
 
     def request(self, game: EscapeGame) -> Hint | None:
-        """Start the next hint now, without waiting for patience to run out (a person asking
-        for help); it counts as a hint like any other. Call it before a step, in place of
-        :meth:`before_step`'s own timing. Returns the hint in force: the one already in force
-        if there is one (not counted again), None when the reference chain is done."""
-        self._advance(game)
-        if self.active is None:
-            self._start(game)
+        """Start help now, without waiting for patience to run out (a person asking for help),
+        after :meth:`before_step` of this step; this step is the first in help and the hint
+        counts like any other. Returns the hint in force (the one already in force if there is
+        one), None when the reference chain is done."""
+        if self.target is None and self.remaining:
+            self.active = True
+            self.hints_started += 1
+            self.steps_in_help = 1
+            self._teleport(game)
+            self.scene = game.scene_name
         return self.hint
-
-    def _start(self, game: EscapeGame) -> None:
-        """Start the hint on the first uncompleted reference action (if any is left) and put
-        the player in its scene."""
-        if self.pointer >= len(self.effects):
-            return
-        self.active = self.pointer
-        self.steps_in_help = 0
-        self.hints_started += 1
-        self._teleport(game, self.effects[self.active].scene)
 
     def after_step(self, game: EscapeGame, result: StepResult) -> HintOutcome:
         """Update the counters with the outcome of the step just played."""
-        progressed = result.progressed
-        self.no_progress = 0 if progressed else self.no_progress + 1
-        if result.success and result.action in self._untrackable:
-            for index in self._untrackable[result.action]:
-                if index not in self.done_by_action:
-                    self.done_by_action.append(index)
+        progress = game.key_steps + game.tools_collected
+        before = self.window[-1] if self.window else 0
+        progressed = progress > before
         outcome = HintOutcome(progressed=progressed)
-        if self.active is not None:
-            was_forced = self.steps_in_help >= self.options.help_steps
-            self.steps_in_help += 1
-            index = self.active
-            if self.completed(game, index):
-                outcome = HintOutcome(completed=index, progressed=progressed)
-                self._end_hint()
-            elif was_forced:
-                self.skipped.append(index)
-                outcome = HintOutcome(skipped=index, progressed=progressed)
-                self._end_hint()
-        self._advance(game)
+        if progressed:
+            action = result.action
+            for index in self.remaining:
+                ref = self.defn.reference[index]
+                if same_action(ref.action, action) and (
+                    ref.scene.lower() == self.scene.lower() or "craft(" in action
+                ):
+                    if self.target == index:
+                        self.active = False
+                        outcome = HintOutcome(completed=index, progressed=True)
+                    self.remaining.remove(index)
+                    break
+        self.window.append(progress)
+        patience = self.options.patience
+        del self.window[: max(len(self.window) - patience - 1, 0)]
+        step = self.steps
+        self.steps += 1
+        if (
+            not self.active
+            and step >= patience
+            and self.window[-1] == self.window[-1 - patience]
+            and self.remaining
+        ):
+            self.active = True
+            self.hints_started += 1
         return outcome
 
-    def _end_hint(self) -> None:
-        self.active = None
-        self.steps_in_help = 0
-        self.no_progress = 0  # a hint ends a stuck period: the count starts again
-
-    def _advance(self, game: EscapeGame) -> None:
-        n = len(self.effects)
-        while self.pointer < n and self.completed(game, self.pointer):
-            self.pointer += 1
-
-    @staticmethod
-    def _teleport(game: EscapeGame, scene: str) -> None:
-        if scene in game.defn.scene_index:
-            game.teleport(scene)
+    def _teleport(self, game: EscapeGame) -> None:
+        index = self.target
+        if index is not None:
+            scene = self.defn.reference[index].scene
+            if scene in game.defn.scene_index:
+                game.teleport(scene)
 
     # ------------------------------------------------------------------ state
     def snapshot(self) -> dict[str, Any]:
         """The policy's state as plain JSON-able data."""
         return {
             "v": HINT_STATE_VERSION,
-            "no_progress": self.no_progress,
-            "pointer": self.pointer,
+            "remaining": list(self.remaining),
             "active": self.active,
             "steps_in_help": self.steps_in_help,
             "hints_started": self.hints_started,
-            "skipped": list(self.skipped),
-            "done_by_action": list(self.done_by_action),
+            "steps": self.steps,
+            "window": list(self.window),
+            "scene": self.scene,
         }
 
     def restore(self, data: dict[str, Any]) -> None:
         """Load a state made by :meth:`snapshot` for the same setting."""
         if data.get("v") != HINT_STATE_VERSION:
             raise ValueError(f"unsupported hint state version {data.get('v')!r}")
-        n = len(self.effects)
-        active = data.get("active")
-        pointer = int(data["pointer"])
-        if not 0 <= pointer <= n or (active is not None and not 0 <= int(active) < n):
+        n = len(self.defn.reference)
+        remaining = [int(x) for x in data["remaining"]]
+        if any(not 0 <= x < n for x in remaining):
             raise ValueError("hint state does not fit this game's reference chain")
-        self.no_progress = int(data["no_progress"])
-        self.pointer = pointer
-        self.active = None if active is None else int(active)
+        self.remaining = remaining
+        self.active = bool(data["active"])
         self.steps_in_help = int(data["steps_in_help"])
         self.hints_started = int(data["hints_started"])
-        self.skipped = [int(x) for x in data.get("skipped", [])]
-        self.done_by_action = [int(x) for x in data.get("done_by_action", [])]
+        self.steps = int(data["steps"])
+        self.window = [int(x) for x in data["window"]]
+        self.scene = str(data.get("scene", ""))

@@ -58,6 +58,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "retries",
     "wall_time_s",
     "prompt_version",
+    "protocol",
 )
 
 #: Columns that describe the transport or the clock, not the play: they may differ between
@@ -121,6 +122,8 @@ class EpisodeResult:
     retries: int = 0
     wall_time_s: float = 0.0
     prompt_version: str = ""
+    protocol: str = ""
+    """The protocol's name/version (what the model read); "" in results of before protocols."""
     max_steps: int = 0
     hints_by_action: dict[str, int] = field(default_factory=dict)
     """Key-step hints per verb (figure 5's numerators)."""
@@ -254,6 +257,7 @@ class EpisodeMetrics:
         prompt_version: str,
         max_steps: int,
         player: str = "agent",
+        protocol: str = "",
     ) -> EpisodeResult:
         """The finished episode's result."""
         d = self.defn
@@ -306,6 +310,7 @@ class EpisodeMetrics:
             retries=self.retries,
             wall_time_s=round(self.wall_s, 6),
             prompt_version=prompt_version,
+            protocol=protocol,
             max_steps=max_steps,
             hints_by_action=by_verb,
             key_steps_by_action=_reference_key_steps_by_verb(self.effects),

@@ -68,6 +68,7 @@ from escapebench.bench.records import (
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.observation import OBSERVATION_VERSION
 from escapebench.llm.base import ChatModel, ModelUnavailableError, SamplingSettings
+from escapebench.protocols.base import Protocol
 
 RUN_FORMAT = 1
 FINGERPRINT_KEYS: tuple[str, ...] = (
@@ -81,6 +82,7 @@ FINGERPRINT_KEYS: tuple[str, ...] = (
     "sampling",
     "hints",
     "max_steps",
+    "protocol",
 )
 """Keys of ``run.json`` that decide results: folders must agree on them to be combined."""
 
@@ -146,6 +148,8 @@ class RunSettings:
     fsync: bool = True
     quiet: bool = False
     command_line: list[str] = field(default_factory=list)
+    protocol: str | None = None  # None: original for games of an original checkout
+    original_source: Path | None = None  # the original checkout (or its src folder)
 
     @property
     def needs_model(self) -> bool:
@@ -348,6 +352,7 @@ class RunPlan:
     model_name: str
     fingerprint: dict[str, Any]
     games: list[dict[str, Any]]
+    protocol: Protocol | None = None
 
 
 def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
@@ -407,6 +412,7 @@ def plan_run(
             )
         by_setting[d.setting] = d
     refuse_broken_games(definitions)
+    protocol = protocol_for(settings)
     specs = [
         EpisodeSpec(
             episode_id=episode_id(d.setting, label, model_name, r),
@@ -417,6 +423,7 @@ def plan_run(
             max_steps=settings.max_steps,
             hints=HintOptions(settings.patience, settings.help_steps),
             prompt_version=str(agent_settings.get("prompt_version", "")),
+            protocol=protocol.label,
         )
         for d in definitions
         for r in range(settings.repeats)
@@ -436,10 +443,30 @@ def plan_run(
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
         seed=settings.seed,
+        protocol=protocol_record(protocol),
     )
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
-    return RunPlan(settings, out, specs, by_setting, effects, model_name, fingerprint, games)
+    return RunPlan(
+        settings, out, specs, by_setting, effects, model_name, fingerprint, games, protocol
+    )
+
+
+def protocol_for(settings: RunSettings) -> Protocol:
+    """The run's protocol (``--protocol``; by default ``original`` for games of an original
+    checkout), or :class:`RunConfigError` in one line saying what to pass."""
+    from escapebench.protocols import OriginalSourceError, make_protocol
+
+    try:
+        return make_protocol(settings.protocol, settings.games, settings.original_source)
+    except (OriginalSourceError, ValueError) as exc:
+        raise RunConfigError(str(exc)) from None
+
+
+def protocol_record(protocol: Protocol) -> dict[str, Any]:
+    """What decides results of a protocol (its name, version and the sha256 of the files its
+    texts come from), for the fingerprint; where the files were is not in it."""
+    return {k: v for k, v in protocol.record().items() if k != "source"}
 
 
 def run_fingerprint(
@@ -453,6 +480,7 @@ def run_fingerprint(
     temperature: float | None = None,
     max_tokens: int | None = None,
     seed: int | None = None,
+    protocol: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The keys of ``run.json`` that decide results (:data:`FINGERPRINT_KEYS`), for the harness
     and for human play: two folders can be combined only if these are equal.
@@ -471,9 +499,16 @@ def run_fingerprint(
         "sampling": {"temperature": temperature, "max_tokens": max_tokens, "seed": seed},
         "hints": {"patience": hints.patience, "help_steps": hints.help_steps},
         "max_steps": max_steps,
+        "protocol": protocol or _escapebench_record(),
     }
     assert tuple(fingerprint) == FINGERPRINT_KEYS
     return fingerprint
+
+
+def _escapebench_record() -> dict[str, Any]:
+    from escapebench.protocols.escapebench import EscapebenchProtocol
+
+    return EscapebenchProtocol().record()
 
 
 def default_out_dir(fingerprint: dict[str, Any], games: list[dict[str, Any]]) -> Path:
@@ -576,6 +611,9 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
         **_normalized(plan.fingerprint),
         "model_backend": model_record,
         "games": [games[k] for k in sorted(games)],
+        "protocol_source": (
+            plan.protocol.record().get("source") if plan.protocol is not None else None
+        ),
         "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
         "shard": list(s.shard) if s.shard else None,
         "concurrency": s.concurrency,
@@ -786,6 +824,7 @@ async def _run_plan(
                 agent = make_episode_agent(settings, model, spec.repeat)
                 episode = Episode(
                     spec, agent, folder, effects=plan.effects[spec.defn.setting],
+                    protocol=plan.protocol,
                     on_step=display.update, fsync=settings.fsync,
                 )
                 result = await episode.run()
