@@ -118,14 +118,14 @@ async def _play(setting: str, *, follow: bool = True, **options: Any) -> dict[st
         else:
             decision = await agent.decide(ctx)
         result = session.play(game, decision.action)
-        after = await agent.after_step(ctx, decision, result)
+        await agent.after_step(ctx, decision, result)
         played.append(
             {
                 "mode": decision.details["original_mode"],
                 "position": decision.details["position"],
                 "action": decision.action,
                 "response": result.feedback,
-                "kinds": decision.details["prompt_kinds"] + [c.kind for c in after],
+                "kinds": list(decision.details["prompt_kinds"]),
             }
         )
     return {"recording": recording, "sent": model.sent, "played": played}

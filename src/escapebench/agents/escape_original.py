@@ -603,6 +603,8 @@ class OriginalEscapeAgent(BaseAgent):
             self.history.append({k: log[k] for k in ("position", "action_answer", "response")})
             del self.history[:-HISTORY_STEPS]
             self.steps_seen += 1
+            # (in place: the harness may hold the list already)
+            decision.details.setdefault("prompt_kinds", []).extend(c.kind for c in calls)
             decision.details["reflection"] = log.get("reflect")
             decision.details["task_list_after"] = [vars(t).copy() for t in self.tasks]
             return calls
