@@ -259,3 +259,56 @@ def test_a_checkout_without_the_texts_is_refused_with_the_file_named(tmp_path: P
     agent_file.unlink()
     with pytest.raises(OriginalTextError, match=r"agent_creative\.py: cannot read"):
         read_original_escape_texts(src)
+
+
+# ------------------------------------------------------------------ resuming
+class _Killed(Exception):
+    """Stands for a kill between two steps."""
+
+
+def _kill_after(steps: int) -> Any:
+    def on_step(progress: Any) -> None:
+        if progress.step >= steps and not progress.done:
+            raise _Killed
+
+    return on_step
+
+
+async def _harness_play(folder: Path, kill_at: int | None = None) -> list[tuple[Any, ...]]:
+    from escapebench.agents.escape_agent import EscapeAgent
+    from escapebench.bench.episode import EpisodeSpec, play_episode, read_step_log
+    from escapebench.bench.hints import HintOptions
+
+    protocol = OriginalProtocol(OriginalSource(SOURCE))
+    defn = load_original(UPSTREAM / "data" / "game1-1.yaml")
+    spec = EpisodeSpec("ep", defn, "escape", "scripted", max_steps=150, hints=HintOptions(50, 10))
+    answers = _scripted_answers()
+
+    def model() -> Any:
+        return ScriptedModel(answers)
+
+    if kill_at is not None:
+        with pytest.raises(_Killed):
+            await play_episode(
+                spec, EscapeAgent(model()), folder, on_step=_kill_after(kill_at),
+                protocol=protocol, fsync=False,
+            )  # fmt: skip
+    await play_episode(spec, EscapeAgent(model()), folder, protocol=protocol, fsync=False)
+    return [
+        (r["position"], r["scene"], r["action"], r["feedback"], r["agent"]["prompt_kinds"])
+        for r in read_step_log(folder / "steps.jsonl")
+    ]
+
+
+def test_a_killed_run_resumes_as_the_uninterrupted_one(tmp_path: Path) -> None:
+    """Killed right after trials (teleports there and back), forced exploring and help, the
+    resumed episode replays the agent's own teleports and plays on as if never stopped."""
+    _needs_shared()
+    straight = asyncio.run(_harness_play(tmp_path / "straight"))
+    assert [s[:3] for s in straight] == [
+        (r["position"], r["position"].split(" -> ")[-1], r["action_answer"])
+        for r in _recording("game1-1")["steps"]
+    ]
+    for cut in (5, 8, 17, 33, 117):
+        resumed = asyncio.run(_harness_play(tmp_path / f"cut{cut}", kill_at=cut))
+        assert resumed == straight, cut

@@ -209,8 +209,13 @@ class OriginalEscapeAgent(BaseAgent):
             "steps_seen": self.steps_seen,
             "scene_stack": list(self.scene_stack),
             "tasks": [vars(t).copy() for t in self.tasks],
-            "bad_actions": copy.deepcopy(self.bad_actions),
-            "exits_seen": copy.deepcopy(self.exits_seen),
+            # Orders matter (the original lists and searches them in insertion order) and a
+            # checkpoint may sort keys: pairs, not mappings.
+            "bad_actions": [[k, copy.deepcopy(v)] for k, v in self.bad_actions.items()],
+            "exits_seen": [
+                [position, [[label, path] for label, path in exits.items()]]
+                for position, exits in self.exits_seen.items()
+            ],
             "scenes_explored": list(self.scenes_explored),
             "new_tool": self.new_tool,
             "new_task": self.new_task,
@@ -229,8 +234,11 @@ class OriginalEscapeAgent(BaseAgent):
         self.steps_seen = int(data.get("steps_seen", 0))
         self.scene_stack = list(data.get("scene_stack", []))
         self.tasks = [Task(**t) for t in data.get("tasks", [])]
-        self.bad_actions = copy.deepcopy(data.get("bad_actions", {}))
-        self.exits_seen = copy.deepcopy(data.get("exits_seen", {}))
+        self.bad_actions = {k: copy.deepcopy(v) for k, v in data.get("bad_actions", [])}
+        self.exits_seen = {
+            position: {label: path for label, path in exits}
+            for position, exits in data.get("exits_seen", [])
+        }
         self.scenes_explored = list(data.get("scenes_explored", []))
         self.new_tool = data.get("new_tool")
         self.new_task = data.get("new_task")
