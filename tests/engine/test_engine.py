@@ -160,7 +160,8 @@ def test_author_texts_are_shown_as_written_and_hard_has_no_custom_feedback(game_
     assert "The Screw needs turning" in wrong.feedback  # capital letters kept
     easy.step("click(coin)")
     opened = easy.step("apply(coin, box (red), small)")
-    assert opened.feedback == "The box opens. A Key lies inside!"
+    # a success is said to be one, the author's text as written
+    assert opened.feedback == "It worked. The box opens. A Key lies inside!"
     hard = _game(game_file, "mini-hard")
     assert "Screw" not in hard.step("click(box (red), small)").feedback
 

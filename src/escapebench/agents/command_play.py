@@ -42,6 +42,7 @@ from escapebench.bench.runner import EXIT_INTERRUPTED
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.games.checking import require_playable
 from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.protocols import make_protocol
 
 DEFAULT_OUT = Path("runs") / "human"
 
@@ -101,6 +102,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-steps", type=int, default=None,
         help=f"the game ends unescaped after this many steps (default: {DEFAULT_MAX_STEPS})",
     )
+    from escapebench.games.command_replay import add_protocol_arguments
+
+    add_protocol_arguments(parser)
 
 
 def render(session: PlaySession) -> str:
@@ -231,11 +235,15 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             problem = player_name_problem(args.player.strip())
             if problem is not None:
                 raise ValueError(f"--player: {problem}")
-    except (GameFileError, ValueError) as exc:
+        protocol = make_protocol(
+            getattr(args, "protocol", None), [args.game], getattr(args, "original_source", None)
+        )
+    except (GameFileError, ValueError) as exc:  # (OriginalSourceError is a ValueError)
         print(f"escapebench play: {exc}", file=sys.stderr)
         return 2
     session = PlaySession(
-        defn, player=args.player or "anonymous", hints=options, max_steps=max_steps
+        defn, player=args.player or "anonymous", hints=options, max_steps=max_steps,
+        protocol=protocol,
     )
     default_save = Path(args.load) if args.load else Path(f"{defn.setting}.save.json")
     # The saves that hold this game: rewritten as finished when it ends, so that they cannot

@@ -52,7 +52,7 @@ from typing import Any
 
 from escapebench.agents.base import Decision
 from escapebench.agents.screen import Screen, read_screen
-from escapebench.bench.episode import DEFAULT_MAX_STEPS, position_text
+from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import HintOptions, HintPolicy, ReferenceEffect
 from escapebench.bench.metrics import EpisodeMetrics, EpisodeResult, write_result_json
 from escapebench.bench.records import (
@@ -65,6 +65,8 @@ from escapebench.bench.records import (
 from escapebench.engine.actions import ARITY, Call, clean_input_text, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.protocols.base import Protocol
+from escapebench.protocols.escapebench import EscapebenchProtocol
 
 HUMAN_AGENT = "human"
 HUMAN_MODEL = "none"  # no model plays; all people pool into one "human" row of the tables
@@ -188,8 +190,11 @@ class PlaySession:
         hints: HintOptions | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
         effects: tuple[ReferenceEffect, ...] | None = None,
+        protocol: Protocol | None = None,
     ) -> None:
         self.defn = defn
+        self.protocol = protocol or EscapebenchProtocol()
+        self.texts = self.protocol.session(defn)  # the observation and feedback the person reads
         self.player = player.strip() or "anonymous"
         self.max_steps = max_steps
         self.game = EscapeGame(defn)
@@ -202,6 +207,7 @@ class PlaySession:
         self.written: Path | None = None  # the episode folder, once the result is written
         self._clock = time.monotonic()
         self._hint = self.policy.before_step(self.game)
+        self._position = self._begin_step()
 
     # ------------------------------------------------------------------ state
     @property
@@ -274,7 +280,7 @@ class PlaySession:
             "player": self.player,
             "scene": screen.scene,
             "description": screen.desc,
-            "position": position_text(self.game),
+            "position": self._position,
             "things": things,
             "exits": [
                 {"n": n, "label": e.label, "target": e.target}
@@ -283,7 +289,7 @@ class PlaySession:
             "bag": [
                 {"n": n, "name": t.name, "desc": t.desc} for n, t in enumerate(screen.bag, 1)
             ],
-            "observation": self.game.observation(),
+            "observation": self.texts.observation(self.game),
             "feedback": self.last_feedback,
             "hint": self.hint_info(),
             "step": score.steps,
@@ -392,6 +398,7 @@ class PlaySession:
         """
         if self._hint is None and not self.ended:
             self._hint = self.policy.request(self.game)
+            self._position = self._begin_step()
         return self.hint_info()
 
     def _play(self, action: str, command: str, *, forced: bool) -> Turn:
@@ -400,8 +407,9 @@ class PlaySession:
         now = time.monotonic()
         wall = 0.0 if forced else now - self._clock
         self._clock = now
-        position, scene, observation = position_text(game), game.scene_name, game.observation()
-        result: StepResult = game.step(action)
+        position, scene = self._position, game.scene_name
+        observation = self.texts.observation(game)
+        result: StepResult = self.texts.play(game, action)
         outcome = policy.after_step(game, result)
         feedback = result.feedback
         if forced:
@@ -432,7 +440,14 @@ class PlaySession:
             result.progressed, result.game_end, forced,
         )
         self._hint = None if self.ended else policy.before_step(game)
+        self._position = self._begin_step()
         return turn
+
+    def _begin_step(self) -> str:
+        """The protocol's start of the upcoming step (after the hint system's); its position."""
+        hint = self._hint
+        view = None if hint is None else self.texts.reference_hint(hint.index, hint.steps_in_help)
+        return self.texts.begin_step(self.game, view)
 
     def _play_forced(self) -> list[Turn]:
         turns = []
@@ -466,6 +481,8 @@ class PlaySession:
             "step": self.step,
             "engine": self.game.snapshot(),
             "hint_state": self.policy.snapshot(),
+            "protocol": self.protocol.label,
+            "protocol_state": self.texts.snapshot(),
             "pending_hint": self._hint is not None,
             "last_feedback": self.last_feedback,
             "records": self.records,
@@ -543,8 +560,16 @@ class PlaySession:
         result = data.get("result")
         self.written = Path(result) if isinstance(result, str) and result else None
         self._clock = time.monotonic()
+        if data.get("protocol", self.protocol.label) != self.protocol.label:
+            raise PlayError(
+                f"this save was played under the protocol {data.get('protocol')!r}, not "
+                f"{self.protocol.label!r}"
+            )
+        self.texts = self.protocol.session(self.defn)
+        self.texts.restore(data.get("protocol_state") or {})
         # The upcoming step was prepared before saving: prepare it again (idempotent).
         self._hint = None if self.ended else policy.before_step(game)
+        self._position = self._begin_step()
 
     def load_file(self, path: str | Path) -> None:
         """:meth:`load` from a file written by :meth:`save_file`."""
@@ -562,6 +587,7 @@ class PlaySession:
             prompt_version="",
             max_steps=self.max_steps,
             player=self.player,
+            protocol=self.protocol.label,
         )
         if not self.ended:
             result = dataclasses.replace(result, ended_by="quit")
@@ -635,7 +661,13 @@ class PlaySession:
 
     def _plan(self, out_dir: Path) -> Any:
         """A one-game run plan describing human play, for ``run.json``."""
-        from escapebench.bench.runner import RunPlan, RunSettings, game_record, run_fingerprint
+        from escapebench.bench.runner import (
+            RunPlan,
+            RunSettings,
+            game_record,
+            protocol_record,
+            run_fingerprint,
+        )
 
         options = self.policy.options
         settings = RunSettings(
@@ -655,11 +687,12 @@ class PlaySession:
             model=HUMAN_MODEL,
             hints=options,
             max_steps=self.max_steps,
+            protocol=protocol_record(self.protocol),
         )
         return RunPlan(
             settings, out_dir, [], {self.defn.setting: self.defn},
             {self.defn.setting: self.policy.effects}, HUMAN_MODEL, fingerprint,
-            [game_record(self.defn)],
+            [game_record(self.defn)], self.protocol,
         )
 
     def _write_run_json(self, plan: Any, existing: dict[str, Any] | None) -> None:

@@ -11,7 +11,8 @@ Rules (those of the original ``BaseAgent.run``):
 * on the ``help_steps``-th step in help (default 10: nine model calls, then this one) the target
   action is played for the player, without a model call, and again on every later step until
   it is done;
-* the target is the first reference action not yet matched. After a step that made progress,
+* the target is the first reference action not yet matched (moves aside: they never make
+  progress, and the teleport does their work). After a step that made progress,
   the first remaining reference action that is *the same action* (same verb and arguments, any
   letter case; a craft's two tools in either order) taken *in the same scene* (any scene for a
   craft) is matched and taken off the list; when it is the target, help ends.
@@ -166,7 +167,13 @@ class HintPolicy:
         self.defn = defn
         self.options = options or HintOptions()
         self.effects = effects if effects is not None else reference_effects(defn)
-        self.remaining: list[int] = list(range(len(defn.reference)))
+        # A move is never progress, so it could never be matched: reference chains in our
+        # format may hold moves (the original's key logs hold none); the hint's teleport does
+        # their work.
+        self.remaining: list[int] = [
+            i for i, ref in enumerate(defn.reference)
+            if ref.action.split("(", 1)[0].strip().lower() != "move"
+        ]
         """Reference actions not yet matched, in order; the first is the next hint."""
         self.active = False
         """Whether the player is in help."""

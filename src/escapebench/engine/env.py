@@ -84,21 +84,18 @@ class StepResult(NamedTuple):
         return self.key_steps_gained > 0 or self.tools_gained > 0
 
 
-# StepResult(...) goes through a generated __new__ with defaults; the hot path builds the tuple
-# directly, all eight fields given: half the cost.
-_new_result = tuple.__new__
-
-
-# Trigger operations, compiled once per definition (see _Plan._compile).
-_OP_ITEM_VISIBLE, _OP_ITEM_INTERACT, _OP_ITEM_STATE, _OP_ITEM_TOUCH = 0, 1, 2, 3
-_OP_TOOL_VISIBLE, _OP_TOOL_STATE, _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = 4, 5, 6, 7
-_OP_NOTHING, _OP_BROKEN = 8, 9
+# Trigger operations, compiled once per definition (see _Plan._compile), by what they change.
+_OP_ITEM_VISIBLE, _OP_ITEM_INTERACT = "item visible", "item interactable"
+_OP_ITEM_STATE, _OP_ITEM_TOUCH = "item state", "item touched"
+_OP_TOOL_VISIBLE, _OP_TOOL_STATE = "tool visible", "tool state"
+_OP_SCENE_VISIBLE, _OP_BECOME_TOOL = "scene visible", "become tool"
+_OP_NOTHING, _OP_BROKEN = "nothing", "broken"
 _GAME_END_EVENT = Event("game_end")
 _NORM_MEMO_LIMIT = 4096
 # Recipes are kept per scene and verb, for argument texts of a sensible length only.
 _RECIPE_MEMO_LIMIT = 512
 _RECIPE_MAX_TEXT = 200
-_Op = tuple[int, int, Any, Any]  # (operation, target index, value, event to report)
+_Op = tuple[str, int, Any, Any]  # (operation, target index, value, event to report)
 
 
 class _StartState(NamedTuple):
@@ -143,9 +140,9 @@ class _Plan:
 
     __slots__ = (
         "items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes",
-        "norm_memo", "recipes", "click_recipes", "apply_recipes", "wait_index", "item_key_step",
+        "norm_memo", "recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
-        "moved_result", "collected_result", "click_item_action", "changed_feedback",
+        "changed_feedback",
         "partial_feedback", "stuck_feedback",
         "item_names", "tool_names", "tool_targets", "item_scene", "tool_scene", "start",
     )
@@ -175,25 +172,12 @@ class _Plan:
         self.recipes: tuple[dict[str, dict[str, Any]], ...] = tuple(
             {verb: {} for verb in ARITY} for _ in d.scenes
         )
-        # the same memos by verb first, for step()'s two most frequent verbs
-        self.click_recipes = tuple(per_verb["click"] for per_verb in self.recipes)
-        self.apply_recipes = tuple(per_verb["apply"] for per_verb in self.recipes)
         self.item_key_step = tuple(Event("key_step", it.name) for it in d.items)
         self.item_changed = tuple(Event("item_changed", it.name) for it in d.items)
         self.tool_key_step = tuple(Event("key_step", t.name) for t in d.tools)
         self.tool_collected = tuple(Event("tool_collected", t.name) for t in d.tools)
         self.tool_used = tuple(Event("tool_used", t.name) for t in d.tools)
         self.tool_crafted = tuple(Event("tool_crafted", t.name) for t in d.tools)
-        # a move and a pick-up always report the same: their results are made once
-        self.moved_result = tuple(
-            StepResult(f"move({s.name})", True, False, fb.moved(s.name), (Event("moved", s.name),))
-            for s in d.scenes
-        )
-        self.collected_result = tuple(
-            StepResult(f"click({t.name})", True, False, fb.collected(t.name), (event,), 0, 1)
-            for t, event in zip(d.tools, self.tool_collected, strict=True)
-        )
-        self.click_item_action = tuple(f"click({it.name})" for it in d.items)
         self.changed_feedback = tuple(fb.changed(it.name) for it in d.items)
         self.partial_feedback = tuple(fb.partial(it.name) for it in d.items)
         self.stuck_feedback = tuple(fb.not_interactable(it.name) for it in d.items)
@@ -231,7 +215,8 @@ class _Plan:
         out: dict[str, dict[str, list[_OfferedWait]]] = {kind: {} for kind in WAIT_KINDS}
         for ti, tr in enumerate(transitions):
             ops = tuple(self._compile(d, i, g) for g in tr.triggers)
-            feedback = tr.reward or self.changed_feedback[i]  # an empty reward counts as none
+            # an empty reward counts as none
+            feedback = fb.fired(tr.reward) if tr.reward else self.changed_feedback[i]
             for wi, w in enumerate(tr.waits):
                 arg = normalize_name(w.arg) if w.kind == "input" else w.arg
                 out[w.kind].setdefault("" if w.kind == "click" else arg, []).append(
@@ -803,58 +788,17 @@ class EscapeGame:
             if parsed is None:
                 return StepResult(str(action), False, True, fb.not_an_action(str(action)))
             call = parsed
-        plan = self._plan
-        verb, text = call.verb, call.arg_text
-        # The most frequent actions are matched here rather than by _match, by the same rules
-        # (_first_item, _first_scene_tool, _first_bag_tool unfolded): this is the hot path of
-        # every agent and replay, and each call saved is a few per cent of a step.
-        if verb == "click":
-            recipe = plan.click_recipes[self.scene].get(text)
-            if recipe is None:
-                recipe = plan.recipe(self.scene, "click", text)
-            iv, ip = self.item_visible, self.item_present
-            for i in recipe[0]:
-                if iv[i] and ip[i]:
-                    return self._offer(plan.click_item_action[i], i, "click", "")
-            tv, tw = self.tool_visible, self.tool_where
-            for t in recipe[1]:
-                if tv[t] and tw[t] == _IN_SCENE:
-                    return self._collect(t)
-        elif verb == "apply":
-            recipe = plan.apply_recipes[self.scene].get(text)
-            if recipe is None:
-                recipe = plan.recipe(self.scene, "apply", text)
-            bag = self.bag
-            iv, ip = self.item_visible, self.item_present
-            for lefts, rights in recipe:
-                if len(lefts) == 1:
-                    t = lefts[0]
-                    if t not in bag:
-                        continue
-                else:
-                    for t in bag:
-                        if t in lefts:
-                            break
-                    else:
-                        continue
-                for i in rights:
-                    if iv[i] and ip[i]:
-                        tool = plan.tool_names[t]
-                        return self._offer(
-                            f"apply({tool}, {plan.item_names[i]})", i, "apply", tool, t
-                        )
-        else:
-            found = self._match(verb, text)
-            if found is not None:
-                return self._play(found)
-        return StepResult(str(action), False, True, self._explain(verb, text))
+        found = self._match(call.verb, call.arg_text)
+        if found is None:
+            return StepResult(str(call), False, True, self._explain(call.verb, call.arg_text))
+        return self._play(found)
 
     def _play(self, found: _Resolved) -> StepResult:
         """Carry out an action matched to indices (see :meth:`_resolve`)."""
         plan = self._plan
         kind, a, b = found
         if kind == "click_item":
-            return self._offer(plan.click_item_action[a], a, "click", "")
+            return self._offer(f"click({plan.item_names[a]})", a, "click", "")
         if kind == "apply":
             tool = plan.tool_names[a]
             return self._offer(f"apply({tool}, {plan.item_names[b]})", b, "apply", tool, a)
@@ -866,7 +810,8 @@ class EscapeGame:
             )
         if kind == "move":
             self.scene = a
-            return plan.moved_result[a]
+            name = self.defn.scenes[a].name
+            return StepResult(f"move({name})", True, False, fb.moved(name), (Event("moved", name),))
         return self._craft(a, b)  # type: ignore[arg-type]
 
     def teleport(self, scene: str) -> None:
@@ -879,31 +824,14 @@ class EscapeGame:
 
     def _collect(self, t: int) -> StepResult:
         """Put tool ``t``, lying in its scene, at the end of the bag (a pick-up, or an item
-        that becomes the tool).
-
-        The screen is updated as ``ScreenCache.tool_collected`` would, written out here: a
-        third of all steps are pick-ups.
-        """
+        that becomes the tool)."""
         self.tool_where[t] = _IN_BAG
         self.bag.append(t)
         self.tools_collected += 1
-        plan = self._plan
-        screen = self._screen
-        screen.text = None
-        tx = screen.texts
-        seen = screen.seen[plan.tool_scene[t]]
-        if seen is not None:  # (the actions slots are None exactly when these are)
-            k = tx.tool_slot[t]
-            seen[k] = screen.actions[plan.tool_scene[t]][k] = ""  # type: ignore[index]
-        lines = screen.bag_lines
-        if lines is None:
-            screen.bag = None
-        else:
-            line = tx.tool_bag_lines[t][self.tool_state[t]]
-            lines.append(line)
-            if screen.bag is not None:
-                screen.bag += line  # one copy, where joining the lines again copies them all
-        return plan.collected_result[t]
+        self._screen.tool_collected(self, t)
+        name = self._plan.tool_names[t]
+        event = self._plan.tool_collected[t]
+        return StepResult(f"click({name})", True, False, fb.collected(name), (event,), 0, 1)
 
     def _offer(self, action: str, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
         """Give a click / tool / text to item ``i``; fire the transition it completes.
@@ -952,10 +880,7 @@ class EscapeGame:
         if not complete:
             if tool >= 0:
                 self._release_if_spent(tool, events)
-            return _new_result(
-                StepResult,
-                (action, True, False, plan.partial_feedback[i], tuple(events), gained, 0, False),
-            )
+            return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
         tools_before = self.tools_collected
         if ops:
             self._fire(i, ops, events)
@@ -965,10 +890,10 @@ class EscapeGame:
         if ends_game:
             self.ended = True
             events.append(_GAME_END_EVENT)
-        return _new_result(StepResult, (
+        return StepResult(
             action, True, False, fired_feedback, tuple(events), gained,
             self.tools_collected - tools_before, ends_game,
-        ))
+        )
 
     def _satisfy(self, matches: tuple[_OfferedWait, ...]) -> tuple[_OfferedWait, bool]:
         """Note the wait an offer meets in ``satisfied``: the first of ``matches`` not yet
@@ -989,8 +914,10 @@ class EscapeGame:
         return offered, len(done) >= offered.waits
 
     def _fail(self, action: str, kind: str, i: int) -> StepResult:
-        state = self.defn.items[i].states[self.item_state[i]]
-        return StepResult(action, False, False, fb.failed(kind, state.neg_reward))
+        item = self.defn.items[i]
+        state = item.states[self.item_state[i]]
+        wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
+        return StepResult(action, False, False, fb.failed(kind, state.neg_reward, item.name, wants))
 
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
@@ -1053,68 +980,43 @@ class EscapeGame:
 
     # ------------------------------------------------------------------ triggers
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
-        """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``).
-
-        Each change is also made on the game's screen (see ``ScreenCache``). The three most
-        frequent changes update the screen's slots here, inline (by the rules of
-        ``ScreenCache.item_changed``, for the one thing that changed): a method call per
-        trigger is a tenth of a step.
-        """
+        """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``), telling
+        the screen what changed (see ``ScreenCache``)."""
         screen = self._screen
-        screen.text = None
-        tx = screen.texts
-        seen_of, actions_of = screen.seen, screen.actions
-        item_scene, tool_scene = self._plan.item_scene, self._plan.tool_scene
-        # (most frequent operations first)
+        item_scene = self._plan.item_scene
         for op, target, value, event in ops:
             if op == _OP_ITEM_STATE:
                 self.item_state[target] = value
-                seen = seen_of[item_scene[target]]
-                if seen is not None:
-                    k = tx.item_slot[target]
-                    if seen[k]:  # shown now: lines are never empty
-                        seen[k] = tx.item_lines[target][value]
+                screen.item_changed(self, target, item_scene[target])
                 events.append(event)
             elif op == _OP_ITEM_INTERACT:
                 self.item_interact[target] = value
-                scene = item_scene[target]
-                seen = seen_of[scene]
-                if seen is not None:
-                    k = tx.item_slot[target]
-                    if seen[k]:  # shown now: its action line shows if it can be acted on
-                        actions_of[scene][k] = tx.item_action[target] if value else ""
+                screen.item_changed(self, target, item_scene[target])
+                events.append(event)
+            elif op == _OP_ITEM_VISIBLE:
+                self.item_visible[target] = value
+                screen.item_changed(self, target, item_scene[target])
+                events.append(event)
+            elif op == _OP_ITEM_TOUCH:
                 events.append(event)
             elif op == _OP_TOOL_VISIBLE:
                 self.tool_visible[target] = value
-                scene = tool_scene[target]
-                seen = seen_of[scene]
-                if seen is not None:
-                    k = tx.tool_slot[target]
-                    if value and self.tool_where[target] == _IN_SCENE:
-                        seen[k], actions_of[scene][k] = tx.tool_line[target], tx.tool_action[target]
-                    else:
-                        seen[k] = actions_of[scene][k] = ""
+                screen.tool_changed(self, target)
+            elif op == _OP_TOOL_STATE:
+                self.tool_state[target] = value
+                screen.bag_changed()  # a tool's state shows only in the bag
             elif op == _OP_SCENE_VISIBLE:
                 if value and not self.scene_visible[target]:
                     events.append(event)
                 if self.scene_visible[target] != value:
                     self.scene_visible[target] = value
                     screen.scene_visibility_changed(target)
-            elif op == _OP_ITEM_VISIBLE:
-                self.item_visible[target] = value
-                screen.item_changed(self, target, item_scene[target])
-                events.append(event)
             elif op == _OP_BECOME_TOOL:
                 self.item_present[i] = False
                 screen.item_changed(self, i, item_scene[i])
                 if target >= 0 and self.tool_where[target] == _IN_SCENE:
                     self._collect(target)
                     events.append(event)
-            elif op == _OP_TOOL_STATE:
-                self.tool_state[target] = value
-                screen.bag_changed()  # a tool's state shows only in the bag
-            elif op == _OP_ITEM_TOUCH:
-                events.append(event)
             elif op == _OP_BROKEN:
                 raise BrokenGameError(value)
 

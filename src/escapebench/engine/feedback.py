@@ -66,8 +66,19 @@ def changed(item: str) -> str:
     return f"It worked: the {item} changed."
 
 
-def failed(kind: str, neg_reward: str | None) -> str:
+def fired(reward: str) -> str:
+    """A transition fired: said to be a success, then the author's reward text."""
+    return f"It worked. {reward}"
+
+
+def failed(kind: str, neg_reward: str | None, item: str = "", wants: bool = False) -> str:
+    """Nothing happened; ``wants``: the item waits for a tool (apply) or an input (input), but
+    not this one (the original says so too: in hard settings the only clue)."""
     base = "Nothing happens." if kind in ("click", "apply") else "That is not accepted."
+    if wants and kind == "apply":
+        base = f"The {item} needs a tool, but not this one. {base}"
+    elif wants and kind == "input":
+        base = f"The {item} takes an input, but not this one. {base}"
     return f"{base} {neg_reward}" if neg_reward else base
 
 

@@ -178,15 +178,17 @@ class ScreenCache:
     ``text_scene``. None means "build again from the state"; ``seen[scene]`` and
     ``actions[scene]`` are None together.
 
-    The engine calls the methods below as it changes the state, except on its three hottest
-    paths, which make the same slot changes inline (``EscapeGame._collect`` for a pick-up, and
-    ``EscapeGame._fire`` for state, interactability and tool visibility changes).
+    The engine calls the methods below as it changes the state.
     """
 
-    __slots__ = ("texts", "seen", "actions", "links", "bag_lines", "bag", "text", "text_scene")
+    __slots__ = (
+        "texts", "texts_tool_scene", "seen", "actions", "links", "bag_lines", "bag", "text",
+        "text_scene",
+    )
 
     def __init__(self, defn: GameDefinition) -> None:
         self.texts = texts_for(defn)
+        self.texts_tool_scene = tuple(t.scene for t in defn.tools)
         self.start()
 
     def start(self) -> None:
@@ -223,6 +225,29 @@ class ScreenCache:
             actions[k] = tx.item_action[i] if game.item_interact[i] else ""
         else:
             seen[k] = actions[k] = ""
+
+    def tool_changed(self, game: EscapeGame, t: int) -> None:
+        """Tool ``t`` changed its visibility or left its scene."""
+        self.text = None
+        scene = self.texts_tool_scene[t]
+        seen, actions = self.seen[scene], self.actions[scene]
+        if seen is None or actions is None:
+            return
+        k = self.texts.tool_slot[t]
+        if game.tool_visible[t] and game.tool_where[t] == TOOL_IN_SCENE:
+            seen[k], actions[k] = self.texts.tool_line[t], self.texts.tool_action[t]
+        else:
+            seen[k] = actions[k] = ""
+
+    def tool_collected(self, game: EscapeGame, t: int) -> None:
+        """Tool ``t`` left its scene for the end of the bag."""
+        self.tool_changed(game, t)
+        lines = self.bag_lines
+        if lines is None:
+            self.bag = None
+        else:
+            lines.append(self.texts.tool_bag_lines[t][game.tool_state[t]])
+            self.bag = None
 
     def scene_visibility_changed(self, scene: int) -> None:
         """``scene`` was revealed or hidden: the exits leading to it show differently."""

@@ -32,6 +32,8 @@ from typing import Any
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import DIFFICULTIES, BrokenGameError, GameDefinition
 from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.protocols import OriginalSourceError, Protocol, make_protocol
+from escapebench.protocols.escapebench import EscapebenchProtocol
 
 
 class TraceError(ValueError):
@@ -60,6 +62,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--difficulty", choices=DIFFICULTIES,
         help="which version to play when GAME holds several (default: normal)",
+    )
+    add_protocol_arguments(parser)
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--protocol`` and ``--original-source``, as ``run`` has them."""
+    parser.add_argument(
+        "--protocol", default=None, choices=("original", "escapebench"),
+        help="whose texts the feedback is in: the original harness's (read from the original "
+        "checkout) or ours (default: original for games of an original checkout)",
+    )
+    parser.add_argument(
+        "--original-source", type=Path, default=None, metavar="DIR",
+        help="the original EscapeBench checkout (or its src folder) for --protocol original",
     )
 
 
@@ -108,33 +124,34 @@ class ReplayMismatch(ValueError):
 def hint_teleport(record: dict[str, Any]) -> str | None:
     """The scene a step log's hint put the player in before this step, or None.
 
-    The hint system teleports when a hint starts (``steps_in_help`` 0) and again before the
-    forced step; on other steps of a hint the player walks on their own.
+    As the original harness, the hint system puts the player in the hint's scene before every
+    step in help.
     """
     hint = record.get("hint")
     if not isinstance(hint, dict):
         return None
-    if hint.get("steps_in_help") == 0 or hint.get("forced") is True:
-        scene = hint.get("scene")
-        return scene if isinstance(scene, str) else None
-    return None
+    scene = hint.get("scene")
+    return scene if isinstance(scene, str) else None
 
 
 def replay(
-    defn: GameDefinition, steps: list[TraceStep], *, states: bool
+    defn: GameDefinition, steps: list[TraceStep], *, states: bool,
+    protocol: Protocol | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Play ``steps`` from the initial state; one record per step, as each is played.
 
     A game with check errors is replayed anyway (a trace is worth reading up to where the game
     breaks); a trigger it cannot carry out raises :class:`BrokenGameError` at that step. A step
     with a logged outcome that replays differently raises :class:`ReplayMismatch` once its own
-    record has been yielded.
+    record has been yielded. The feedback is in the texts of ``protocol`` (default: ours).
     """
     game = EscapeGame(defn)
+    session = (protocol or EscapebenchProtocol()).session(defn)
     for index, step in enumerate(steps):
         if step.teleport_to is not None:
             game.teleport(step.teleport_to)
-        result = game.step(step.action)
+        session.begin_step(game, None)
+        result = session.play(game, step.action)
         mismatch = None
         if step.logged is not None and step.logged != (result.success, result.game_end):
             logged_success, logged_end = step.logged
@@ -163,7 +180,8 @@ def replay(
 def main(args: argparse.Namespace) -> int:
     try:
         defn = pick_setting(args.game, args.difficulty)
-    except GameFileError as exc:
+        protocol = make_protocol(args.protocol, [args.game], args.original_source)
+    except (GameFileError, OriginalSourceError) as exc:
         print(f"escapebench replay: {exc}", file=sys.stderr)
         return 2
     try:
@@ -189,7 +207,7 @@ def main(args: argparse.Namespace) -> int:
         return 2
     try:
         printed: list[int] = []
-        for record in replay(defn, steps, states=args.states):
+        for record in replay(defn, steps, states=args.states, protocol=protocol):
             print(json.dumps(record, ensure_ascii=False), flush=True)
             printed.append(record["index"])
     except BrokenGameError as exc:

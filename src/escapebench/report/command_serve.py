@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default ./{DEFAULT_DATA_DIR})")
     parser.add_argument("--games", action="append", default=[], metavar="PATH",
                         help="extra game files, folders or globs to offer (repeatable)")
+    from escapebench.games.command_replay import add_protocol_arguments
+
+    add_protocol_arguments(parser)  # (for the --games; built-in games are always ours)
 
 
 def is_loopback(host: str) -> bool:
@@ -85,8 +88,12 @@ def main(args: argparse.Namespace) -> int:
         print(f"escapebench serve: --port {args.port} is not a port number", file=sys.stderr)
         return 2
     try:
-        app = create_app(ServeConfig(run_dirs, data_dir, list(args.games), host=args.host))
-    except (GameFileError, BrokenGamesError, DataFolderError) as exc:
+        app = create_app(ServeConfig(
+            run_dirs, data_dir, list(args.games), host=args.host,
+            protocol=getattr(args, "protocol", None),
+            original_source=getattr(args, "original_source", None),
+        ))
+    except (GameFileError, BrokenGamesError, DataFolderError, ValueError) as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
         return 2
     # Checked last: the folders and games above are the user's to fix first.

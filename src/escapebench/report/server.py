@@ -63,6 +63,8 @@ class ServeConfig:
     game_specs: list[str] = field(default_factory=list)
     host: str = "127.0.0.1"
     max_body_bytes: int = MAX_BODY_BYTES
+    protocol: str | None = None  # for the --games (None: original for a checkout's games)
+    original_source: Path | None = None
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -158,7 +160,10 @@ def create_app(config: ServeConfig) -> Starlette:
         if folder.resolve() not in {s.resolve() for s in sources}:
             sources.append(folder)
     data_index = [s.resolve() for s in sources].index(config.data_dir.resolve())
-    store = PlayStore(config.data_dir, config.game_specs, report_index=data_index)
+    store = PlayStore(
+        config.data_dir, config.game_specs, report_index=data_index,
+        protocol=config.protocol, original_source=config.original_source,
+    )
     work = Path(tempfile.mkdtemp(prefix="escapebench-serve-"))
     reports = ReportCache(sources, work)
     env = template_environment()

@@ -68,8 +68,16 @@ class PlayStore:
         game_specs: Sequence[str] = (),
         hint_options: HintOptions | None = None,
         report_index: int = 0,
+        protocol: str | None = None,
+        original_source: Path | None = None,
     ) -> None:
+        from escapebench.protocols import make_protocol
+
         self.data_dir = Path(data_dir)
+        # The games given with --games are read under this protocol (by default the original
+        # one for games of an original checkout); the built-in games under ours, always.
+        self.protocol = make_protocol(protocol, list(game_specs), original_source)
+        self._builtin_protocol = make_protocol("escapebench")
         self.hint_options = hint_options or HintOptions()
         self.report_index = report_index
         """Index of the data folder among the report's result folders (for report links)."""
@@ -169,7 +177,10 @@ class PlayStore:
         if problem is not None:
             raise PlayRequestError(400, problem)
         sid = secrets.token_hex(16)
-        item = _Open(PlaySession(defn, player=player, hints=self.hint_options))
+        protocol = self._builtin_protocol if defn.setting in self._builtin else self.protocol
+        item = _Open(
+            PlaySession(defn, player=player, hints=self.hint_options, protocol=protocol)
+        )
         try:  # (this game's file may differ from the one of the results in the folder)
             item.session.check_out(self.data_dir)
         except CommandError as exc:
