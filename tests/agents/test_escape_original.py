@@ -111,6 +111,7 @@ async def _play(setting: str, *, follow: bool = True, **options: Any) -> dict[st
                 break
             helper = rec["state"][1]
             view = HintView(helper["position"], helper["action_answer"])
+            game.teleport(helper["position"].split(" -> ")[-1])  # as the hint system does
         hint = None if view is None else Hint(view.action, view.position.split(" -> ")[-1], 0)
         ctx = TurnContext(game, step, "", hint, protocol=protocol, hint_view=view)
         if rec["direct_hint_answer"]:

@@ -445,7 +445,9 @@ class OriginalEscapeAgent(BaseAgent):
             self.proposals = []
             self.return_to = None
             position = _hint_position(ctx)
-            self._teleport(game, position)
+            # The hint system has put the player in the target scene; the stack is the
+            # reference position as written.
+            self.scene_stack = position.split(PATH_SEPARATOR)
             mode = "help"
         elif self.proposals:
             first = self.proposals[0]
