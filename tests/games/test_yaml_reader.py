@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from escapebench.games.loading import builtin_files, load_yaml_text
+from escapebench.games.loading import RefusedYAML, builtin_files, load_yaml_text
 
 # Everything game files are made of, and the YAML features the reader leaves to PyYAML.
 DOCUMENTS = {
@@ -21,11 +21,8 @@ DOCUMENTS = {
     "repeated key": "a: b\na: c\n",
     "top-level list": "- a\n- b: c\n  d: [e, f]\n",
     "top-level text": "plain text\n",
-    "anchor and alias": "a: &x [1, 2]\nb: *x\n",
-    "merge key": "a: &x {k: v}\nb:\n  <<: *x\n  j: w\n",
     "explicit tags": "a: !!str 3\nb: !!binary aGVsbG8=\nc: ! x\nd: !!float 1\n",
     "set and omap": "a: !!set {x, y}\nb: !!omap [x: 1]\n",
-    "recursive anchor": "a: &r [*r]\n",
     "value key": "=: x\n",
     "directives": "%YAML 1.1\n---\na: b\n",
     "flow mapping": "{a: b, c: [d, e]}\n",
@@ -33,9 +30,22 @@ DOCUMENTS = {
     "unknown tag": "a: !custom x\n",
     "value indicator as value": "a: =\n",
     "two documents": "a: b\n---\nc: d\n",
-    "undefined alias": "a: *nowhere\n",
     "unclosed list": "a: [1, 2\n",
     "tab": "a:\tb\n",
+    "merge key without alias": "a:\n  <<: {k: v}\n  j: w\n",
+}
+
+# Anchors and aliases: refused by both paths of the reader, with the place (game files never
+# need them, and PyYAML would expand them: a few bytes can stand for gigabytes or for a cycle).
+ALIASED = {
+    "anchor and alias": ("a: &x [1, 2]\nb: *x\n", 1),
+    "merge key": ("a: &x {k: v}\nb:\n  <<: *x\n  j: w\n", 1),
+    "recursive anchor": ("a: &r [*r]\n", 1),
+    "undefined alias": ("a: *nowhere\n", 1),
+    "anchor on a key": ("&k a: b\n", 1),
+    "alias as a key": ("a: &k b\n*k : c\n", 1),
+    "after an explicit tag (PyYAML's path)": ("a: !!str 3\nb: [x, &y z]\nc: *y\n", 2),
+    "scalar anchor in a mapping value": ("a: b\nc: &s text\n", 2),
 }
 
 
@@ -70,3 +80,11 @@ def test_reader_matches_pyyaml_on_original_games(upstream_dir) -> None:
     for path in sorted((upstream_dir / "data").glob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         assert _ours(text) == _pyyaml(text), path.name
+
+
+@pytest.mark.parametrize("name", sorted(ALIASED))
+def test_reader_refuses_anchors_and_aliases(name: str) -> None:
+    text, line = ALIASED[name]
+    with pytest.raises(RefusedYAML, match="anchors and aliases are not allowed") as caught:
+        load_yaml_text(text)
+    assert caught.value.mark.line + 1 == line

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import parse_action_answer
+from escapebench.agents.answer_parsing import answer_reasoning, parse_action_answer
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.agents.plain_data import as_plain
 from escapebench.engine.env import EscapeGame, StepResult
@@ -165,7 +165,7 @@ class BaseAgent(Agent):
         return Decision(
             # No readable call: the answer as the protocol plays it (its own feedback).
             action=protocol_of(ctx).extract_action(text),
-            reasoning=parse_action_answer(text).thought,
+            reasoning=answer_reasoning(text, parse_action_answer(text).thought),
             raw_answer=text,
             mode="help" if ctx.hint else "free explore",
             calls=all_calls,

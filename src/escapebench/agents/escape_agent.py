@@ -46,7 +46,7 @@ from escapebench.agents.foresight import DEFAULT_MEMORY_PAD, Foresight, KnownIte
 from escapebench.agents.plain_data import as_plain
 from escapebench.agents.reflection import DEFAULT_FAILED_MEMORY, Reflection, ReflectionRequest
 from escapebench.agents.screen import read_screen
-from escapebench.engine.actions import normalize_name, parse_call, split_candidates
+from escapebench.engine.actions import most_commas, normalize_name, parse_call, split_candidates
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
 
@@ -395,7 +395,9 @@ class EscapeAgent(BaseAgent):
             known = self.known_items.get(normalize_name(arg))
             return known.name if known else None  # None: a tool picked up from the scene
         if verb in ("apply", "input"):
-            for _left, right in split_candidates(arg):
+            for _left, right in split_candidates(
+                arg, right_commas=most_commas(self.known_items)
+            ):
                 known = self.known_items.get(normalize_name(right))
                 if known is not None:
                     return known.name

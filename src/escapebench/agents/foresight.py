@@ -28,6 +28,7 @@ from escapebench.engine import feedback as engine_feedback
 from escapebench.engine.actions import (
     VERBS,
     clean_input_text,
+    most_commas,
     normalize_name,
     split_candidates,
 )
@@ -84,7 +85,10 @@ def _split_pair(
     arg_text: str, left: Mapping[str, str], right: Mapping[str, str]
 ) -> tuple[str, str] | None:
     """Cut ``arg_text`` at the comma that makes both sides known names."""
-    for a, b in split_candidates(arg_text):
+    cuts = split_candidates(
+        arg_text, left_commas=most_commas(left), right_commas=most_commas(right)
+    )
+    for a, b in cuts:
         x, y = _match(a, left), _match(b, right)
         if x is not None and y is not None:
             return x, y
@@ -191,7 +195,7 @@ class Foresight:
                     continue
                 action = f"click({item})"
             else:  # input: the text may hold commas; the item follows the last usable one
-                for left, right in split_candidates(arg):
+                for left, right in split_candidates(arg, right_commas=most_commas(item_names)):
                     item = _match(right, item_names)
                     if item is not None and clean_input_text(left):
                         action = f"input({clean_input_text(left)}, {item})"

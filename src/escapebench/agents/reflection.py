@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import find_calls, thought_section
+from escapebench.agents.answer_parsing import cut_answer, find_calls, thought_section
 from escapebench.agents.plain_data import as_plain
 from escapebench.engine.actions import normalize_name
 from escapebench.engine.env import StepResult
@@ -87,6 +87,7 @@ def parse_task_operation(text: str) -> TaskOperation:
     The last operation after the "Action:" marker wins, else the last one anywhere; an answer
     without one is ``none()`` marked unreadable.
     """
+    text = cut_answer(text)
     lower = text.lower()
     marker = lower.rfind("action:")
     found = find_calls(text[marker:], TASK_OPERATIONS) if marker >= 0 else []
@@ -99,7 +100,8 @@ def parse_task_operation(text: str) -> TaskOperation:
     if op == "none":
         return TaskOperation("none")
     if op == "delete":
-        digits = "".join(c for c in arg if c.isdigit())
+        # ASCII digits only: str.isdigit() also takes "²" and "①", which int() refuses
+        digits = "".join(c for c in arg if c in _ASCII_DIGITS)
         return TaskOperation("delete", (digits,)) if digits else TaskOperation("none", (), False)
     if op == "update":
         return TaskOperation("update", (arg,)) if arg else TaskOperation("none", (), False)
@@ -109,6 +111,17 @@ def parse_task_operation(text: str) -> TaskOperation:
     if not name:
         return TaskOperation("none", (), False)
     return TaskOperation("new", (name, feedback))
+
+
+_ASCII_DIGITS = frozenset("0123456789")
+_MAX_INDEX_DIGITS = 9  # task indices are small; a longer number names no task
+
+
+def _task_index(digits: str) -> int | None:
+    """The task index a ``delete`` names, or None for a number no task can have (int() of
+    thousands of digits raises)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_INDEX_DIGITS else None
 
 
 class Reflection:
@@ -227,9 +240,11 @@ class Reflection:
                 task.description = op.args[0]
                 record.update(applied=True, task=task.index)
         elif op.op == "delete":
-            task = self.get(int(op.args[0]))
+            index = _task_index(op.args[0])
+            task = self.get(index) if index is not None else None
             if task is None:
-                record["note"] = f"no task with index {op.args[0]}"
+                shown = op.args[0] if len(op.args[0]) <= 20 else f"{op.args[0][:17]}..."
+                record["note"] = f"no task with index {shown}"
             else:
                 self.tasks.remove(task)
                 record.update(applied=True, task=task.index)

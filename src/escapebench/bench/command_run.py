@@ -21,6 +21,7 @@ from escapebench.bench.runner import (
     DEFAULT_MEMORY,
     EXIT_INTERRUPTED,
     EXIT_MODEL_UNAVAILABLE,
+    EXIT_STORAGE,
     EXIT_USAGE,
     RunConfigError,
     RunOutcome,
@@ -39,6 +40,8 @@ exit status:
      settings or one that cannot be created; nothing was played
   {EXIT_MODEL_UNAVAILABLE}  the model is unavailable: a server that stays down, or a local model
      file that is missing or cannot be loaded; finished steps are kept, re-run to resume
+  {EXIT_STORAGE}  the result folder could not be written after play started (disk full,
+     permission lost; the file is named); finished steps are kept, re-run to resume
   {EXIT_INTERRUPTED}  interrupted (Ctrl-C or kill); finished steps are kept, re-run to resume"""
 
 
@@ -235,7 +238,14 @@ def main(args: argparse.Namespace) -> int:
     for episode_id, message in sorted(outcome.failed.items()):
         print(f"episode {episode_id} failed: {message} (details in its error.txt)",
               file=sys.stderr)
-    if outcome.model_error:
+    if outcome.storage_error:
+        print(
+            f"escapebench run: cannot write {outcome.storage_error}; the run stopped. Finished "
+            f"steps are kept; free space (or restore permissions) and run the same command "
+            f"again to resume.",
+            file=sys.stderr,
+        )
+    elif outcome.model_error:
         from escapebench.llm.factory import runs_in_process
 
         what, when = (

@@ -482,9 +482,11 @@ def atomic_write_text(path: Path, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (None, tmp):
+            exc.filename = str(path)  # the file meant, not its temporary twin
         raise
 
 

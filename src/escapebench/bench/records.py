@@ -51,6 +51,7 @@ SUMMARY_CSV = "summary.csv"
 SUMMARY_MD = "summary.md"
 EPISODES_DIR = "episodes"
 STEPS_FILE = "steps.jsonl"
+ERROR_FILE = "error.txt"  # why an episode failed (a traceback), next to its step log
 RESULT_FILE = "result.json"
 CHECKPOINT_FILE = "checkpoint.jsonl"
 
@@ -322,6 +323,14 @@ def _write_all(fd: int, data: bytes) -> None:
             done += os.write(fd, view[done:])
 
 
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` with ``path`` as its file name if it has none (a write on an open file), so
+    that the message of a full disk says which file."""
+    if exc.filename is None:
+        exc.filename = str(path)
+    return exc
+
+
 def _sync_dir(path: Path) -> None:
     """Make the creation of files in ``path`` durable."""
     with contextlib.suppress(OSError):  # not every system can open a folder
@@ -459,26 +468,34 @@ class EpisodeLog:
             and self._journal_lines >= JOURNAL_ROTATE_LINES
         )
         write = self._rotate if rotate else self._append_checkpoint
-        if self.fsync:
-            loop = asyncio.get_running_loop()
-            done = loop.run_in_executor(_fsync_executor(), write, line)
-            try:
-                await asyncio.shield(done)
-            except asyncio.CancelledError:
-                # The run is stopping: let the worker thread finish before the files are
-                # closed. The step is then whole in the journal; recover() logs it.
-                await asyncio.wait({done})
-                raise
-        else:
-            write(line)
+        try:
+            if self.fsync:
+                loop = asyncio.get_running_loop()
+                done = loop.run_in_executor(_fsync_executor(), write, line)
+                try:
+                    await asyncio.shield(done)
+                except asyncio.CancelledError:
+                    # The run is stopping: let the worker thread finish before the files are
+                    # closed. The step is then whole in the journal; recover() logs it.
+                    await asyncio.wait({done})
+                    raise
+            else:
+                write(line)
+        except OSError as exc:
+            raise _naming(exc, self.journal_path) from None
         # Written only after the checkpoint: a kill in between leaves the journal ahead of the
         # log, which recover() repairs.
-        _write_all(self._log, record_json + b"\n")
+        try:
+            _write_all(self._log, record_json + b"\n")
+        except OSError as exc:
+            raise _naming(exc, self.steps_path) from None
 
     def close(self) -> None:
         """Sync the log and close the files (the journal stays for a later resume)."""
         try:
             self._sync_log()
+        except OSError as exc:
+            raise _naming(exc, self.steps_path) from None
         finally:
             os.close(self._log)
             os.close(self._journal)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import importlib
 import json
@@ -59,6 +60,7 @@ from escapebench.bench.metrics import (
 )
 from escapebench.bench.records import (
     EPISODES_DIR,
+    ERROR_FILE,
     RESULT_FILE,
     RESULTS_FILE,
     RUN_FILE,
@@ -98,9 +100,14 @@ EXIT_OK = 0
 EXIT_EPISODE_ERRORS = 1
 EXIT_USAGE = 2
 EXIT_MODEL_UNAVAILABLE = 3
+EXIT_STORAGE = 4  # the result folder could not be written after play started (disk full...)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+MAX_MEMORY = 1_000_000  # steps of working memory (a prompt holds them all)
+MAX_TOKENS_LIMIT = 2**31 - 1  # the largest answer length a server's 32-bit field holds
 
 
 class RunConfigError(ValueError):
@@ -176,7 +183,7 @@ class RunSettings:
         for url in self.base_urls:
             problem = url_problem(url)
             if problem:
-                raise RunConfigError(f"--base-url {url!r}: {problem}")
+                raise RunConfigError(f"--base-url {_shown_url(url)!r}: {problem}")
         env_url = os.environ.get("OPENAI_BASE_URL", "")
         if env_url and not self.base_urls and self.needs_model:
             from escapebench.llm.factory import runs_in_process
@@ -184,7 +191,7 @@ class RunSettings:
             # the served model's address when --base-url is not given
             problem = None if runs_in_process(self.model or "") else url_problem(env_url)
             if problem:
-                raise RunConfigError(f"$OPENAI_BASE_URL {env_url!r}: {problem}")
+                raise RunConfigError(f"$OPENAI_BASE_URL {_shown_url(env_url)!r}: {problem}")
         checks = [
             (self.concurrency >= 1, "--concurrency must be at least 1"),
             (self.max_steps >= 1, "--max-steps must be at least 1"),
@@ -199,6 +206,13 @@ class RunSettings:
             (math.isfinite(self.timeout) and self.timeout > 0,
              "--timeout must be a finite number > 0"),
             (self.max_retries >= 0, "--max-retries must be >= 0"),
+            # values that would only fail later, in every episode (an OverflowError, a server
+            # refusing a number no JSON integer type holds)
+            (self.memory <= MAX_MEMORY, f"--memory must be at most {MAX_MEMORY}"),
+            (self.max_tokens <= MAX_TOKENS_LIMIT,
+             f"--max-tokens must be at most {MAX_TOKENS_LIMIT}"),
+            (self.seed is None or -(2**63) <= self.seed <= 2**63 - 1 - self.repeats,
+             "--seed must fit a 64-bit integer (repeat r uses seed + r)"),
         ]
         for ok, message in checks:
             if not ok:
@@ -228,7 +242,29 @@ def url_problem(url: str) -> str | None:
         return "expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1"
     if not parts.hostname:
         return "the URL has no host, e.g. http://127.0.0.1:8000/v1"
+    if parts.query or parts.fragment or url.strip().endswith(("?", "#")):
+        return "the URL has a query or fragment (?... or #...); give the server's address only"
+    if parts.username is not None or parts.password is not None:
+        return (
+            "the URL holds a user name or password (user:password@), which would be sent to "
+            "the server and written next to results; put the key in an environment variable "
+            "and name it with --api-key-env"
+        )
     return None
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as an error message may show it: whatever could be a user name, password or key
+    (before an ``@``, after a ``?`` or ``#``) is replaced by ``***``, however broken the URL."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    for mark in "?#":
+        if mark in rest:
+            rest = rest.split(mark, 1)[0] + mark + "***"
+    if "@" in rest:
+        rest = "***@" + rest.rpartition("@")[2]
+    return f"{scheme}{sep}{rest}"
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -704,12 +740,15 @@ class RunOutcome:
     played: int  # episodes played (or finished) by this run
     failed: dict[str, str] = field(default_factory=dict)  # episode id -> error
     model_error: str | None = None
+    storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
+        if self.storage_error:
+            return EXIT_STORAGE
         if self.model_error:
             return EXIT_MODEL_UNAVAILABLE
         return EXIT_EPISODE_ERRORS if self.failed else EXIT_OK
@@ -837,10 +876,21 @@ async def _run_plan(
                 display.stopped(spec, "stopped")
                 raise
             except Exception as exc:  # an agent or log problem: this episode only
+                if is_storage_fault(exc, plan.out):  # the disk, not the episode: all stop
+                    outcome.storage_error = outcome.storage_error or storage_problem(exc)
+                    display.stopped(spec, "cannot write its results")
+                    stop.set()
+                    return
                 message = f"{type(exc).__name__}: {exc}"
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write_text(folder / ERROR_FILE, traceback.format_exc())
+                except OSError as write_error:  # never a half-written error.txt
+                    outcome.storage_error = outcome.storage_error or storage_problem(write_error)
+                    display.stopped(spec, "cannot write its results")
+                    stop.set()
+                    return
                 outcome.failed[spec.episode_id] = message
-                folder.mkdir(parents=True, exist_ok=True)
-                (folder / "error.txt").write_text(traceback.format_exc(), encoding="utf-8")
                 display.stopped(spec, message)
                 continue
             outcome.played += 1
@@ -858,8 +908,9 @@ async def _run_plan(
             finally:
                 stop_wait.cancel()
             if stop.is_set():
-                # The model is gone: stop the other episodes where they are. Their current
-                # step was not logged yet, so resuming plays it again from the same state.
+                # The model is gone (or the disk is full): stop the other episodes where they
+                # are. Their current step was not logged yet, so resuming plays it again from
+                # the same state.
                 for t in tasks:
                     t.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -878,9 +929,41 @@ async def _run_plan(
         if callable(aclose):
             with contextlib.suppress(Exception):
                 await aclose()
-        results = collect_results(plan.out)
-        outcome.summaries = write_tables(plan.out, results)
-        complete = outcome.finished == outcome.planned
-        write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        try:
+            results = collect_results(plan.out)
+            outcome.summaries = write_tables(plan.out, results)
+            complete = outcome.finished == outcome.planned
+            write_run_json(plan, model_record, read_run_json(plan.out), finished=complete)
+        except OSError as exc:  # the tables are rebuilt from the results by the next run
+            outcome.storage_error = outcome.storage_error or storage_problem(exc)
         outcome.wall_s = time.perf_counter() - started
     return outcome
+
+
+# What a write into the result folder fails with when the disk, not the run, is the problem.
+_STORAGE_ERRNOS = frozenset(
+    getattr(errno, name) for name in
+    ("ENOSPC", "EDQUOT", "EACCES", "EPERM", "EROFS", "EIO", "EFBIG", "ENOENT", "ESTALE")
+    if hasattr(errno, name)
+)
+
+
+def is_storage_fault(exc: BaseException, folder: Path) -> bool:
+    """Whether ``exc`` is a failed write into the result ``folder`` (the disk full, permission
+    or the folder lost) rather than a problem of the episode: an OSError of the kinds a full
+    or read-only disk gives, about a file in the folder (or about no file: a write on a file
+    already open)."""
+    if not isinstance(exc, OSError) or exc.errno not in _STORAGE_ERRNOS:
+        return False
+    if exc.filename is None:
+        return True
+    try:
+        return Path(os.fsdecode(exc.filename)).resolve().is_relative_to(folder.resolve())
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def storage_problem(exc: OSError) -> str:
+    """``"<file>: <what went wrong>"`` for the message of a storage fault."""
+    where = exc.filename if exc.filename is not None else "the result folder"
+    return f"{where}: {exc.strerror or exc}"

@@ -1,8 +1,9 @@
 """The pure rules of EscapeBench: definitions, play state, step, observations, parsing.
 
-No I/O, no printing, no module-level mutable state beyond a bounded memo of parsed action
-strings (immutable values, so sharing them is safe): load definitions with
-``escapebench.games.loading`` and play them with :class:`EscapeGame`.
+No I/O, no printing, no module-level mutable state: load definitions with
+``escapebench.games.loading`` and play them with :class:`EscapeGame`. What a step did is
+reported as data (:class:`StepResult`: success, error, events, counts); the texts a model reads
+are a protocol's (``escapebench.protocols``).
 """
 
 from escapebench.engine.actions import Action, Call, extract_call, parse_call

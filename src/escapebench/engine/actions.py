@@ -9,6 +9,7 @@ what makes names containing commas or parentheses work.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -68,37 +69,72 @@ def extract_call(text: str) -> Call | None:
     """Return the last well-formed ``verb(...)`` call in ``text``, or None.
 
     Parentheses inside the arguments must balance (``click(box (red))`` is one call); a call
-    whose closing parenthesis is missing is not well-formed and is skipped.
+    whose closing parenthesis is missing is not well-formed and is skipped, and so is a runaway
+    call whose arguments reach a fourth line break outside inner parentheses.
+
+    Linear in the length of ``text``: the parentheses are paired in one pass, so ``click(``
+    repeated over a long answer costs no more than reading it once.
     """
     found: Call | None = None
+    closing: dict[int, int] | None = None
     for m in _CALL_START.finditer(text):
-        depth = 1
-        i = m.end()
-        n = len(text)
-        while i < n:
-            c = text[i]
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            elif c == "\n" and depth == 1 and text[m.end() : i].count("\n") > 2:
-                break  # runaway call spanning paragraphs: not an action
-            i += 1
-        if depth == 0:
-            found = Call(m.group(1).lower(), text[m.end() : i])  # type: ignore[arg-type]
+        if closing is None:
+            closing = _closing_parentheses(text)
+        end = closing.get(m.end() - 1)
+        if end is not None:
+            found = Call(m.group(1).lower(), text[m.end() : end])  # type: ignore[arg-type]
     return found
 
 
+_PAREN_OR_NEWLINE = re.compile(r"[()\n]")
+_RUNAWAY_LINES = 3  # a call's arguments may span this many line breaks before one at its depth
+
+
+def _closing_parentheses(text: str) -> dict[int, int]:
+    """``{index of "(": index of the ")" that closes it}``, for the calls :func:`extract_call`
+    accepts: one pass with a stack.
+
+    An opening parenthesis is left out when it never closes, or when a line break at its own
+    depth comes after more than ``_RUNAWAY_LINES`` line breaks inside it (a runaway call spanning
+    paragraphs), exactly as scanning forward from each call used to decide.
+    """
+    out: dict[int, int] = {}
+    stack: list[int] = []  # open parentheses: index
+    lines_at: list[int] = []  # line breaks seen before each open parenthesis
+    runaway: set[int] = set()
+    lines = 0
+    for m in _PAREN_OR_NEWLINE.finditer(text):
+        c, i = m.group(), m.start()
+        if c == "(":
+            stack.append(i)
+            lines_at.append(lines)
+        elif c == ")":
+            if stack:
+                opening = stack.pop()
+                lines_at.pop()
+                if opening not in runaway:
+                    out[opening] = i
+        else:
+            if stack and lines - lines_at[-1] > _RUNAWAY_LINES - 1:
+                runaway.add(stack[-1])
+            lines += 1
+    return out
+
+
+# Model answers longer than this are read from their last MAX_ANSWER_CHARS characters only (the
+# action comes last in every answer layout the prompts ask for): whatever a model emits, reading
+# an answer costs at most this much. The full answer is still what the step log keeps.
+MAX_ANSWER_CHARS = 65_536
+
+
+def cut_answer(text: str) -> str:
+    """The part of a model answer that parsers read: all of it, or its last
+    :data:`MAX_ANSWER_CHARS` characters. Every answer parser (action calls, task operations,
+    proposal lists, any protocol's) takes its text through here first."""
+    return text if len(text) <= MAX_ANSWER_CHARS else text[-MAX_ANSWER_CHARS:]
+
+
 _VERB_SET = frozenset(VERBS)
-# parse_call remembers what it read: replays, hints and agents send the same few action strings
-# again and again, and a Call is immutable, so one object can serve every caller. The memo is
-# bounded (emptied when full), and long texts (model answers with reasoning, which never repeat)
-# are not kept.
-_PARSED: dict[str, Call | None] = {}
-_PARSED_LIMIT = 4096
-_PARSED_MAX_LEN = 200
 
 
 def parse_call(text: str) -> Call | None:
@@ -109,40 +145,62 @@ def parse_call(text: str) -> Call | None:
     a plain string (replays, logs, the hint system); model answers go through the forgiving
     :func:`extract_call` first.
     """
-    try:
-        return _PARSED[text]
-    except KeyError:
-        pass
-    except TypeError:  # unhashable: not a string either
-        raise TypeError(f"parse_call expects a string, got {type(text).__name__}") from None
     if not isinstance(text, str):
         raise TypeError(f"parse_call expects a string, got {type(text).__name__}")
-    # Plain string operations instead of a regular expression: several times faster, and
-    # str.strip() removes exactly the characters that \s matches.
     core = text.strip()
-    call = None
     opening = core.find("(")
     if opening > 0 and core[-1] == ")" and core[:opening] in _VERB_SET:
-        call = Call(core[:opening], core[opening + 1 : -1])  # type: ignore[arg-type]
-    if len(text) <= _PARSED_MAX_LEN:
-        if len(_PARSED) >= _PARSED_LIMIT:
-            _PARSED.clear()
-        _PARSED[text] = call
-    return call
+        return Call(core[:opening], core[opening + 1 : -1])  # type: ignore[arg-type]
+    return None
 
 
 def clear_parse_memo() -> None:
-    """Forget the strings :func:`parse_call` has read (benchmarks measure a cold start)."""
-    _PARSED.clear()
+    """Kept for callers of old: parse_call keeps no memo any more."""
 
 
-def split_candidates(arg_text: str) -> list[tuple[str, str]]:
-    """Every way to cut ``arg_text`` at one comma into two non-empty parts, last comma first."""
-    out: list[tuple[str, str]] = []
-    idx = arg_text.rfind(",")
-    while idx != -1:
-        left, right = arg_text[:idx], arg_text[idx + 1 :]
-        if left.strip(_WRAPPERS) and right.strip(_WRAPPERS):
-            out.append((left, right))
+def comma_cuts(arg_text: str) -> list[int]:
+    """The commas that cut ``arg_text`` into two non-empty parts, by index, last first.
+
+    A part is non-empty when something but wrapping quotes and spaces is left of it. Linear in
+    the length of the text.
+    """
+    core = arg_text.lstrip(_WRAPPERS)
+    first = len(arg_text) - len(core)  # first character that is not a wrapper
+    last = len(core.rstrip(_WRAPPERS)) + first - 1  # the last one
+    out: list[int] = []
+    idx = arg_text.rfind(",", 0, last)
+    while idx > first:
+        out.append(idx)
         idx = arg_text.rfind(",", 0, idx)
     return out
+
+
+def most_commas(names: Iterable[str]) -> int:
+    """The most commas any of ``names`` holds: the ``left_commas`` / ``right_commas`` bound of
+    :func:`split_candidates` for parts that must be one of them."""
+    return max((name.count(",") for name in names), default=0)
+
+
+def split_candidates(
+    arg_text: str, *, left_commas: int | None = None, right_commas: int | None = None
+) -> list[tuple[str, str]]:
+    """Every way to cut ``arg_text`` at one comma into two non-empty parts, last comma first.
+
+    ``left_commas`` and ``right_commas`` leave out the cuts whose left or right part holds
+    more commas than that: a part can only be a name holding as many commas as the longest
+    name does, so callers matching names pass that count and the work stays linear in the
+    text's length (every cut of a long argument list would be quadratic).
+    """
+    cuts = comma_cuts(arg_text)
+    if cuts and (left_commas is not None or right_commas is not None):
+        total = arg_text.count(",")
+        trailing = arg_text.count(",", cuts[0] + 1)  # commas right of the last cut
+        kept = []
+        for k, idx in enumerate(cuts):
+            right = trailing + k  # commas in the right part
+            if right_commas is not None and right > right_commas:
+                break  # the right parts only grow from here
+            if left_commas is None or total - 1 - right <= left_commas:
+                kept.append(idx)
+        cuts = kept
+    return [(arg_text[:idx], arg_text[idx + 1 :]) for idx in cuts]

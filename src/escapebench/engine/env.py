@@ -18,6 +18,8 @@ from escapebench.engine.actions import (
     Call,
     clean_input_text,
     clear_parse_memo,
+    comma_cuts,
+    most_commas,
     normalize_name,
     parse_call,
     split_candidates,
@@ -292,9 +294,11 @@ class _Plan:
         memo = self.norm_memo
         key = memo.get(text)
         if key is None:
-            if len(memo) >= _NORM_MEMO_LIMIT:
-                memo.clear()
-            key = memo[text] = normalize_name(text)
+            key = normalize_name(text)
+            if len(text) <= _RECIPE_MAX_TEXT:  # a long text (a runaway answer) is not kept
+                if len(memo) >= _NORM_MEMO_LIMIT:
+                    memo.clear()
+                memo[text] = key
         return key
 
     def recipe(self, scene: int, verb: str, text: str) -> Any:
@@ -329,7 +333,7 @@ class _Plan:
         elif verb == "input":
             items = self.items_in_scene[scene]
             readings = []
-            for left, right in split_candidates(text):
+            for left, right in split_candidates(text, right_commas=_most_commas(text, items)):
                 group = items.get(norm(right))
                 if group:
                     readings.append((group, clean_input_text(left)))
@@ -338,7 +342,10 @@ class _Plan:
             lefts = self.tools_by_name
             rights = self.items_in_scene[scene] if verb == "apply" else lefts
             readings = []
-            for left, right in split_candidates(text):
+            cuts = split_candidates(
+                text, left_commas=_most_commas(text, lefts), right_commas=_most_commas(text, rights)
+            )
+            for left, right in cuts:
                 left_group = lefts.get(norm(left))
                 if left_group:
                     right_group = rights.get(norm(right))
@@ -357,6 +364,15 @@ class _Plan:
         for per_verb in self.recipes:
             for memo in per_verb.values():
                 memo.clear()
+
+
+def _most_commas(text: str, names: dict[str, Any]) -> int | None:
+    """The most commas a part of ``text`` can hold and still be one of ``names``, for a long
+    argument text (None: no bound, for the short texts of every usual step): splitting a long
+    list of commas at every comma would be quadratic."""
+    if len(text) <= _RECIPE_MAX_TEXT:
+        return None
+    return most_commas(names)
 
 
 def _near(
@@ -702,7 +718,7 @@ class EscapeGame:
             return self._explain_pair(verb, text, self._find_bag_tool, self._find_item)
         if verb == "craft":
             return self._explain_pair(verb, text, self._find_bag_tool, self._find_bag_tool)
-        if not split_candidates(text):
+        if not comma_cuts(text):
             return fb.wrong_arity(verb)
         return fb.unknown_item(text.rsplit(",", 1)[-1], self._item_names())
 
@@ -746,7 +762,8 @@ class EscapeGame:
         return ("craft", a, b)
 
     def _split(self, text: str, find_left: Any, find_right: Any) -> tuple[int, int] | None:
-        for left, right in split_candidates(text):
+        bound = _most_commas(text, self._plan.items_in_scene[self.scene])  # click: items only
+        for left, right in split_candidates(text, left_commas=bound, right_commas=bound):
             a = find_left(left)
             if a is not None:
                 b = find_right(right)
@@ -755,10 +772,10 @@ class EscapeGame:
         return None
 
     def _explain_pair(self, verb: str, text: str, find_left: Any, find_right: Any) -> str:
-        cuts = split_candidates(text)
+        cuts = comma_cuts(text)
         if not cuts:
             return fb.wrong_arity(verb)
-        left, right = cuts[-1] if len(cuts) > 1 else cuts[0]
+        left, right = text[: cuts[-1]], text[cuts[-1] + 1 :]  # at the first usable comma
         if find_left(left) is None:
             return fb.unknown_tool(left, self._bag_names())
         if verb == "craft":

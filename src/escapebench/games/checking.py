@@ -25,7 +25,14 @@ from typing import Any, Literal
 
 import yaml
 
-from escapebench.engine.actions import Action, normalize_name, parse_call, split_candidates
+from escapebench.engine.actions import (
+    Action,
+    comma_cuts,
+    most_commas,
+    normalize_name,
+    parse_call,
+    split_candidates,
+)
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GAME_END_MARK, GameDefinition, Item, Tool
 from escapebench.games.loading import ORIGINAL_NAME, GameFileError, deepest_node, load_file
@@ -155,7 +162,7 @@ class _Locator:
             if self._text is not None:
                 try:
                     self._root = yaml.compose(self._text, Loader=_ComposeLoader)
-                except yaml.YAMLError:
+                except (yaml.YAMLError, RecursionError):
                     self._root = None
         return self._root
 
@@ -324,8 +331,12 @@ class _StaticChecker:
         without a word (a second ``desc:`` replaces the first), so it is an error."""
         root = self.loc._compose()
         stack = [root] if root is not None else []
+        seen: set[int] = set()  # an alias makes the node graph share (even contain) nodes
         while stack:
             node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
             if isinstance(node, yaml.MappingNode):
                 first_line: dict[str, int] = {}
                 for key, value in node.value:
@@ -689,16 +700,21 @@ def _names_exist(defn: GameDefinition, verb: str, text: str) -> str | None:
         return None if key in items or key in tools else missing(
             "item or tool", text, item_names + tool_names
         )
-    cuts = split_candidates(text)
+    cuts = comma_cuts(text)
     if not cuts:
         return f"{verb} needs two arguments"
     right_ok, right_names = (tools, tool_names) if verb == "craft" else (items, item_names)
-    for left, right in cuts:
+    # only the cuts whose parts can be names (no more commas than a name holds): every cut of
+    # a long list of commas would be quadratic
+    left_commas = None if verb == "input" else most_commas(tools)
+    for left, right in split_candidates(
+        text, left_commas=left_commas, right_commas=most_commas(right_ok)
+    ):
         if normalize_name(right) in right_ok and (
             verb == "input" or normalize_name(left) in tools
         ):
             return None
-    left, right = cuts[0]
+    left, right = text[: cuts[0]], text[cuts[0] + 1 :]
     if verb != "input" and normalize_name(left) not in tools:
         return missing("tool", left, tool_names)
     return missing("tool" if verb == "craft" else "item", right, right_names)

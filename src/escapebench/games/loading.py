@@ -87,8 +87,8 @@ def _line_of(text: str, path: Path_) -> tuple[int | None, int | None]:
     Only done when reporting an error, so loading stays on the fast C path.
     """
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        node = yaml.compose(text, Loader=_SafeLoader)
+    except (yaml.YAMLError, RecursionError):
         return None, None
     best = deepest_node(node, path) if node is not None else None
     if best is None:
@@ -120,7 +120,7 @@ def deepest_node(node: yaml.Node, path: Path_) -> yaml.Node:
 # and the PyYAML version: a changed file is a different entry, and JSON is plain data. Set
 # ESCAPEBENCH_GAME_CACHE to a folder to move the cache, or to "off" to disable it.
 CACHE_ENV = "ESCAPEBENCH_GAME_CACHE"
-_CACHE_FORMAT = b"escapebench-yaml-cache-1"
+_CACHE_FORMAT = b"escapebench-yaml-cache-2"  # 2: only files without aliases are kept
 
 
 def yaml_cache_dir() -> Path | None:
@@ -165,7 +165,63 @@ _BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
 
 
 class _Unusual(Exception):
-    """Something the fast reader leaves to PyYAML (anchors, explicit tags, merge keys...)."""
+    """Something the fast reader leaves to PyYAML (explicit tags, merge keys...)."""
+
+
+# Limits on what a game file may be. Game files are plain data written by people: the largest
+# shipped one is about 60 KB and 12 levels deep. Anchors and aliases are refused outright:
+# no game needs them, and an alias can make a few bytes stand for gigabytes ("billion laughs")
+# or for a structure that contains itself, which every later walk would follow for ever.
+MAX_GAME_FILE_BYTES = 1024 * 1024
+MAX_YAML_DEPTH = 64
+
+
+class RefusedYAML(Exception):
+    """YAML that is valid but not accepted in a game file (an alias, too deep), with where."""
+
+    def __init__(self, message: str, mark: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+
+
+def _refuse_alias(event: Any) -> RefusedYAML:
+    if isinstance(event, yaml.AliasEvent):
+        what = f"alias *{event.anchor}"
+    else:
+        what = f"anchor &{event.anchor}"
+    return RefusedYAML(
+        f"YAML anchors and aliases are not allowed in game files (found {what}); "
+        "write the value out in full",
+        event.start_mark,
+    )
+
+
+def _refuse_depth(event: Any) -> RefusedYAML:
+    return RefusedYAML(
+        f"nested more than {MAX_YAML_DEPTH} levels deep (game files need about 12)",
+        event.start_mark,
+    )
+
+
+def _guard_events(text: str) -> None:
+    """Raise :class:`RefusedYAML` for any anchor, alias or nesting beyond
+    :data:`MAX_YAML_DEPTH` (one pass over libyaml's events, nothing built)."""
+    loader = _SafeLoader(text)
+    try:
+        depth = 0
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise _refuse_alias(event)
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise _refuse_depth(event)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        loader.dispose()
 
 
 def load_yaml_text(text: str) -> Any:
@@ -178,10 +234,16 @@ def load_yaml_text(text: str) -> Any:
     and the like constructed by PyYAML. Anything else (anchors, explicit tags, merge keys,
     several documents, any error) makes PyYAML read the text itself, so the result and every
     error are exactly PyYAML's.
+
+    Anchors, aliases and nesting deeper than :data:`MAX_YAML_DEPTH` raise
+    :class:`RefusedYAML` on either path, before anything is built from them.
     """
     try:
         return _read_plain_document(text)
+    except RefusedYAML:
+        raise
     except Exception:  # noqa: BLE001 - whatever it is, PyYAML decides
+        _guard_events(text)  # PyYAML would expand aliases: none may reach it
         return yaml.load(text, Loader=_SafeLoader)
 
 
@@ -211,13 +273,25 @@ class _EventReader:
         self.loader = loader
         self.next_event = next_event
         self.plain: dict[str, tuple[Any, str]] = {}  # plain scalar text -> (value, tag)
+        self.depth = 0  # collections open around the value being read
 
     def value(self, event: Any) -> Any:
-        if event.anchor is not None or event.tag is not None:
-            raise _Unusual("anchor or explicit tag")
         kind = type(event)
+        if kind is _ALIAS or event.anchor is not None:
+            raise _refuse_alias(event)
+        if event.tag is not None:
+            raise _Unusual("explicit tag")
         if kind is _SCALAR:
             return self.scalar(event)[0]
+        self.depth += 1
+        if self.depth > MAX_YAML_DEPTH:
+            raise _refuse_depth(event)
+        try:
+            return self.collection(event, kind)
+        finally:
+            self.depth -= 1
+
+    def collection(self, event: Any, kind: type) -> Any:
         next_event, value, plain, plain_scalar = (
             self.next_event, self.value, self.plain, self.plain_scalar
         )
@@ -232,7 +306,9 @@ class _EventReader:
             mapping: dict[Any, Any] = {}
             event = next_event()
             while type(event) is not _MAPPING_END:
-                if type(event) is not _SCALAR or event.anchor or event.tag:
+                if type(event) is _ALIAS or getattr(event, "anchor", None) is not None:
+                    raise _refuse_alias(event)
+                if type(event) is not _SCALAR or event.tag:
                     raise _Unusual("key that is not plain text")
                 key = event.value
                 if event.implicit[0]:
@@ -250,7 +326,7 @@ class _EventReader:
                     mapping[key] = value(event)
                 event = next_event()
             return mapping
-        raise _Unusual(f"{kind.__name__}")  # an alias
+        raise _Unusual(f"{kind.__name__}")
 
     def scalar(self, event: Any) -> tuple[Any, str]:
         """A scalar's value and tag."""
@@ -281,18 +357,32 @@ class _EventReader:
         return known
 
 
-_SCALAR = yaml.ScalarEvent
+_SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
 _SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
 _MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
 _PLAIN_KEY_TAGS = frozenset((_STR_TAG, _BOOL_TAG, _NULL_TAG))
 
 
-def _read_text(path: Path) -> str:
-    """A UTF-8 text file; :class:`GameFileError` names it when it cannot be read."""
+def _read_bytes(path: Path) -> bytes:
+    """A game file's bytes, at most :data:`MAX_GAME_FILE_BYTES` of them (never more is read:
+    the file may be a device or a pipe); :class:`GameFileError` names it otherwise."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_GAME_FILE_BYTES + 1)
     except OSError as exc:
         raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_GAME_FILE_BYTES:
+        raise GameFileError(
+            str(path),
+            f"file is larger than {MAX_GAME_FILE_BYTES // 1024} KiB, the most a game file may "
+            "be (the largest shipped game is about 60 KiB)",
+        )
+    return raw
+
+
+def _read_text(path: Path) -> str:
+    """A UTF-8 text file; :class:`GameFileError` names it when it cannot be read."""
+    raw = _read_bytes(path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -300,11 +390,12 @@ def _read_text(path: Path) -> str:
 
 
 def read_yaml(path: Path) -> tuple[Any, str]:
-    """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise GameFileError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    """Parse a YAML file safely; syntax errors become a :class:`GameFileError` with the line.
+
+    Refused as well, each with its line: anchors and aliases, nesting deeper than
+    :data:`MAX_YAML_DEPTH`, files larger than :data:`MAX_GAME_FILE_BYTES`.
+    """
+    raw = _read_bytes(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -313,10 +404,14 @@ def read_yaml(path: Path) -> tuple[Any, str]:
     if cached is not None:
         try:
             return json.loads(cached.read_text(encoding="utf-8")), text
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             pass  # not cached yet (or a damaged entry): parse the YAML
     try:
         data = load_yaml_text(text)
+    except RefusedYAML as exc:
+        line = exc.mark.line + 1 if exc.mark else None
+        col = exc.mark.column + 1 if exc.mark else None
+        raise GameFileError(str(path), exc.message, line, col) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -324,6 +419,8 @@ def read_yaml(path: Path) -> tuple[Any, str]:
         raise GameFileError(str(path), f"invalid YAML: {exc.problem or exc}", line, col) from exc
     except yaml.YAMLError as exc:
         raise GameFileError(str(path), f"invalid YAML: {exc}") from exc
+    except RecursionError:  # pragma: no cover - the depth limit comes first
+        raise GameFileError(str(path), "invalid YAML: nested too deeply") from None
     if cached is not None:
         _cache_store(cached, data)
     return data, text
@@ -437,7 +534,7 @@ def parse_trigger(raw: Any, path: Path_) -> Trigger:
             f"'{kind}, scene|item|tool, <name>, <value>'"
         )
     if kind == "change_state":
-        if not re.fullmatch(r"\d+", value_text):
+        if not re.fullmatch(r"\d{1,9}", value_text):  # (int() refuses 4,301 digits)
             raise _Invalid(path, f"change_state needs a state number, got {value_text!r}")
         value: bool | int = int(value_text)
         if target_kind == "scene":
@@ -621,6 +718,11 @@ def parse_reference_log(text: str, source: str) -> list[ReferenceStep]:
         except json.JSONDecodeError as exc:
             line = text.count("\n", 0, exc.pos) + 1
             raise GameFileError(source, f"invalid JSON in reference log: {exc.msg}", line) from exc
+        except RecursionError:
+            line = text.count("\n", 0, i) + 1
+            raise GameFileError(
+                source, "invalid JSON in reference log: nested too deeply", line
+            ) from None
         # lines counted from where the previous object ended, not from the start every time
         line += text.count("\n", counted_to, i)
         counted_to = i
@@ -714,7 +816,7 @@ def load_file(path: str | Path) -> list[GameDefinition]:
     if p.suffix.lower() not in (".yaml", ".yml"):
         raise GameFileError(str(p), "game files are YAML (.yaml or .yml)")
     # utf-8-sig: a byte order mark (as Windows editors write) must not hide the format key
-    head = p.read_text(encoding="utf-8-sig", errors="replace").lstrip()[:4096]
+    head = _read_bytes(p).decode("utf-8-sig", errors="replace").lstrip()[:4096]
     if re.search(rf"^{FORMAT_KEY}\s*:", head, re.MULTILINE):
         return load_own(p)
     return [load_original(p)]

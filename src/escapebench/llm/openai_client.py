@@ -100,6 +100,9 @@ def redact(text: str, secrets: Sequence[str] = ()) -> str:
     return text
 
 
+_HEADER_SAFE = re.compile(r"[!-~]+")  # printable ASCII without spaces: what a Bearer token is
+
+
 def safe_url(url: str) -> str:
     """``url`` without user info and query string, which may carry credentials."""
     try:
@@ -329,8 +332,14 @@ class OpenAIChatModel:
 
     @staticmethod
     def _key_from_env(env_name: str | None) -> str:
-        key = os.environ.get(env_name or DEFAULT_API_KEY_ENV, "")
+        name = env_name or DEFAULT_API_KEY_ENV
+        key = os.environ.get(name, "")
         if key:
+            if not _HEADER_SAFE.fullmatch(key):  # the key itself is never shown
+                raise ValueError(
+                    f"environment variable {name} (API key) holds a space, a line break or a "
+                    "character that is not ASCII, which an HTTP header cannot carry"
+                )
             return key
         if env_name and env_name != DEFAULT_API_KEY_ENV:
             raise ValueError(f"environment variable {env_name} (API key) is not set")
@@ -455,7 +464,8 @@ class OpenAIChatModel:
 
     def _backoff(self, round_number: int) -> float:
         """Exponential backoff with "equal jitter": half fixed, half random."""
-        delay = min(self.backoff_cap, self.backoff_base * (2.0**round_number))
+        # (2.0 ** 1024 overflows a float; 64 doubles are far past any cap already)
+        delay = min(self.backoff_cap, self.backoff_base * (2.0 ** min(round_number, 64)))
         return delay / 2 + self._rng.uniform(0, delay / 2)
 
     def _first_replica(self) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 from escapebench.agents import prompts
 from escapebench.agents.answer_parsing import parse_action_answer
-from escapebench.engine.actions import extract_call, parse_call
+from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.observation import OBSERVATION_VERSION
@@ -35,7 +35,7 @@ def position_text(game: EscapeGame) -> str:
 def play_text(game: EscapeGame, text: str) -> StepResult:
     """Play a canonical call, or free text holding one (the last one); text without a call is
     played as it is, so that the engine's error result is the feedback."""
-    call = parse_call(text) or extract_call(text)
+    call = parse_call(text) or extract_call(cut_answer(text))
     if call is None:
         result = game.step(text)
         return StepResult("", result.success, result.error, result.feedback)
@@ -71,8 +71,9 @@ class EscapebenchProtocol(Protocol):
 
     def extract_action(self, answer: str) -> str:
         parsed = parse_action_answer(answer)
-        # No readable call: play the answer itself so that the engine gives feedback.
-        return parsed.action if parsed.action is not None else answer
+        # No readable call: play the answer itself (its end, if it is huge) so that the engine
+        # gives feedback.
+        return parsed.action if parsed.action is not None else cut_answer(answer)
 
     def shown_action(self, played: str, result: StepResult) -> str:
         action = result.action.strip()

@@ -248,7 +248,7 @@ class RawGame:
                 body = wrap["tool"]
                 self.tools[t] = _RawThing(
                     _text(body["name"]), _text(body["name"]).strip(), _text(wrap["position"]),
-                    tuple(_text(st["desc"]).strip() for st in body["states"]),
+                    tuple(_text(st.get("desc", "")).strip() for st in body["states"]),
                 )
         self.scene_by_key = {s.key: k for k, s in reversed(list(enumerate(self.scenes)))}
         self.reference = _raw_reference(defn)

@@ -8,6 +8,7 @@ import ipaddress
 import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 DEFAULT_DATA_DIR = "human-results"
 DEFAULT_PORT = 8765
@@ -61,6 +62,21 @@ def listen_problem(host: str, port: int) -> str | None:
     return None
 
 
+def _server_class() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):  # type: ignore[misc]
+        """uvicorn's server, where a second SIGTERM stops at once as a second Ctrl-C does
+        (uvicorn forces only on SIGINT: a second kill waited for every open connection)."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self.should_exit:
+                self.force_exit = True
+            super().handle_exit(sig, frame)
+
+    return Server
+
+
 def main(args: argparse.Namespace) -> int:
     """Start the server; bad folders or game files are clear errors before it starts."""
     import uvicorn
@@ -68,7 +84,7 @@ def main(args: argparse.Namespace) -> int:
     from escapebench.games.checking import BrokenGamesError
     from escapebench.games.loading import GameFileError
     from escapebench.report.runs import ReportInputError, load_runs
-    from escapebench.report.server import ServeConfig, create_app
+    from escapebench.report.server import ServeConfig, create_app, header_timeout_protocol
     from escapebench.report.sessions import DataFolderError
 
     run_dirs = [Path(d) for d in args.run_dirs]
@@ -105,8 +121,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"escapebench serve: listening on {args.host}: anyone who can reach this machine "
               "can read the reports and play (and write human results)", file=sys.stderr)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
-                            access_log=False)
-    server = uvicorn.Server(config)
+                            access_log=False, http=header_timeout_protocol())
+    server = _server_class()(config)
     # Print the address once the socket is bound (port 0 asks the system for a free port).
     original_startup = server.startup
 

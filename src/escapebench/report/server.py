@@ -10,15 +10,21 @@ Routes:
 
 Everything a page sends is untrusted: games are looked up by name in the loaded list (never
 opened by path), session ids must look like the ones the server makes, bodies are size-limited
-JSON objects with a JSON content type, and every refusal is a 4xx JSON ``{"error": ...}``.
-Unexpected failures are logged and answered with a 500 JSON body, never a traceback.
+JSON objects with a JSON content type (any body that cannot be read, deeply nested JSON
+included, is a 400), state-changing requests from a browser must come from the server's own
+origin, and every refusal is a 4xx JSON ``{"error": ...}``. Every response forbids framing
+(clickjacking) and content-type sniffing. Unexpected failures are logged and answered with a
+500 JSON body, never a traceback. The HTTP protocol (:class:`HeaderTimeoutProtocol`) closes
+connections whose request head does not arrive within :data:`HEADER_TIMEOUT_S` (slowloris).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
+import re
 import shutil
 import tempfile
 import threading
@@ -32,7 +38,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -51,6 +57,16 @@ from escapebench.report.site import STATIC_DIR, build_report, template_environme
 log = logging.getLogger("escapebench.serve")
 
 MAX_BODY_BYTES = 16 * 1024
+HEADER_TIMEOUT_S = 10.0  # a request head must arrive within this (slowloris)
+BODY_TIMEOUT_S = 10.0  # and its body within this
+SECURITY_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+_STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_DIGITS = re.compile(r"[0-9]{1,12}")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
@@ -127,17 +143,31 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
     if ctype != "application/json":
         raise HTTPException(415, "send JSON with Content-Type: application/json")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise HTTPException(413, f"request body larger than {limit} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
+    if declared is not None:
+        if not _DIGITS.fullmatch(declared.strip()):  # ("²".isdigit() is True; int() refuses)
+            raise HTTPException(400, "Content-Length is not a number")
+        if int(declared) > limit:
             raise HTTPException(413, f"request body larger than {limit} bytes")
+    body = bytearray()
+
+    async def read() -> None:
+        async for chunk in request.stream():
+            body.extend(chunk)
+            if len(body) > limit:
+                raise HTTPException(413, f"request body larger than {limit} bytes")
+
+    try:
+        await asyncio.wait_for(read(), BODY_TIMEOUT_S)
+    except ClientDisconnect:  # gone before its body was whole: nobody reads the answer
+        raise HTTPException(400, "the client went away before sending its body") from None
+    except asyncio.TimeoutError:
+        raise HTTPException(408, f"request body not sent within {BODY_TIMEOUT_S:g} s") from None
     try:
         data = json.loads(bytes(body).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise HTTPException(400, "request body is not valid JSON") from None
+    except RecursionError:  # e.g. [[[[...]]]] in a few kilobytes
+        raise HTTPException(400, "request body is JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise HTTPException(400, "request body must be a JSON object")
     return data
@@ -250,7 +280,11 @@ def create_app(config: ServeConfig) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        middleware=[
+            Middleware(SecurityHeadersMiddleware),
+            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+            Middleware(SameOriginMiddleware),
+        ],
         exception_handlers={
             HTTPException: http_error,
             PlayRequestError: play_error,
@@ -287,3 +321,104 @@ class _ReportFiles:
         assert folder is not None
         static = StaticFiles(directory=str(folder), html=True)
         await static(scope, receive, send)
+
+
+class SecurityHeadersMiddleware:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` to every response: no page of this
+    server may be framed by another site (clickjacking), nothing is sniffed into another type."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def cross_origin_problem(method: str, headers: Any, host: str) -> str | None:
+    """Why a state-changing request did not come from this server's own pages (None: it did,
+    or it came from a program that is not a browser and sends no ``Origin``)."""
+    if method not in _STATE_CHANGING:
+        return None
+    if headers.get("sec-fetch-site", "") in ("cross-site", "same-site"):
+        return "cross-site requests may not change anything"
+    origin = headers.get("origin")
+    if origin is None:
+        return None  # curl, scripts: not a page another site could make a visitor send
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(origin)
+        netloc = parts.netloc.lower()
+    except ValueError:
+        netloc = ""
+    if origin == "null" or not netloc or netloc != host.lower():
+        return "requests from another site's pages may not change anything"
+    return None
+
+
+class SameOriginMiddleware:
+    """ASGI middleware refusing (403) a POST a page of another site made the browser send: the
+    ``Origin`` must be this server's own address, as its play page's requests are."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                       for k, v in scope.get("headers", [])}
+            problem = cross_origin_problem(scope["method"], headers, headers.get("host", ""))
+            if problem is not None:
+                await _error(403, problem)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def header_timeout_protocol() -> type:
+    """uvicorn's h11 protocol with a time limit on request heads.
+
+    uvicorn waits for ever for the rest of a request head that a client sends slowly (or not
+    at all), so a few such connections (slowloris) hold the server. This one closes a
+    connection whose next request head has not arrived :data:`HEADER_TIMEOUT_S` after the
+    connection opened or after its previous response.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderTimeoutProtocol(H11Protocol):  # type: ignore[misc]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm_head_timer()
+
+        def _arm_head_timer(self) -> None:
+            waiting_after = self.cycle  # a new request head makes a new cycle
+            self._head_timer = self.loop.call_later(
+                HEADER_TIMEOUT_S, self._head_timeout, waiting_after
+            )
+
+        def _head_timeout(self, waiting_after: Any) -> None:
+            if self.cycle is waiting_after and not self.transport.is_closing():
+                log.info("closing a connection whose request head did not arrive in time")
+                self.transport.close()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._head_timer.cancel()
+            if not self.transport.is_closing():
+                self._arm_head_timer()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._head_timer.cancel()
+            super().connection_lost(exc)
+
+    return HeaderTimeoutProtocol
