@@ -104,7 +104,10 @@ def test_a_game_with_errors_is_refused_with_file_line_and_problem(
     out = tmp_path / "out"
     code, err = run_cli(["--games", str(bad), "--out", str(out)], capsys)
     assert code == EXIT_USAGE
-    assert f"{bad}:{line}: error: [mini] " in err and "dooor" in err
+    # every setting of the file, each with its first error (file:line: problem)
+    for setting in ("mini-easy", "mini", "mini-hard"):
+        assert f"\n  {setting}: {bad}:{line}: " in err
+    assert "dooor" in err
     assert f"escapebench check {bad}" in err
     assert not out.exists()
 

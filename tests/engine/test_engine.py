@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -305,14 +306,30 @@ def test_malformed_files_name_file_line_and_problem(
         assert err.line == line
 
 
-def test_a_trigger_the_game_cannot_carry_out_is_a_clear_error_when_it_fires(
+def test_a_state_past_the_last_on_screen_ends_the_step_with_a_clear_error(
     tmp_path: Path,
 ) -> None:
-    from escapebench.engine import BrokenGameError
     from tests.games.shed import write_shed
 
     path = write_shed(tmp_path, 'trigger: ["change_state, 1"]', 'trigger: ["change_state, 5"]')
     game = EscapeGame(load_file(path)[0])
     assert game.step("click(curtain)").success  # the rest of the game plays
-    with pytest.raises(BrokenGameError, match=r"'padlocked door'.*state 5, which it does not have"):
-        game.step("input(42, padlocked door)")
+    before = game.snapshot()
+    result = game.step("input(42, padlocked door)")
+    assert result.error and not result.success
+    assert re.search(r"item 'padlocked door'.* state 5, which it does not have", result.feedback)
+    assert game.snapshot() == before  # the step changed nothing
+    assert "padlocked door" in game.observation()
+
+
+def test_a_trigger_naming_a_missing_scene_is_a_clear_error_when_it_fires(
+    tmp_path: Path,
+) -> None:
+    from escapebench.engine import BrokenGameError
+    from tests.games.shed import write_shed
+
+    path = write_shed(tmp_path, "change_visible, scene, workbench, True",
+                      "change_visible, scene, attic, True")
+    game = EscapeGame(load_file(path)[0])
+    with pytest.raises(BrokenGameError, match=r"names scene 'attic', which does not exist"):
+        game.step("click(curtain)")

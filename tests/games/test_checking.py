@@ -240,7 +240,21 @@ def test_walk_that_needs_a_teleport_is_a_warning(tmp_path: Path) -> None:
     report = _only(check_paths([str(path)]))
     walks = [i for i in report.warnings if i.check == "walk"]
     assert walks and "cannot walk there from 'shed'" in walks[0].message
-    assert _errors(report, "unreachable")  # and the static check says why
+    # and the static check says why, as a warning: the game plays to its end with hints
+    (only,) = [i for i in report.warnings if i.check == "teleport-only"]
+    assert "scene 'workbench': no scene links to it; only the hint teleport" in only.message
+    assert only.line == line_of(path.read_text(), "  - name: workbench")
+    assert report.ok
+
+
+def test_scene_nothing_reaches_and_no_reference_step_needs_is_an_error(tmp_path: Path) -> None:
+    text = SHED_YAML.replace("      Behind the curtain: workbench\n", "      Nowhere: shed\n")
+    text = text.split("reference:")[0]  # (no reference step is made there, nor anywhere)
+    path = tmp_path / "shed.yaml"
+    path.write_text(text)
+    report = _only(check_paths([str(path)]))
+    (issue,) = _errors(report, "unreachable")
+    assert "scene 'workbench': no scene links to it, so it can never be entered" in issue.message
 
 
 def test_missing_and_empty_paths_are_reported_not_raised(tmp_path: Path) -> None:

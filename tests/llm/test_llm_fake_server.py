@@ -113,3 +113,18 @@ def test_require_api_key() -> None:
 def test_unknown_fault_kind_rejected() -> None:
     with pytest.raises(ValueError):
         FakeOpenAIServer(faults=["boom"])
+
+
+def test_streams_server_sent_events_when_asked() -> None:
+    import openai
+
+    with FakeOpenAIServer(answer="open door") as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="k")
+        chunks = list(client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True,
+            stream_options={"include_usage": True},
+        ))
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        assert text == "open door"
+        assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+        assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens > 0

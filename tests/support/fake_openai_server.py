@@ -441,6 +441,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     "completion_tokens": completion,
                     "total_tokens": prompt + completion,
                 }
+            if body.get("stream") and fault is None:
+                self._stream(payload, message, finish_reason, body)
+                return
             if fault == "invalid_utf8":
                 body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 quoted = json.dumps(text, ensure_ascii=False).encode("utf-8")
@@ -448,6 +451,30 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, body.replace(quoted, cut, 1))
                 return
             self._send_json(200, payload)
+
+        def _stream(
+            self, payload: dict[str, Any], message: dict[str, Any], finish_reason: str,
+            body: dict[str, Any],
+        ) -> None:
+            """The answer as server-sent events (``"stream": true``): a chunk with the role
+            and the content, one with the finish reason, the usage if asked, then [DONE]."""
+            head = {k: payload[k] for k in ("id", "created", "model")}
+            head["object"] = "chat.completion.chunk"
+            chunks = [
+                {**head, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+                {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]},
+            ]
+            if "usage" in payload and (body.get("stream_options") or {}).get("include_usage"):
+                chunks.append({**head, "choices": [], "usage": payload["usage"]})
+            data = b"".join(
+                b"data: " + json.dumps(c).encode("utf-8") + b"\n\n" for c in chunks
+            ) + b"data: [DONE]\n\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                self.wfile.write(data)
 
     return Handler
 

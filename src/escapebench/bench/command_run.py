@@ -116,6 +116,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--original-source", type=Path, default=None, metavar="DIR",
                    help="the original EscapeBench checkout (or its src folder) for "
                    "--protocol original (default: found from the games folder CHECKOUT/data)")
+    g.add_argument("--skip-unplayable", action="store_true",
+                   help="play the settings that can be played and skip the others (files that "
+                   "do not load, settings with check errors), recorded in run.json; without "
+                   "it, such a setting stops the run before it starts")
     g.add_argument("--shard", default=None, metavar="I/N",
                    help="play only the I-th of N deterministic slices of the episodes")
     r = parser.add_argument_group("running")
@@ -160,6 +164,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         max_retries=args.max_retries,
         fsync=not args.no_fsync,
         quiet=args.quiet,
+        skip_unplayable=args.skip_unplayable,
         command_line=["escapebench", *sys.argv[1:]],
         protocol=args.protocol,
         original_source=args.original_source,
@@ -235,6 +240,10 @@ def main(args: argparse.Namespace) -> int:
         print(format_table(outcome.summaries))
     print(f"\nresults: {outcome.out}  ({outcome.finished} of {outcome.planned} episodes "
           f"finished, {outcome.wall_s:.1f}s)", file=sys.stderr)
+    if outcome.skipped:
+        listed = "\n  ".join(f"{u['setting']}: {u['reason']}" for u in outcome.skipped)
+        print(f"skipped {len(outcome.skipped)} unplayable setting(s) (--skip-unplayable; "
+              f"recorded in run.json):\n  {listed}", file=sys.stderr)
     for episode_id, message in sorted(outcome.failed.items()):
         print(f"episode {episode_id} failed: {message} (details in its error.txt)",
               file=sys.stderr)

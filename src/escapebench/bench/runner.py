@@ -154,6 +154,7 @@ class RunSettings:
     max_retries: int = 6
     fsync: bool = True
     quiet: bool = False
+    skip_unplayable: bool = False  # play the other settings; record the skipped ones
     command_line: list[str] = field(default_factory=list)
     protocol: str | None = None  # None: original for games of an original checkout
     original_source: Path | None = None  # the original checkout (or its src folder)
@@ -389,6 +390,8 @@ class RunPlan:
     fingerprint: dict[str, Any]
     games: list[dict[str, Any]]
     protocol: Protocol | None = None
+    # settings left out by --skip-unplayable: {"setting", "source", "reason", "errors"}
+    skipped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
@@ -432,11 +435,32 @@ def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
     """Resolve games, episodes, shard and output folder (no file is written)."""
-    from escapebench.games.loading import load_games
+    from escapebench.games.checking import split_playable, unplayable_file
+    from escapebench.games.loading import load_games_reporting
 
     settings.validate()
-    definitions = load_games(settings.games, settings.difficulties)
+    definitions, failed = load_games_reporting(settings.games, settings.difficulties)
+    if len(failed) == 1 and not definitions:
+        raise failed[0]  # the one file named does not load: its error is the whole story
+    # Every setting that cannot be played, at once: files that do not load, settings with
+    # check errors (a game with errors can stop in the middle of play, and its numbers would
+    # mean nothing).
+    definitions, unplayable, _ = split_playable(definitions)
+    unplayable = [unplayable_file(e) for e in failed] + unplayable
+    if unplayable and not settings.skip_unplayable:
+        listed = "\n  ".join(str(u) for u in unplayable)
+        files = " ".join(sorted({u.source for u in unplayable}))
+        raise RunConfigError(
+            f"{len(unplayable)} setting(s) cannot be played (a game with errors would give "
+            f"meaningless results), so nothing was played:\n  {listed}\n"
+            f"Run 'escapebench check {files}' for the full report, or pass --skip-unplayable "
+            "to play the others (the skipped ones are recorded in run.json)."
+        )
     if not definitions:
+        if unplayable:
+            raise RunConfigError(
+                "no playable settings left: every setting matched was skipped as unplayable"
+            )
         raise RunConfigError("no game settings match --games and --difficulty")
     by_setting: dict[str, GameDefinition] = {}
     for d in definitions:
@@ -447,7 +471,6 @@ def plan_run(
                 "episode ids must be unique"
             )
         by_setting[d.setting] = d
-    refuse_broken_games(definitions)
     protocol = protocol_for(settings)
     specs = [
         EpisodeSpec(
@@ -484,7 +507,8 @@ def plan_run(
     out = settings.out or default_out_dir(fingerprint, games)
     effects = {d.setting: reference_effects(d) for d in definitions}
     return RunPlan(
-        settings, out, specs, by_setting, effects, model_name, fingerprint, games, protocol
+        settings, out, specs, by_setting, effects, model_name, fingerprint, games, protocol,
+        skipped=[u.to_json() for u in unplayable],
     )
 
 
@@ -650,6 +674,7 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
         "protocol_source": (
             plan.protocol.record().get("source") if plan.protocol is not None else None
         ),
+        "skipped": plan.skipped,  # settings --skip-unplayable left out, with the reason
         "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
         "shard": list(s.shard) if s.shard else None,
         "concurrency": s.concurrency,
@@ -744,6 +769,7 @@ class RunOutcome:
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # see RunPlan.skipped
 
     @property
     def exit_code(self) -> int:
@@ -837,7 +863,8 @@ async def _run_plan(
         model_record = model_settings_record(model)
     write_run_json(plan, model_record, existing, finished=False)
 
-    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0)
+    outcome = RunOutcome(plan.out, planned=len(plan.specs), finished=0, played=0,
+                         skipped=list(plan.skipped))
     todo = [s for s in plan.specs if not (plan.out / EPISODES_DIR / s.episode_id / RESULT_FILE)
             .exists()]
     outcome.finished = len(plan.specs) - len(todo)

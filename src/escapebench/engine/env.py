@@ -31,6 +31,7 @@ from escapebench.engine.model import (
     WAIT_KINDS,
     BrokenGameError,
     GameDefinition,
+    PastStateError,
     Transition,
     Trigger,
 )
@@ -92,6 +93,9 @@ _OP_ITEM_STATE, _OP_ITEM_TOUCH = "item state", "item touched"
 _OP_TOOL_VISIBLE, _OP_TOOL_STATE = "tool visible", "tool state"
 _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = "scene visible", "become tool"
 _OP_NOTHING, _OP_BROKEN = "nothing", "broken"
+# A state past the target's last one: set as it is, as the original engine does; the step fails
+# only where the target would then be shown (see EscapeGame._check_past).
+_OP_ITEM_STATE_PAST, _OP_TOOL_STATE_PAST = "item state past the last", "tool state past the last"
 _GAME_END_EVENT = Event("game_end")
 _NORM_MEMO_LIMIT = 4096
 # Recipes are kept per scene and verb, for argument texts of a sensible length only.
@@ -145,7 +149,7 @@ class _Plan:
         "norm_memo", "recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
         "changed_feedback",
-        "partial_feedback", "stuck_feedback",
+        "partial_feedback", "stuck_feedback", "past_possible",
         "item_names", "tool_names", "tool_targets", "item_scene", "tool_scene", "start",
     )
 
@@ -206,6 +210,14 @@ class _Plan:
         self.wait_index = tuple(
             tuple(self._index_waits(d, i, s, st.transitions) for s, st in enumerate(it.states))
             for i, it in enumerate(d.items)
+        )
+        # Whether a trigger sets a state past the last: then a step that fires triggers is
+        # undone if it would show such a state (see EscapeGame._offer).
+        self.past_possible = any(
+            op[0] in (_OP_ITEM_STATE_PAST, _OP_TOOL_STATE_PAST)
+            for per_item in self.wait_index for per_state in per_item
+            for per_kind in per_state.values() for offers in per_kind.values()
+            for offer in offers for op in offer.ops
         )
 
     def _index_waits(
@@ -270,8 +282,7 @@ class _Plan:
                 return (_OP_TOOL_VISIBLE, t, bool(value), None)
             if kind == "change_state":
                 if not 0 <= int(value) < len(d.tools[t].states):
-                    return broken(f"sets tool {g.target!r} to state {value}, which it does not "
-                                  f"have (states 0-{len(d.tools[t].states) - 1})")
+                    return (_OP_TOOL_STATE_PAST, t, int(value), None)
                 return (_OP_TOOL_STATE, t, int(value), None)
             return (_OP_NOTHING, -1, None, None)
         target = (
@@ -280,8 +291,7 @@ class _Plan:
         if target is None:
             return (_OP_NOTHING, -1, None, None)
         if kind == "change_state" and not 0 <= int(value) < len(d.items[target].states):
-            return broken(f"sets item {d.items[target].name!r} to state {value}, which it does "
-                          f"not have (states 0-{len(d.items[target].states) - 1})")
+            return (_OP_ITEM_STATE_PAST, target, int(value), self.item_changed[target])
         op = {
             "change_visible": (_OP_ITEM_VISIBLE, bool(value)),
             "change_interact": (_OP_ITEM_INTERACT, bool(value)),
@@ -858,6 +868,8 @@ class EscapeGame:
         rather than called: this is the body of most successful steps.
         """
         plan = self._plan
+        if plan.past_possible:
+            saved = self.snapshot()  # (see below: a step that would show a state past the last)
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
             return StepResult(action, False, True, plan.stuck_feedback[i])
@@ -899,7 +911,15 @@ class EscapeGame:
                 self._release_if_spent(tool, events)
             return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
         tools_before = self.tools_collected
-        if ops:
+        if ops and plan.past_possible:
+            try:
+                self._fire(i, ops, events)
+            except PastStateError as exc:
+                # A state that does not exist would be shown: the step ends with that error
+                # and changes nothing (the original engine failed there).
+                self.restore(saved)
+                return StepResult(action, False, True, str(exc))
+        elif ops:
             self._fire(i, ops, events)
         # Checked after the triggers: a trigger may move the tool to a state with new uses.
         if tool >= 0:
@@ -998,44 +1018,134 @@ class EscapeGame:
     # ------------------------------------------------------------------ triggers
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
         """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``), telling
-        the screen what changed (see ``ScreenCache``)."""
+        the screen what changed (see ``ScreenCache``). Once a state past the last is in play,
+        the rest goes through :meth:`_fire_past`, and the step is checked at the end."""
         screen = self._screen
         item_scene = self._plan.item_scene
+        past: list[tuple[str, int]] = []  # (operation, target) set to a state past the last
         for op, target, value, event in ops:
-            if op == _OP_ITEM_STATE:
-                self.item_state[target] = value
+            if past:
+                # A state past the last is in play: the screen is built again when next shown
+                # (the line of such a state does not exist).
+                self._fire_past(op, target, value, event, i, events, past)
+            elif op in (_OP_ITEM_STATE, _OP_ITEM_INTERACT):
+                if op == _OP_ITEM_STATE:
+                    self.item_state[target] = value
+                else:
+                    self.item_interact[target] = value
                 screen.item_changed(self, target, item_scene[target])
-                events.append(event)
-            elif op == _OP_ITEM_INTERACT:
-                self.item_interact[target] = value
-                screen.item_changed(self, target, item_scene[target])
-                events.append(event)
-            elif op == _OP_ITEM_VISIBLE:
-                self.item_visible[target] = value
-                screen.item_changed(self, target, item_scene[target])
-                events.append(event)
-            elif op == _OP_ITEM_TOUCH:
                 events.append(event)
             elif op == _OP_TOOL_VISIBLE:
+                if value and self.tool_state[target] >= len(self.defn.tools[target].states):
+                    self._fire_past(op, target, value, event, i, events, past)
+                    continue
                 self.tool_visible[target] = value
                 screen.tool_changed(self, target)
-            elif op == _OP_TOOL_STATE:
-                self.tool_state[target] = value
-                screen.bag_changed()  # a tool's state shows only in the bag
             elif op == _OP_SCENE_VISIBLE:
                 if value and not self.scene_visible[target]:
                     events.append(event)
                 if self.scene_visible[target] != value:
                     self.scene_visible[target] = value
                     screen.scene_visibility_changed(target)
+            elif op == _OP_ITEM_VISIBLE:
+                if value and self.item_state[target] >= len(self.defn.items[target].states):
+                    self._fire_past(op, target, value, event, i, events, past)  # shown past?
+                    continue
+                self.item_visible[target] = value
+                screen.item_changed(self, target, item_scene[target])
+                events.append(event)
             elif op == _OP_BECOME_TOOL:
+                if target >= 0 and self.tool_state[target] >= len(self.defn.tools[target].states):
+                    self._fire_past(op, target, value, event, i, events, past)
+                    continue
                 self.item_present[i] = False
                 screen.item_changed(self, i, item_scene[i])
                 if target >= 0 and self.tool_where[target] == _IN_SCENE:
                     self._collect(target)
                     events.append(event)
+            elif op == _OP_TOOL_STATE:
+                self.tool_state[target] = value
+                screen.bag_changed()  # a tool's state shows only in the bag
+            elif op == _OP_ITEM_TOUCH:
+                events.append(event)
             elif op == _OP_BROKEN:
                 raise BrokenGameError(value)
+            else:  # a state past the last
+                self._fire_past(op, target, value, event, i, events, past)
+        if past:
+            self._check_past(past)
+
+    def _fire_past(
+        self, op: str, target: int, value: Any, event: Any, i: int, events: list[Event],
+        past: list[tuple[str, int]],
+    ) -> None:
+        """One operation of a transition that sets a state past the last: the state lists
+        change as in :meth:`_fire`, the screen is forgotten, and the targets to check noted."""
+        if op in (_OP_ITEM_STATE_PAST, _OP_ITEM_STATE):
+            self.item_state[target] = value
+            past.append((_OP_ITEM_STATE_PAST, target))
+            events.append(event)
+        elif op in (_OP_TOOL_STATE_PAST, _OP_TOOL_STATE):
+            self.tool_state[target] = value
+            past.append((_OP_TOOL_STATE_PAST, target))
+        elif op == _OP_ITEM_VISIBLE:
+            self.item_visible[target] = value
+            past.append((_OP_ITEM_STATE_PAST, target))
+            events.append(event)
+        elif op == _OP_ITEM_INTERACT:
+            self.item_interact[target] = value
+            events.append(event)
+        elif op == _OP_TOOL_VISIBLE:
+            self.tool_visible[target] = value
+            past.append((_OP_TOOL_STATE_PAST, target))
+        elif op == _OP_SCENE_VISIBLE:
+            if value and not self.scene_visible[target]:
+                events.append(event)
+            self.scene_visible[target] = value
+        elif op == _OP_BECOME_TOOL:
+            self.item_present[i] = False
+            if target >= 0 and self.tool_where[target] == _IN_SCENE:
+                past.append((_OP_TOOL_STATE_PAST, target))
+                self.tool_where[target] = _IN_BAG
+                self.bag.append(target)
+                self.tools_collected += 1
+                events.append(event)
+        elif op == _OP_ITEM_TOUCH:
+            events.append(event)
+        elif op == _OP_BROKEN:
+            raise BrokenGameError(value)
+        self._screen.forget()
+
+    def _check_past(self, past: list[tuple[str, int]]) -> None:
+        """Raise :class:`BrokenGameError` if a thing a transition changed is now shown (or can
+        be acted on) in a state past its last one: there is no text for that state. The
+        original engine fails there too; while the thing is hidden, nothing fails."""
+        d = self.defn
+        for op, target in past:
+            if op == _OP_ITEM_STATE_PAST:
+                it = d.items[target]
+                state = self.item_state[target]
+                if state < len(it.states) or not (
+                    self.item_visible[target] and self.item_present[target]
+                ):
+                    continue
+                what = f"item {it.name!r} (scene {d.scenes[it.scene].name!r})"
+                count = len(it.states)
+            else:
+                tool = d.tools[target]
+                state = self.tool_state[target]
+                where = self.tool_where[target]
+                if state < len(tool.states) or not (
+                    where == _IN_BAG or (where == _IN_SCENE and self.tool_visible[target])
+                ):
+                    continue
+                what = f"tool {tool.name!r}"
+                count = len(tool.states)
+            raise PastStateError(
+                f"This step cannot be played: it would show {what} in state {state}, which "
+                f"it does not have (states 0-{count - 1}); a trigger of the game file "
+                f"{d.source or d.setting} sets it past its last state. Nothing was changed."
+            )
 
     # ------------------------------------------------------------------ paths
     def path_to(self, scene: str, *, only_visible: bool = True) -> list[str] | None:

@@ -25,8 +25,15 @@ TOOL_IN_SCENE, TOOL_IN_BAG, TOOL_GONE = 0, 1, 2
 
 class BrokenGameError(ValueError):
     """A game definition asked the engine for something it does not have (a trigger naming a
-    missing scene, a state past an item's last one). Raised when that trigger fires;
-    ``escapebench check`` reports the same problems, with lines, before any play."""
+    missing scene). Raised when that trigger fires; ``escapebench check`` reports the same
+    problems, with lines, before any play."""
+
+
+class PastStateError(BrokenGameError):
+    """A step would show (or let the player act on) an item or tool in a state past its last
+    one. A trigger may set such a state, as the original engine allows, while the thing is
+    hidden; the step that would show it ends with this error as its feedback instead, and is
+    undone (see ``EscapeGame._offer``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +151,10 @@ class GameDefinition:
     reference: tuple[ReferenceStep, ...] = ()
     source: str = ""  # where it was loaded from, for messages
     notes: str = ""
+    # Where the file relies on the original engine's lenient reading rules: (place in the YAML
+    # document, what was read there), e.g. ((3, "items", 0, ...), "'False.' is read as false").
+    # ``escapebench check`` reports each as a warning with its line.
+    readings: tuple[tuple[tuple[str | int, ...], str], ...] = field(default=(), compare=False)
     scene_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     tool_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     item_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)

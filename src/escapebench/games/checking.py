@@ -34,8 +34,15 @@ from escapebench.engine.actions import (
     split_candidates,
 )
 from escapebench.engine.env import EscapeGame
-from escapebench.engine.model import GAME_END_MARK, GameDefinition, Item, Tool
-from escapebench.games.loading import ORIGINAL_NAME, GameFileError, deepest_node, load_file
+from escapebench.engine.model import GAME_END_MARK, BrokenGameError, GameDefinition, Item, Tool
+from escapebench.games.loading import (
+    MEANT_TRUE,
+    ORIGINAL_NAME,
+    GameFileError,
+    deepest_node,
+    load_file,
+    load_games_reporting,
+)
 
 try:  # composing with libyaml is much faster; only done when an issue needs its line
     from yaml import CSafeLoader as _ComposeLoader
@@ -250,6 +257,7 @@ class _StaticChecker:
         self.item_names = {it.name for it in defn.items}
         self.tool_names = {t.name for t in defn.tools}
         self.scene_names = {s.name for s in defn.scenes}
+        self.misread = self._misread_triggers()
 
     # -- places
     def item_path(self, i: int) -> YamlPath:
@@ -292,7 +300,14 @@ class _StaticChecker:
         self.check_tools()
         self.check_reveals()
         self.check_game_end()
+        self.check_readings()
         return self.issues
+
+    def check_readings(self) -> None:
+        """Where the file relies on the original engine's lenient reading rules (a boolean
+        written ``False.``, a trailing comma...): warnings saying how it was read."""
+        for path, note in self.d.readings:
+            self.add("warning", "reading", note, path)
 
     def check_keys(self) -> None:
         """Unknown keys: a misspelt ``visble: false`` would otherwise silently do nothing.
@@ -453,9 +468,11 @@ class _StaticChecker:
                                 wpath,
                             )
                     for gi, g in enumerate(tr.triggers):
-                        self.check_trigger(i, g, place, (*tpath, "trigger", gi))
+                        self.check_trigger(i, g, place, (*tpath, "trigger", gi), tr.triggers)
 
-    def check_trigger(self, i: int, g: Any, place: str, path: YamlPath) -> None:
+    def check_trigger(
+        self, i: int, g: Any, place: str, path: YamlPath, siblings: tuple[Any, ...] = ()
+    ) -> None:
         d = self.d
         it = d.items[i]
         if g.kind == "become_tool":
@@ -491,11 +508,12 @@ class _StaticChecker:
             elif g.kind == "change_state":
                 n = len(d.tools[d.tool_index[g.target]].states)
                 if not 0 <= int(g.value) < n:
-                    self.unplayable = True
                     self.add(
-                        "error", "bad-state",
+                        "warning", "bad-state",
                         f"{place}: 'change_state' sets tool {g.target!r} to state {g.value}, "
-                        f"but it has {n} state(s) (0 to {n - 1})",
+                        f"but it has {n} state(s) (0 to {n - 1}); it is set as it is, and a "
+                        "step that shows the tool in that state (in the bag, or visible in "
+                        "its scene) ends with an error",
                         path,
                     )
             return
@@ -511,14 +529,41 @@ class _StaticChecker:
             target = it if tk == "self" else self._item_near(g.target, it.scene)
             n = len(target.states)
             if not 0 <= int(g.value) < n:
-                self.unplayable = True
                 who = "this item" if tk == "self" else f"item {target.name!r}"
-                self.add(
-                    "error", "bad-state",
-                    f"{place}: 'change_state' sets {who} to state {g.value}, but it has "
-                    f"{n} state(s) (0 to {n - 1})",
-                    path,
-                )
+                said = (f"{place}: 'change_state' sets {who} to state {g.value}, but it has "
+                        f"{n} state(s) (0 to {n - 1})")
+                if self._hidden_by(target, it, siblings):
+                    # The original engine sets it as it is; nothing fails while it is hidden.
+                    self.add(
+                        "warning", "bad-state",
+                        f"{said}; the same transition hides it, so the state is set as it is "
+                        "(as the original engine does) and only showing the item again in "
+                        "that state would end the step with an error",
+                        path,
+                    )
+                elif tk == "self":  # it is on screen when its own transition fires
+                    self.unplayable = True
+                    self.add("error", "bad-state", f"{said}: the step would fail", path)
+                else:
+                    self.add(
+                        "warning", "bad-state",
+                        f"{said}; it is set as it is, and a step that shows the item in that "
+                        "state ends with an error",
+                        path,
+                    )
+
+    def _hidden_by(self, target: Item, owner: Item, triggers: tuple[Any, ...]) -> bool:
+        """Whether ``triggers`` (of ``owner``'s transition) hide ``target`` or turn it into a
+        tool."""
+        for g in triggers:
+            if g.kind == "become_tool" and target is owner:
+                return True
+            if g.kind == "change_visible" and g.value is False:
+                if g.target_kind == "self" and target is owner:
+                    return True
+                if g.target_kind == "item" and g.target == target.name:
+                    return True
+        return False
 
     def _item_near(self, name: str, scene: int) -> Item:
         """The item a trigger means: as the engine resolves it (same scene first)."""
@@ -608,40 +653,104 @@ class _StaticChecker:
                             {"scene": shown_scenes, "item": shown_items, "tool": shown_tools}.get(
                                 g.target_kind, set()
                             ).add(g.target)
-        linked = {link.target for s in d.scenes for link in s.links}
+        walkable = self._walkable_scenes()
+        acted_in = {step.scene for step in d.reference}
         for si, s in enumerate(d.scenes):
             path = (*self.base, si, "visible")
             if si == 0:
                 continue  # the player starts there
             if not s.visible and s.name not in shown_scenes:
                 self.add(
-                    "error", "never-revealed",
+                    *self._severity_of_hidden("scene", s.name),
                     f"scene {s.name!r} is hidden (visible: false) and no trigger ever makes it "
-                    "visible",
+                    f"visible{self._misread_note('scene', s.name)}",
                     path,
                 )
-            if s.name not in linked:
+            if si in walkable:
+                continue
+            why = ("no scene links to it" if not any(
+                link.target == s.name for other in d.scenes for link in other.links
+            ) else "no walk from the first scene leads there")
+            if s.name in acted_in:
+                # The original's hint system teleports to each reference step's scene, so the
+                # game still plays to its end, with hints; a player cannot walk there.
+                self.add(
+                    "warning", "teleport-only",
+                    f"scene {s.name!r}: {why}; only the hint teleport reaches it (a reference "
+                    "step is made there), so a player without hints cannot",
+                    (*self.base, si, "name"),
+                )
+            else:
                 self.add(
                     "error", "unreachable",
-                    f"scene {s.name!r}: no scene links to it, so it can never be entered",
+                    f"scene {s.name!r}: {why}, so it can never be entered",
                     (*self.base, si, "name"),
                 )
         for i, it in enumerate(d.items):
             if not it.visible and it.name not in shown_items:
                 self.add(
-                    "error", "never-revealed",
+                    *self._severity_of_hidden("item", it.name),
                     f"{self.item_place(i)}: hidden (visible: false) and no trigger ever makes "
-                    "it visible",
+                    f"it visible{self._misread_note('item', it.name)}",
                     (*self.item_path(i), "visible"),
                 )
         for t, tool in enumerate(d.tools):
             if not tool.visible and tool.name not in shown_tools:
                 self.add(
-                    "error", "never-revealed",
+                    *self._severity_of_hidden("tool", tool.name),
                     f"{self.tool_place(t)}: hidden (visible: false) and no trigger ever makes "
-                    "it visible or turns an item into it",
+                    f"it visible or turns an item into it{self._misread_note('tool', tool.name)}",
                     (*self.tool_path(t), "visible"),
                 )
+
+    def _misread_triggers(self) -> dict[tuple[str, str], YamlPath]:
+        """(target kind, name) -> place of each ``change_visible`` whose value most likely
+        meant true but is read as false by the original's rules ('True.', 'yes', '1')."""
+        misread = {path for path, note in self.d.readings if note.endswith(MEANT_TRUE)}
+        out: dict[tuple[str, str], YamlPath] = {}
+        if not misread:
+            return out
+        d = self.d
+        for i, it in enumerate(d.items):
+            for s, st in enumerate(it.states):
+                for ti, tr in enumerate(st.transitions):
+                    for gi, g in enumerate(tr.triggers):
+                        path = (*self.item_path(i), "states", s, "transitions", ti, "trigger", gi)
+                        if path in misread and g.kind == "change_visible":
+                            target = it.name if g.target_kind == "self" else g.target
+                            kind = "item" if g.target_kind == "self" else g.target_kind
+                            out.setdefault((kind, target), path)
+        return out
+
+    def _severity_of_hidden(self, kind: str, name: str) -> tuple[Severity, str]:
+        """A thing never revealed is an error, unless the file means to reveal it and only
+        the original's reading of a boolean keeps it hidden: the original engine plays the
+        file so, and so do we (a warning)."""
+        if (kind, name) in self.misread:
+            return "warning", "never-revealed"
+        return "error", "never-revealed"
+
+    def _misread_note(self, kind: str, name: str) -> str:
+        path = self.misread.get((kind, name))
+        if path is None:
+            return ""
+        line = self.loc.line(path)
+        return (f": the trigger that would reveal it{f' (line {line})' if line else ''} has a "
+                "boolean read as false (see the 'reading' warning); the original engine plays "
+                "the file so")
+
+    def _walkable_scenes(self) -> set[int]:
+        """Scenes a walk over links (visible or not) can reach from the first scene."""
+        d = self.d
+        seen = {0}
+        queue = deque([0])
+        while queue:
+            for link in d.scenes[queue.popleft()].links:
+                nxt = d.scene_index.get(link.target)
+                if nxt is not None and nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        return seen
 
     def check_game_end(self) -> None:
         d = self.d
@@ -825,7 +934,13 @@ def replay_reference(
             walk = max(len(step.path) - 1, 0)
         oracle += walk + 1
         game.teleport(step.scene)
-        result = game.step(step.action)
+        try:
+            result = game.step(step.action)
+        except BrokenGameError as exc:
+            issues.append(CheckIssue(
+                "error", "reference", f"{what} fails: {exc}", place.source, place.line,
+            ))
+            return ReplayOutcome(None, game.ended, game.progress, issues)
         if result.error or not result.success:
             issues.append(CheckIssue(
                 "error", "reference",
@@ -1030,7 +1145,10 @@ def solve(defn: GameDefinition, state_limit: int = SOLVER_STATE_LIMIT) -> tuple[
             continue
         _load(game, saved)
         game.scene, action = nxt
-        result = game.step(action)
+        try:
+            result = game.step(action)
+        except BrokenGameError:  # a thing shown in a state it does not have: a dead end
+            continue
         if result.error or not result.success:
             continue
         if result.game_end:
@@ -1078,6 +1196,86 @@ class BrokenGamesError(ValueError):
         super().__init__(f"{self.summary}:\n{self.details}")
 
 
+@dataclass(frozen=True, slots=True)
+class Unplayable:
+    """A setting (or a file) that no command plays, and why: its first error with its place,
+    and how many errors it has in all."""
+
+    setting: str
+    source: str
+    reason: str
+    errors: int = 1
+
+    def __str__(self) -> str:
+        more = f" (and {self.errors - 1} more error(s))" if self.errors > 1 else ""
+        return f"{self.setting}: {self.reason}{more}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"setting": self.setting, "source": self.source, "reason": self.reason,
+                "errors": self.errors}
+
+
+def unplayable_file(exc: GameFileError) -> Unplayable:
+    """A file that did not load, as an :class:`Unplayable` named by its file's stem."""
+    stem = Path(exc.source).name.rsplit(".", 1)[0] or exc.source
+    return Unplayable(stem, exc.source, str(exc))
+
+
+def split_playable(
+    definitions: Sequence[GameDefinition],
+) -> tuple[list[GameDefinition], list[Unplayable], list[CheckIssue]]:
+    """The settings without check errors, those with errors (one :class:`Unplayable` each),
+    and every error found. These are the checks of ``escapebench check`` without its state
+    search (about 10 ms per setting); warnings pass."""
+    texts: dict[str, str | None] = {}
+    playable: list[GameDefinition] = []
+    unplayable: list[Unplayable] = []
+    errors: list[CheckIssue] = []
+    for defn in definitions:
+        if defn.source not in texts:  # the YAML text gives the issues their line numbers
+            try:
+                texts[defn.source] = Path(defn.source).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                texts[defn.source] = None
+        found = check_definition(defn, texts[defn.source], run_solver=False).errors
+        if found:
+            first = found[0]
+            unplayable.append(
+                Unplayable(defn.setting, defn.source, f"{first.where}: {first.message}",
+                           len(found))
+            )
+            errors += found
+        else:
+            playable.append(defn)
+    return playable, unplayable, errors
+
+
+class UnplayableGamesError(ValueError):
+    """Settings no command plays (files that do not load, settings with check errors), every
+    one listed with its reason."""
+
+    def __init__(self, unplayable: Sequence[Unplayable]) -> None:
+        self.unplayable = list(unplayable)
+        listed = "\n  ".join(str(u) for u in self.unplayable)
+        files = " ".join(sorted({u.source for u in self.unplayable}))
+        super().__init__(
+            f"{len(self.unplayable)} setting(s) cannot be played:\n  {listed}\n"
+            f"Run 'escapebench check {files}' for the full report."
+        )
+
+
+def load_playable(specs: Sequence[str], difficulties: Sequence[str] | None = None
+                  ) -> list[GameDefinition]:
+    """The settings ``specs`` name, all of them playable; else :class:`UnplayableGamesError`
+    listing every setting (and file) that is not, with its reason, at once."""
+    definitions, failed = load_games_reporting(specs, difficulties)
+    _, unplayable, _ = split_playable(definitions)
+    unplayable = [unplayable_file(e) for e in failed] + unplayable
+    if unplayable:
+        raise UnplayableGamesError(unplayable)
+    return definitions
+
+
 def require_playable(definitions: Sequence[GameDefinition]) -> None:
     """Raise :class:`BrokenGamesError` if a setting has check errors.
 
@@ -1087,15 +1285,7 @@ def require_playable(definitions: Sequence[GameDefinition]) -> None:
     Every command that plays (``run``, ``play``, ``serve``, ``replay``) calls this first.
     Warnings pass (the original games have a few). About 10 ms per setting.
     """
-    texts: dict[str, str | None] = {}
-    errors: list[CheckIssue] = []
-    for defn in definitions:
-        if defn.source not in texts:  # the YAML text gives the issues their line numbers
-            try:
-                texts[defn.source] = Path(defn.source).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                texts[defn.source] = None
-        errors += check_definition(defn, texts[defn.source], run_solver=False).errors
+    _, _, errors = split_playable(definitions)
     if errors:
         raise BrokenGamesError(errors)
 
@@ -1143,7 +1333,17 @@ def _check_definition(
         ))
         return report
     try:
+        before = len(report.issues)
         _dynamic_checks(report, defn, places, run_solver=run_solver, replay=not ref_issues)
+        if any(note.endswith(MEANT_TRUE) for _, note in defn.readings):
+            # The file most likely meant a boolean as true that the original's rules read as
+            # false: the original engine plays it as read, and so do we. What then fails is
+            # the file's meaning under those rules, said as a warning, not a broken game.
+            report.issues[before:] = [
+                replace(i, severity="warning", message=i.message + _AS_READ)
+                if i.severity == "error" else i
+                for i in report.issues[before:]
+            ]
     except Exception as exc:  # an engine bug must not hide the other findings in a traceback
         report.issues.append(CheckIssue(
             "error", "internal",
@@ -1152,6 +1352,12 @@ def _check_definition(
             defn.source, None,
         ))
     return report
+
+
+_AS_READ = (
+    " (as the original engine reads the file: a boolean that was most likely meant as true "
+    "is read as false, see the 'reading' warnings)"
+)
 
 
 def _dynamic_checks(
@@ -1169,7 +1375,18 @@ def _dynamic_checks(
     if run_solver:
         verdict, visited = solve(defn)
         report.solver = verdict
-        if verdict == "unreachable":
+        # (a scene no walk reaches, or a reference step only the teleport gets to)
+        teleport_only = [i for i in report.issues if i.check in ("teleport-only", "walk")]
+        if verdict == "unreachable" and teleport_only:
+            # The search walks; the hint system teleports to a scene no walk reaches.
+            report.issues.append(CheckIssue(
+                "warning", "solver",
+                f"no sequence of actions reaches {GAME_END_MARK!r} by walking (searched all "
+                f"{visited} reachable states); the hint teleport also reaches the scene(s) "
+                "no walk reaches (see the 'teleport-only' or 'walk' warning)",
+                defn.source, None,
+            ))
+        elif verdict == "unreachable":
             report.issues.append(CheckIssue(
                 "error", "solver",
                 f"no sequence of actions reaches {GAME_END_MARK!r} "

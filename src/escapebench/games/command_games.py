@@ -1,8 +1,8 @@
 """``escapebench games [PATH...]``: list the built-in games and those found in PATHs.
 
 One row per setting: setting, difficulty, scenes, key steps, tools, oracle steps and title.
-Files that cannot be loaded are reported on standard error (and the exit status is 1); the
-others are still listed.
+Files that cannot be loaded and settings that cannot be played (check errors) are all reported
+on standard error, each with its reason (and the exit status is 1); the others are still listed.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from escapebench.engine.model import GameDefinition
-from escapebench.games.checking import game_files, replay_reference
+from escapebench.games.checking import game_files, replay_reference, split_playable
 from escapebench.games.loading import GameFileError, builtin_files, load_file
 
 
@@ -77,14 +77,22 @@ def main(args: argparse.Namespace) -> int:
             print(f"escapebench games: {exc}", file=sys.stderr)
             failed = True
     rows: list[dict[str, object]] = []
+    unplayable: list[str] = []
     for path, origin in sources:
         try:
             definitions = load_file(path)
         except (GameFileError, OSError) as exc:
-            print(f"escapebench games: {exc}", file=sys.stderr)
-            failed = True
+            unplayable.append(f"{path.name.rsplit('.', 1)[0]}: {exc}")
             continue
-        rows += [describe(d, origin) for d in definitions]
+        _, broken, _ = split_playable(definitions)
+        unplayable += [str(u) for u in broken]
+        bad = {u.setting for u in broken}
+        rows += [{**describe(d, origin), "playable": d.setting not in bad} for d in definitions]
+    if unplayable:
+        failed = True
+        listed = "\n  ".join(unplayable)
+        print(f"escapebench games: {len(unplayable)} setting(s) cannot be played:\n  {listed}",
+              file=sys.stderr)
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))

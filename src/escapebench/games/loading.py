@@ -26,6 +26,7 @@ import yaml
 
 from escapebench.engine.model import (
     DIFFICULTIES,
+    WAIT_KINDS,
     Difficulty,
     GameDefinition,
     Item,
@@ -491,42 +492,78 @@ class _TextPicker:
         return str(value)
 
 
-_BOOL_WORDS = {"true": True, "false": False}
 _TRIGGER_KINDS = ("change_visible", "change_interact", "change_state", "become_tool")
 
+# The original engine's reading rules, which decide what a file in its format means (its own
+# twelve games rely on them): a trigger or wait_for text is cut at every comma, each part is
+# stripped and empty parts are dropped; a boolean is true exactly when its text is "true" in
+# any letter case, every other text is false; a state number is an integer, set as it is (a
+# state past the item's last one is checked where the item would be shown, see the engine).
+# Each place where a file relies on them is noted (see GameDefinition.readings).
+Notes = tuple[str, ...]
+# Ends the note of a boolean that most likely meant true ('True.', 'yes', '1'), read as false.
+MEANT_TRUE = "; it was most likely meant as true"
 
-def parse_wait(raw: Any, path: Path_) -> Wait:
-    """``click`` | ``apply, <tool>`` | ``input, <text>``."""
+
+def _comma_parts(raw: str) -> tuple[list[str], list[str], Notes]:
+    """The non-empty pieces of ``raw`` cut at commas, the same stripped, and a note if empty
+    pieces (a trailing comma, ``,,``) were dropped."""
+    cut = raw.split(",")
+    pieces = [p for p in cut if p.strip()]
+    parts = [p.strip() for p in pieces]
+    notes: Notes = ()
+    if len(pieces) != len(cut) and parts:
+        notes = (f"{raw!r} is read as {', '.join(parts)!r} (empty parts between commas are "
+                 "dropped)",)
+    return pieces, parts, notes
+
+
+def parse_wait(raw: Any, path: Path_) -> tuple[Wait, Notes]:
+    """``click`` | ``apply, <tool>`` | ``input, <text>``, and notes on how it was read."""
     if not isinstance(raw, str):
         raise _Invalid(path, f"expected 'click', 'apply, <tool>' or 'input, <text>', got {raw!r}")
-    kind, _, arg = raw.partition(",")
-    kind = kind.strip().lower()
-    arg = arg.strip()
-    if kind == "click" and not arg:
-        return Wait("click")
-    if kind in ("apply", "input") and arg:
-        return Wait(kind, arg)  # type: ignore[arg-type]
-    raise _Invalid(path, f"unknown wait {raw!r}: use 'click', 'apply, <tool>' or 'input, <text>'")
+    _, parts, notes = _comma_parts(raw)
+    kind = parts[0].lower() if parts else ""
+    args = parts[1:]
+    if kind not in WAIT_KINDS or (kind != "click" and not args):
+        raise _Invalid(
+            path, f"unknown wait {raw!r}: use 'click', 'apply, <tool>' or 'input, <text>'"
+        )
+    if parts[0] != kind:
+        notes += (f"{parts[0]!r} is read as {kind!r} (the original engine knows only lower "
+                  f"case {kind!r} and never fires this wait)",)
+    if kind == "click":
+        if args:
+            notes += (f"{raw!r} is read as 'click' (the text after the comma is not used)",)
+        return Wait("click"), notes
+    if len(args) > 1:
+        notes += (f"{raw!r} is read as '{kind}, {args[0]}' (the text after the second comma "
+                  "is not used)",)
+    return Wait(kind, args[0]), notes  # type: ignore[arg-type]
 
 
-def parse_trigger(raw: Any, path: Path_) -> Trigger:
-    """Parse one trigger line; names may contain commas, the value is always the last part."""
+def parse_trigger(raw: Any, path: Path_) -> tuple[Trigger, Notes]:
+    """One trigger line, and notes on how it was read. Names may contain commas (the value is
+    always the last part)."""
     if not isinstance(raw, str):
         raise _Invalid(path, f"expected a trigger like 'change_state, 1', got {raw!r}")
-    parts = [p.strip() for p in raw.split(",")]
-    kind = parts[0].lower()
+    pieces, parts, notes = _comma_parts(raw)
+    kind = parts[0].lower() if parts else ""
     if kind not in _TRIGGER_KINDS:
-        raise _Invalid(path, f"unknown trigger {parts[0]!r} (known: {', '.join(_TRIGGER_KINDS)})")
+        raise _Invalid(
+            path, f"unknown trigger {parts[0] if parts else raw!r} "
+            f"(known: {', '.join(_TRIGGER_KINDS)})"
+        )
     if kind == "become_tool":
-        name = ",".join(raw.split(",")[1:]).strip()
+        name = ",".join(pieces[1:]).strip()
         if not name:
             raise _Invalid(path, "become_tool needs a tool name: 'become_tool, <tool>'")
-        return Trigger("become_tool", "tool", name, name)
+        return Trigger("become_tool", "tool", name, name), notes
     if len(parts) == 2:
         target_kind, target, value_text = "self", "", parts[1]
     elif len(parts) >= 4 and parts[1].lower() in ("scene", "item", "tool"):
         target_kind = parts[1].lower()
-        target = ",".join(raw.split(",")[2:-1]).strip()
+        target = ",".join(pieces[2:-1]).strip()
         value_text = parts[-1]
     else:
         raise _Invalid(
@@ -534,34 +571,68 @@ def parse_trigger(raw: Any, path: Path_) -> Trigger:
             f"'{kind}, scene|item|tool, <name>, <value>'"
         )
     if kind == "change_state":
-        if not re.fullmatch(r"\d{1,9}", value_text):  # (int() refuses 4,301 digits)
-            raise _Invalid(path, f"change_state needs a state number, got {value_text!r}")
-        value: bool | int = int(value_text)
         if target_kind == "scene":
             raise _Invalid(path, "scenes have no states: use change_visible for a scene")
+        try:
+            if len(value_text) > 9:  # (int() refuses 4,301 digits; no game has a billion states)
+                raise ValueError(value_text)
+            number = int(value_text)
+        except ValueError:
+            raise _Invalid(
+                path, f"change_state needs a state number, got {value_text!r}"
+            ) from None
+        if number < 0:
+            raise _Invalid(path, f"change_state needs a state number from 0, got {number}")
+        if not value_text.isascii() or not value_text.isdigit():
+            notes += (f"{value_text!r} is read as state {number} (in {raw!r})",)
+        value: bool | int = number
     else:
-        if value_text.lower() not in _BOOL_WORDS:
-            raise _Invalid(path, f"{kind} needs True or False, got {value_text!r}")
-        value = _BOOL_WORDS[value_text.lower()]
         if kind == "change_interact" and target_kind in ("scene", "tool"):
             raise _Invalid(path, f"change_interact applies to items, not to a {target_kind}")
-    return Trigger(kind, target_kind, target, value)  # type: ignore[arg-type]
+        value = value_text.lower() == "true"
+        if value_text.lower() not in ("true", "false"):
+            # (marked where a writer most likely meant true: the reading changes the game)
+            meant_true = value_text.lower().startswith(("t", "y", "1", "on"))
+            notes += (f"{value_text!r} is read as false (in {raw!r}: only 'true', in any letter "
+                      f"case, is true){MEANT_TRUE if meant_true else ''}",)
+    return Trigger(kind, target_kind, target, value), notes  # type: ignore[arg-type]
 
 
 _Parsed = TypeVar("_Parsed")
 
 
 def _parsed(
-    raw: Any, memo: dict[str, _Parsed], parse: Callable[[Any, Path_], _Parsed], path: Path_
+    raw: Any,
+    memo: dict[str, tuple[_Parsed, Notes]],
+    parse: Callable[[Any, Path_], tuple[_Parsed, Notes]],
+    path: Path_,
+    readings: list[tuple[Path_, str]],
 ) -> _Parsed:
     """``parse(raw, path)``, read once per text: waits and triggers repeat ("click",
-    "change_state, 1"...) and are immutable."""
+    "change_state, 1"...) and are immutable. Its notes are added to ``readings`` at ``path``."""
     if type(raw) is not str:
-        return parse(raw, path)  # (raises the error that names the place)
+        return parse(raw, path)[0]  # (raises the error that names the place)
     found = memo.get(raw)
     if found is None:
         found = memo[raw] = parse(raw, path)
-    return found
+    for note in found[1]:
+        readings.append((path, note))
+    return found[0]
+
+
+def _original_flag(
+    value: Any, readings: list[tuple[Path_, str]], path: Path_, key: str
+) -> bool:
+    """A ``visible`` / ``interactable`` value of the original format, read as the original
+    engine uses it: as Python truth (``'False'`` as text is true); noted unless a boolean."""
+    if value is True or value is False:
+        return value
+    if isinstance(value, (list, dict)):
+        raise _Invalid((*path, key), f"expected true or false, got {type(value).__name__}")
+    flag = bool(value)
+    readings.append(((*path, key), f"{key}: {value!r} is read as {str(flag).lower()} (the "
+                     "original engine takes any value but false, 0 or empty as true)"))
+    return flag
 
 
 def build_definition(
@@ -576,13 +647,25 @@ def build_definition(
     reference: Sequence[ReferenceStep] = (),
     text_variant: Difficulty | None = None,
     base_path: Path_ = (),
+    original: bool = False,
 ) -> GameDefinition:
-    """Turn the YAML list of scenes into a :class:`GameDefinition` (raises ``_Invalid``)."""
+    """Turn the YAML list of scenes into a :class:`GameDefinition` (raises ``_Invalid``).
+
+    ``original``: the file is in the original layout, whose ``visible``/``interactable`` values
+    are read as the original engine uses them (Python truth) rather than as strict booleans.
+    """
     pick = _TextPicker(text_variant)
     # Waits and triggers repeat ("click", "change_state, 1"...) and are immutable: each text is
     # read once per definition.
-    waits: dict[str, Wait] = {}
-    triggers: dict[str, Trigger] = {}
+    waits: dict[str, tuple[Wait, Notes]] = {}
+    triggers: dict[str, tuple[Trigger, Notes]] = {}
+    readings: list[tuple[Path_, str]] = []
+
+    def flag(value: Any, path: Path_, key: str) -> bool:
+        if original:
+            return _original_flag(value, readings, path, key)
+        return _as_bool(value, path, key)
+
     scenes: list[Scene] = []
     items: list[Item] = []
     tools: list[Tool] = []
@@ -594,7 +677,7 @@ def build_definition(
         s = _as_map(sraw, sp)
         name = _as_name(s.get("name"), sp, "name")
         desc = pick(s.get("desc", ""), sp, "desc", required=False) or ""
-        visible = _as_bool(s.get("visible", True), sp, "visible")
+        visible = flag(s.get("visible", True), sp, "visible")
         links = []
         rel = s.get("scene_relations") or {}
         for label, target in _as_map(rel, sp, "scene_relations").items():
@@ -619,13 +702,13 @@ def build_definition(
                     tp = (*stp, "transitions", ti)
                     tr = _as_map(traw, tp)
                     wait_list = [
-                        _parsed(w, waits, parse_wait, (*tp, "wait_for", wi))
+                        _parsed(w, waits, parse_wait, (*tp, "wait_for", wi), readings)
                         for wi, w in enumerate(_as_list(tr.get("wait_for"), tp, "wait_for"))
                     ]
                     if not wait_list:
                         raise _Invalid((*tp, "wait_for"), "a transition must wait for something")
                     trigger_list = [
-                        _parsed(g, triggers, parse_trigger, (*tp, "trigger", gi))
+                        _parsed(g, triggers, parse_trigger, (*tp, "trigger", gi), readings)
                         for gi, g in enumerate(_as_list(tr.get("trigger"), tp, "trigger"))
                     ]
                     reward = pick(tr.get("reward"), tp, "reward", required=False)
@@ -645,8 +728,8 @@ def build_definition(
                     _as_name(body.get("name"), bp, "name"),
                     si,
                     str(entry.get("position") or "").strip(),
-                    _as_bool(body.get("visible", True), bp, "visible"),
-                    _as_bool(body.get("interactable", True), bp, "interactable"),
+                    flag(body.get("visible", True), bp, "visible"),
+                    flag(body.get("interactable", True), bp, "interactable"),
                     tuple(states),
                 )
             )
@@ -681,7 +764,7 @@ def build_definition(
                     _as_name(body.get("name"), bp, "name"),
                     si,
                     str(entry.get("position") or "").strip(),
-                    _as_bool(body.get("visible", True), bp, "visible"),
+                    flag(body.get("visible", True), bp, "visible"),
                     tuple(tstates),
                 )
             )
@@ -697,6 +780,7 @@ def build_definition(
         reference=tuple(reference),
         source=source,
         notes=notes,
+        readings=tuple(readings),
     )
 
 
@@ -763,7 +847,7 @@ def load_original(path: Path, reference_dir: Path | None = None) -> GameDefiniti
     try:
         return build_definition(
             data, source=str(path), setting=stem, game=game, difficulty=difficulty,
-            reference=reference,
+            reference=reference, original=True,
         )
     except _Invalid as exc:
         raise _raise_at(exc, str(path), text) from None
@@ -867,27 +951,55 @@ def load_games(
     built-in games, a file, a folder in the original layout, or a glob. ``difficulties``
     filters the result. Raises :class:`GameFileError` for a spec that names nothing.
     """
+    out, failed = load_games_reporting(specs, difficulties)
+    if failed:
+        raise failed[0]
+    return out
+
+
+def load_games_reporting(
+    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None
+) -> tuple[list[GameDefinition], list[GameFileError]]:
+    """Like :func:`load_games`, but a file (or spec) that cannot be loaded is returned as its
+    error next to the settings of the others, so that a folder's problems are listed at once."""
     specs = list(specs or ["builtin"])
     wanted = set(difficulties or DIFFICULTIES)
     out: list[GameDefinition] = []
+    failed: list[GameFileError] = []
     seen: set[tuple[str, str]] = set()
     for spec in specs:
-        found = _resolve_spec(spec)
+        found = _resolve_spec(spec, failed)
         for d in found:
             # one file named twice (shed.yaml, ./shed.yaml, its absolute path) is one game
             key = (str(Path(d.source).resolve()) if d.source else "", d.setting)
             if d.difficulty in wanted and key not in seen:
                 seen.add(key)
                 out.append(d)
+    return out, failed
+
+
+def _load_each(files: Iterable[Path], failed: list[GameFileError]) -> list[GameDefinition]:
+    out: list[GameDefinition] = []
+    for f in files:
+        try:
+            out += load_file(f)
+        except GameFileError as exc:
+            failed.append(exc)
+        except OSError as exc:  # vanished or unreadable between listing and loading
+            failed.append(GameFileError(str(f), f"cannot read file: {exc.strerror or exc}"))
     return out
 
 
-def _resolve_spec(spec: str) -> list[GameDefinition]:
+def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition]:
     if spec == "builtin":
-        return [d for f in builtin_files() for d in load_file(f)]
-    files = _game_files(spec)
+        return _load_each(builtin_files(), failed)
+    try:
+        files = _game_files(spec)
+    except GameFileError as exc:
+        failed.append(exc)
+        return []
     if files:
-        return [d for f in files for d in load_file(f)]
+        return _load_each(files, failed)
     # a built-in game or setting by name
     for f in builtin_files():
         if spec == f.stem or spec.startswith(f.stem + "-"):
@@ -898,15 +1010,21 @@ def _resolve_spec(spec: str) -> list[GameDefinition]:
             if match:
                 return match
     names = ", ".join(f.stem for f in builtin_files())
-    raise GameFileError(
+    failed.append(GameFileError(
         spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
-    )
+    ))
+    return []
 
 
 def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
     """The one setting ``spec`` names: the game's normal version unless ``difficulty`` is
     given. Raises :class:`GameFileError` when it names none, or several games."""
-    found = load_games([spec])
+    found, failed = load_games_reporting([spec])
+    if failed:  # every file that does not load, at once
+        if len(failed) == 1:
+            raise failed[0]
+        listed = "\n  ".join(str(e) for e in failed)
+        raise GameFileError(spec, f"{len(failed)} game files cannot be loaded:\n  {listed}")
     if difficulty is not None:
         found = [d for d in found if d.difficulty == difficulty]
         if not found:

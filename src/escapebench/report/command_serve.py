@@ -81,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
     """Start the server; bad folders or game files are clear errors before it starts."""
     import uvicorn
 
-    from escapebench.games.checking import BrokenGamesError
+    from escapebench.games.checking import BrokenGamesError, UnplayableGamesError
     from escapebench.games.loading import GameFileError
     from escapebench.report.runs import ReportInputError, load_runs
     from escapebench.report.server import ServeConfig, create_app, header_timeout_protocol
@@ -109,7 +109,9 @@ def main(args: argparse.Namespace) -> int:
             protocol=getattr(args, "protocol", None),
             original_source=getattr(args, "original_source", None),
         ))
-    except (GameFileError, BrokenGamesError, DataFolderError, ValueError) as exc:
+    except (
+        GameFileError, BrokenGamesError, UnplayableGamesError, DataFolderError, ValueError
+    ) as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
         return 2
     # Checked last: the folders and games above are the user's to fix first.

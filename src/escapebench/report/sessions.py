@@ -27,7 +27,7 @@ from escapebench.agents.human import PlayError as CommandError
 from escapebench.agents.human import PlaySession, player_name_problem
 from escapebench.bench.hints import HintOptions
 from escapebench.engine.model import GameDefinition
-from escapebench.games.checking import require_playable
+from escapebench.games.checking import load_playable
 from escapebench.games.loading import load_games
 from escapebench.report.runs import EPISODES_DIR, safe_slug
 
@@ -86,8 +86,9 @@ class PlayStore:
         for defn in load_games(["builtin"]):
             self._games.setdefault(defn.setting, defn)
             self._builtin.add(defn.setting)
-        given = load_games(list(game_specs)) if game_specs else []
-        require_playable(given)  # a game with check errors can stop in the middle of play
+        # every file that does not load and every setting with check errors, listed at once (a
+        # game with check errors can stop in the middle of play)
+        given = load_playable(list(game_specs)) if game_specs else []
         for defn in given:
             self._games.setdefault(defn.setting, defn)  # never shadows a built-in game
         # A folder of other results (a model's run) cannot take human results: say so now,

@@ -52,6 +52,7 @@ RUN_INFO_FIELDS = (
     "started",
     "finished",
     "command_line",
+    "skipped",
 )
 
 

@@ -1,0 +1,30 @@
+"""``import escapebench.gym`` registers the Gymnasium ids (optional extra ``gym``).
+
+One id per built-in setting (``escapebench/lab-hard-v0``, ``escapebench/tutorial-v0`` for the
+normal version) and the generic ``escapebench/game-v0`` (``game=`` a game file, an original
+data folder or a built-in name; ``setting=`` one setting of it). The environments and
+wrappers are in :mod:`escapebench.integrations.gym`; ``gym.make("escapebench.gym:ID")``
+imports this module itself.
+"""
+
+from escapebench.integrations.gym import (
+    GENERIC_ID,
+    EscapeBenchEnv,
+    HintWrapper,
+    RecordSteps,
+    builtin_ids,
+    env_id,
+    register_envs,
+)
+
+__all__ = [
+    "GENERIC_ID",
+    "EscapeBenchEnv",
+    "HintWrapper",
+    "RecordSteps",
+    "builtin_ids",
+    "env_id",
+    "register_envs",
+]
+
+register_envs()
