@@ -75,11 +75,13 @@ async def test_new_tool_triggers_foresight_whose_valid_proposals_are_tried_in_or
     turns = await Driver(EscapeAgent(model), workshop_game).play(6)
     modes = [t.decision.mode for t in turns]
     actions = [t.result.action for t in turns]
-    assert modes == ["free explore", "free explore", "try action", "try action", "try action",
+    assert modes == ["free explore", "free explore", "try action", "try action", "free explore",
                      "free explore"]
-    # walk back to where the items are (a step), then the proposals in the model's order,
-    # stopping at the first success: the poster proposal is never tried.
-    assert actions[2:5] == ["move(workshop)", "apply(crowbar, safe)", "apply(crowbar, chest)"]
+    # put back where the items are (no step, as the original harness does), then the
+    # proposals in the model's order, stopping at the first success: the poster proposal is
+    # never tried.
+    assert turns[2].decision.details["teleported_to"] == "workshop"
+    assert actions[2:4] == ["apply(crowbar, safe)", "apply(crowbar, chest)"]
     (outcome,) = turns[2].decision.details["foresight"]
     assert outcome["trigger"] == "tool" and outcome["subject"] == "crowbar"
     assert [p["action"] for p in outcome["proposals"]] == [
@@ -90,10 +92,11 @@ async def test_new_tool_triggers_foresight_whose_valid_proposals_are_tried_in_or
         "click(chest)": "click is not an action to propose here",
         "apply(crowbar, attic door)": "the tool must be in the bag and the item one seen before",
     }
-    assert turns[3].observed["trial_outcome"]["status"] == "failed"
-    success = turns[4].observed["trial_outcome"]
+    assert turns[2].observed["trial_outcome"]["status"] == "failed"
+    success = turns[3].observed["trial_outcome"]
     assert success["status"] == "succeeded" and success["skipped"] == ["apply(crowbar, poster)"]
-    assert turns[4].observed["try_queue"] == []
+    assert turns[3].observed["try_queue"] == []
+    assert "teleported_to" not in turns[4].decision.details  # a success: it stays there
     # the foresight call is recorded with its kind in the step that made it
     assert [c.kind for c in turns[2].decision.calls] == ["foresight_tool"]
     assert turns[2].decision.details["prompt_kinds"] == ["foresight_tool"]
@@ -187,12 +190,16 @@ async def test_stuck_in_one_place_goes_to_an_unexplored_scene(workshop_game: Esc
     model = RoutedModel(action=act("click(poster)"), reflection=NONE)
     turns = await Driver(EscapeAgent(model, explore_after=3), workshop_game).play(6)
     assert [t.result.action for t in turns[:3]] == ["click(poster)"] * 3
+    # After three free-explore steps without progress the agent is put (no step, as the
+    # original harness does) in the nearest scene it has not explored, and the model acts there.
     explore = turns[3]
-    assert explore.result.action == "move(storeroom)"
     assert explore.decision.details["explore"] == {"to": "storeroom"}
-    assert [c.kind for c in explore.decision.calls] == ["reflection"]  # no action call
-    # arrived: the model acts again
-    assert turns[4].decision.calls[-1].kind == "action"
+    assert explore.decision.details["teleported_to"] == "storeroom"
+    assert [c.kind for c in explore.decision.calls] == ["reflection", "action"]
+    assert "Your position: workshop -> storeroom" in model.prompts_of("action")[3]
+    assert explore.result.error  # the poster is not in the storeroom
+    # the count starts again
+    assert all("teleported_to" not in t.decision.details for t in turns[4:])
 
 
 async def test_unreadable_reflection_answer_is_no_operation(workshop_game: EscapeGame) -> None:

@@ -108,6 +108,15 @@ class Agent(ABC):
         """Model-using follow-ups of a step (reflection, foresight); returns their calls."""
         return []
 
+    async def forced_turn(self, ctx: TurnContext, action: str) -> Decision | None:
+        """The hint system plays ``action`` for the agent this step (its help period is over).
+
+        An agent that still has work before a step (the original EscapeAgent's foresight) does
+        it here and returns the decision to log, whose action must be ``action``; None (the
+        default) lets the harness log the forced step itself.
+        """
+        return None
+
     def snapshot(self) -> dict[str, Any]:
         """The agent's whole memory as JSON-able data."""
         return {}

@@ -22,6 +22,11 @@ foresight upstream of the next one):
      memory of this position). After ``explore_after`` steps without progress and without
      reaching a scene it had never visited, the agent walks to the nearest unexplored scene.
 
+Under the ``original`` protocol the agent is the original release's EscapeAgent instead
+(:class:`~escapebench.agents.escape_original.OriginalEscapeAgent`, chosen at the first turn
+from the turn's protocol): what produced the paper's Table 5, call for call. The differences
+between the two, and why this one differs, are in ``docs/protocols.md``.
+
 Reflection and foresight state lives in the modules; all of it is plain data for resume.
 The ablations of the paper's Table 7 switch off exactly one module: ``no_reflection`` (no task
 list, no reflection calls, no position memory) and ``no_foresight`` (no foresight calls, no
@@ -31,7 +36,8 @@ Try Action).
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from escapebench.agents import prompts
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
@@ -45,12 +51,22 @@ from escapebench.engine.actions import most_commas, normalize_name, parse_call, 
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
 
-DEFAULT_EXPLORE_AFTER = 20  # steps without progress or a new scene before exploring elsewhere
+if TYPE_CHECKING:
+    from escapebench.agents.escape_original import OriginalEscapeAgent
+
+DEFAULT_EXPLORE_AFTER = 10  # free-explore steps without progress before exploring elsewhere
 
 
 def scene_of(position: str) -> str:
     """The current scene of a position path ("a -> b -> c" is in "c")."""
     return position.rsplit(" -> ", 1)[-1].strip()
+
+
+def position_of(game: EscapeGame) -> str:
+    """The player's position: the shortest path of scenes from the first one."""
+    scene = game.scene_name
+    path = game.path_to(scene) or game.path_to(scene, only_visible=False) or [scene]
+    return " -> ".join(path)
 
 
 def route(game: EscapeGame, goal: str, known: set[str]) -> list[str] | None:
@@ -153,6 +169,25 @@ class EscapeAgent(BaseAgent):
             "-no-foresight" if no_foresight else ""
         ) + ("" if action_format == DEFAULT_ACTION_FORMAT else f"-{action_format}")
         self._clear()
+        self._original: OriginalEscapeAgent | None = None
+        self._original_state: dict[str, Any] | None = None
+
+    def _as_original(self, ctx: TurnContext) -> OriginalEscapeAgent | None:
+        """The original release's EscapeAgent, when the turn's protocol is ``original``."""
+        if self._original is None and getattr(ctx.protocol, "name", None) == "original":
+            from escapebench.agents.escape_original import OriginalEscapeAgent
+
+            self._original = OriginalEscapeAgent(
+                self.model,
+                memory=self.memory_size,
+                sampling=self.sampling,
+                no_reflection=not self.use_reflection,
+                no_foresight=not self.use_foresight,
+            )
+            if self._original_state is not None:
+                self._original.restore(self._original_state)
+                self._original_state = None
+        return self._original
 
     def _clear(self) -> None:
         self.reflection = Reflection(self.failed_memory)
@@ -162,9 +197,9 @@ class EscapeAgent(BaseAgent):
         self.pending_reflections: list[ReflectionRequest] = []
         self.pending_tools: list[str] = []
         self.pending_tasks: list[int] = []
-        self.stale_steps = 0  # steps without progress and without a first visit of a scene
-        self.explore_to: str | None = None
-        self.explore_moves = 0
+        self.stale_steps = 0  # free-explore steps without progress
+        self.return_to: str | None = None  # where the agent was before its trials took it away
+        self.acted_position: str | None = None
 
     # ----------------------------------------------------------------- contract
     def settings(self) -> dict[str, Any]:
@@ -182,9 +217,27 @@ class EscapeAgent(BaseAgent):
         """Forget everything: a new episode starts."""
         super().reset(game)
         self._clear()
+        self._original = None
+        self._original_state = None
+
+    async def forced_turn(self, ctx: TurnContext, action: str) -> Decision | None:
+        """Under the original protocol the original agent still foresees on a forced step."""
+        original = self._as_original(ctx)
+        return None if original is None else await original.forced_turn(ctx, action)
+
+    async def after_step(
+        self, ctx: TurnContext, decision: Decision, result: StepResult
+    ) -> list[ModelCallRecord]:
+        """The original agent reflects after the step (ours reflects before the next one)."""
+        if self._original is not None:
+            return await self._original.after_step(ctx, decision, result)
+        return []
 
     async def decide(self, ctx: TurnContext) -> Decision:
         """Reflect, foresee, then act (see the module docstring)."""
+        original = self._as_original(ctx)
+        if original is not None:
+            return await original.decide(ctx)
         saved = self.snapshot()
         try:
             return await self._decide(ctx)
@@ -196,6 +249,11 @@ class EscapeAgent(BaseAgent):
 
     async def _decide(self, ctx: TurnContext) -> Decision:
         game = ctx.game
+        start = game.scene
+        if ctx.hint is None and self.return_to is not None and not self.foresight.pending():
+            # The last proposal failed: back to where the trials started, as the original does.
+            game.teleport(self.return_to)
+        self.return_to = self.return_to if self.foresight.pending() else None
         self._perceive(game)
         calls: list[ModelCallRecord] = []
         details: dict[str, Any] = {}
@@ -205,7 +263,16 @@ class EscapeAgent(BaseAgent):
             await self._foresee(game, calls, details)
         decision: Decision | None = None
         if ctx.hint is None:
-            decision = self._next_trial(game, calls) or self._explore_step(game, calls)
+            decision = self._next_trial(game, calls)
+            if decision is None:
+                self._explore_teleport(game, ctx, details)
+        if game.scene != start:
+            # The agent moved itself (Try Action, exploring): the turn is taken from there, and
+            # the harness replays the teleport when it resumes the episode.
+            details["teleported_to"] = game.scene_name
+            ctx = replace(ctx, position=position_of(game))
+            details["position"] = ctx.position
+        self.acted_position = ctx.position
         if decision is None:
             decision = await self.model_action(ctx, calls)
         decision.details.update(details)
@@ -218,25 +285,24 @@ class EscapeAgent(BaseAgent):
         self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
     ) -> dict[str, Any]:
         """Remember the step, apply the reflection rules, note new tools and trial outcomes."""
+        if self._original is not None:
+            return self._original.observe(ctx, decision, result, position_after)
+        if self.acted_position is not None and self.acted_position != ctx.position:
+            ctx = replace(ctx, position=self.acted_position)  # the agent had moved itself
         self.remember(ctx, result)
         game = ctx.game
         scene_before = scene_of(ctx.position)
-        new_scene = game.scene_name not in self.visited
         self._perceive(game)
         record: dict[str, Any] = {}
 
         trial = decision.details.get("trial")
         if trial is not None:
             proposal = self.foresight.get(trial["id"])
-            if proposal is not None:
-                if trial["phase"] == "try":
-                    record["trial_outcome"] = self.foresight.finish(
-                        proposal, result.success and not result.error
-                    )
-                elif result.error:
-                    self.foresight.drop(proposal, f"could not move: {result.feedback}")
-        if decision.details.get("explore") and result.error:
-            self.explore_to = None  # the way is not what we thought; let the model act
+            if proposal is not None and trial["phase"] == "try":
+                record["trial_outcome"] = self.foresight.finish(
+                    proposal, result.success and not result.error
+                )
+
 
         call = parse_call(result.action) if not result.error else None
         if call is not None and call.verb != "move":
@@ -253,16 +319,22 @@ class EscapeAgent(BaseAgent):
                 if event.kind in ("tool_collected", "tool_crafted") and event.name:
                     self.pending_tools.append(event.name)
 
-        if result.progressed or new_scene:
+        if result.progressed:
             self.stale_steps = 0
-        else:
+        elif decision.mode == "free explore" and trial is None:
             self.stale_steps += 1
+        if trial is not None and result.success and not result.error:
+            self.return_to = None  # a proposal worked: stay, as the original does
         record["task_list"] = self.reflection.listing()
         record["try_queue"] = self.foresight.listing()
         return record
 
     def snapshot(self) -> dict[str, Any]:
         """Working memory, both modules and the agent's own bookkeeping, as plain data."""
+        if self._original is not None:
+            return {"original": self._original.snapshot()}
+        if self._original_state is not None:
+            return {"original": self._original_state}
         return {
             **super().snapshot(),
             "reflection": self.reflection.snapshot(),
@@ -273,12 +345,17 @@ class EscapeAgent(BaseAgent):
             "pending_tools": list(self.pending_tools),
             "pending_tasks": list(self.pending_tasks),
             "stale_steps": self.stale_steps,
-            "explore_to": self.explore_to,
-            "explore_moves": self.explore_moves,
+            "return_to": self.return_to,
+            "acted_position": self.acted_position,
         }
 
     def restore(self, data: dict[str, Any]) -> None:
         """Load a state made by :meth:`snapshot`."""
+        if "original" in data:
+            # The original agent is made at the next turn (it needs the turn's protocol).
+            self._original = None
+            self._original_state = data["original"]
+            return
         super().restore(data)
         self._clear()
         self.reflection.restore(data.get("reflection", {}))
@@ -291,8 +368,8 @@ class EscapeAgent(BaseAgent):
         self.pending_tools = list(data.get("pending_tools", []))
         self.pending_tasks = [int(i) for i in data.get("pending_tasks", [])]
         self.stale_steps = int(data.get("stale_steps", 0))
-        self.explore_to = data.get("explore_to")
-        self.explore_moves = int(data.get("explore_moves", 0))
+        self.return_to = data.get("return_to")
+        self.acted_position = data.get("acted_position")
 
     # ----------------------------------------------------------------- perception
     def _perceive(self, game: EscapeGame) -> None:
@@ -409,25 +486,29 @@ class EscapeAgent(BaseAgent):
 
     # ----------------------------------------------------------------- Try Action
     def _next_trial(self, game: EscapeGame, calls: list[ModelCallRecord]) -> Decision | None:
-        """The next step of Try Action: a move toward a proposal or the proposal itself."""
+        """The next proposal to try, in the scene where its item was seen.
+
+        The agent is put there without a step, as the original harness does (moves to a
+        proposal are not counted; the trials are), and comes back where it was when the last
+        proposal has failed.
+        """
         bag = {normalize_name(n) for n, _ in self._bag(game)}
-        limit = 2 * len(game.defn.scenes)
         for proposal in self.foresight.pending():
             problem = self._stale(proposal, bag)
             if problem:
                 self.foresight.drop(proposal, problem)
                 continue
-            if proposal.scene is None or proposal.scene == game.scene_name:
-                if proposal.item is not None and not self._on_screen(game, proposal.item):
-                    self.foresight.drop(proposal, f"{proposal.item} is not here any more")
+            if proposal.scene is not None and proposal.scene != game.scene_name:
+                if proposal.scene not in game.defn.scene_index:
+                    self.foresight.drop(proposal, f"no scene {proposal.scene}")
                     continue
-                return self._trial_decision(proposal, proposal.action, "try", calls)
-            path = route(game, proposal.scene, self.visited)
-            if not path or proposal.moves >= limit:
-                self.foresight.drop(proposal, f"no known way to {proposal.scene}")
+                if self.return_to is None:
+                    self.return_to = game.scene_name
+                game.teleport(proposal.scene)
+            if proposal.item is not None and not self._on_screen(game, proposal.item):
+                self.foresight.drop(proposal, f"{proposal.item} is not here any more")
                 continue
-            proposal.moves += 1
-            return self._trial_decision(proposal, f"move({path[0]})", "move", calls)
+            return self._trial_decision(proposal, proposal.action, "try", calls)
         return None
 
     @staticmethod
@@ -456,26 +537,22 @@ class EscapeAgent(BaseAgent):
         )
 
     # ----------------------------------------------------------------- exploring
-    def _explore_step(self, game: EscapeGame, calls: list[ModelCallRecord]) -> Decision | None:
-        """A move toward an unexplored scene when the agent has been stuck for long."""
-        if self.explore_to is None and 0 < self.explore_after <= self.stale_steps:
-            self.stale_steps = 0
-            self.explore_to = nearest_unexplored(game, self.visited)
-            self.explore_moves = 0
-        if self.explore_to is None:
-            return None
-        path = route(game, self.explore_to, self.visited)
-        if not path or self.explore_moves >= 2 * len(game.defn.scenes):
-            self.explore_to = None  # arrived, or no way any more
-            return None
-        self.explore_moves += 1
-        return Decision(
-            action=f"move({path[0]})",
-            reasoning=f"Stuck here; going to explore {self.explore_to}.",
-            mode="free explore",
-            calls=list(calls),
-            details={"explore": {"to": self.explore_to}},
-        )
+    def _explore_teleport(
+        self, game: EscapeGame, ctx: TurnContext, details: dict[str, Any]
+    ) -> None:
+        """After ``explore_after`` free-explore steps without progress, as the original harness
+        does: put the agent in the nearest scene it has not explored (else the scene before
+        this one on its path) for the model to act there."""
+        if not 0 < self.explore_after <= self.stale_steps:
+            return
+        self.stale_steps = 0
+        target = nearest_unexplored(game, self.visited)
+        if target is None:
+            path = ctx.position.split(" -> ")
+            target = path[-2].strip() if len(path) > 1 else None
+        if target is not None and target in game.defn.scene_index:
+            game.teleport(target)
+            details["explore"] = {"to": target}
 
     # ----------------------------------------------------------------- prompt
     def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:

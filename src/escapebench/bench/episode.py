@@ -163,6 +163,10 @@ class Episode:
                 raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.get('step')!r}")
             hint = policy.before_step(game)
             self.session.begin_step(game, self._hint_view(hint))
+            teleported = (rec.get("agent") or {}).get("teleported_to")
+            if teleported:
+                game.teleport(str(teleported))  # the agent's own move (Try Action, exploring)
+                policy.scene = game.scene_name
             if rec.get("scene") != game.scene_name:
                 raise EpisodeLogError(
                     f"{where}: step {k} was taken in {rec.get('scene')!r} but replays in "
@@ -243,18 +247,27 @@ class Episode:
             protocol=self.protocol, observation=observation, hint_view=view,
         )
         if forced is not None:
-            decision = Decision(forced, reasoning=FORCED_REASONING, mode="help")
+            decision = await agent.forced_turn(ctx, forced) or Decision(
+                forced, reasoning=FORCED_REASONING, mode="help"
+            )
         else:
             decision = await agent.decide(ctx)
+        if decision.details.get("teleported_to"):
+            # The agent moved itself (Try Action, exploring): its action is made there.
+            scene, observation = game.scene_name, session.observation(game)
+            policy.scene = game.scene_name
         result = session.play(game, decision.action)
         details = dict(decision.details)
         details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
         follow_up = await agent.after_step(ctx, decision, result)
+        for key, value in decision.details.items():  # what the follow-ups added (reflection)
+            details.setdefault(key, value)
         outcome = policy.after_step(game, result)
         agent_state, agent_state_hash = encode_agent_state(agent.snapshot())
         record = step_record(
             step=self.step,
-            position=ctx.position,
+            position=str(details.get("position") or ctx.position),  # an agent's own, if it has
+            # one (the original EscapeAgent keeps its own scene stack)
             scene=scene,
             observation=observation,
             decision=decision,
