@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 from collections import Counter
@@ -29,53 +28,20 @@ from typing import Any
 import pytest
 
 from tests.conftest import SHARED, UPSTREAM
+from tests.support.original_harness import (
+    TOOLS,
+    ScriptedServer,
+    make_checkout,
+    recordings_present,
+    subprocess_env,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = SHARED / "tools"
 RECORDINGS = UPSTREAM / "prompts" / "creative"
 
 pytestmark = pytest.mark.skipif(
-    not (
-        RECORDINGS.is_dir()
-        and (TOOLS / "fake_openai_scripted.py").is_file()
-        and (UPSTREAM / "original" / "src").is_dir()
-    ),
+    not recordings_present("creative"),
     reason=f"original harness recordings not present at {SHARED}",
 )
-
-
-def _env() -> dict[str, str]:
-    e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(ROOT / "src"), str(ROOT), e.get("PYTHONPATH")])
-    )
-    return e
-
-
-def _checkout(tmp: Path) -> Path:
-    root = tmp / "EscapeBench"
-    root.mkdir()
-    (root / "src").symlink_to(UPSTREAM / "original" / "src")
-    (root / "data").symlink_to(UPSTREAM / "data")
-    return root
-
-
-class ScriptedServer:
-    """``fake_openai_scripted.py`` on a free port, logging every request."""
-
-    def __init__(self, log: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, str(TOOLS / "fake_openai_scripted.py"), "0", str(log)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        line = self.proc.stdout.readline()  # type: ignore[union-attr]
-        self.url = line.split()[2]
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def _run(tmp: Path, games: str, name: str, *flags: str) -> tuple[Path, list[str]]:
@@ -90,7 +56,7 @@ def _run(tmp: Path, games: str, name: str, *flags: str) -> tuple[Path, list[str]
              "--protocol", "original", "--model", "scripted", "--base-url", server.url,
              "--games", games, "--max-steps", "150", "--concurrency", "1",
              "--no-cache", "--no-fsync", "--quiet", "--out", str(out)],
-            env=_env(), capture_output=True, text=True, timeout=1500,
+            env=subprocess_env(), capture_output=True, text=True, timeout=1500,
         )  # fmt: skip
     finally:
         server.close()
@@ -109,7 +75,7 @@ def _recording(setting: str) -> dict[str, Any]:
 
 
 def test_every_recorded_setting_gets_the_original_escape_agent_messages(tmp_path: Path) -> None:
-    root = _checkout(tmp_path)
+    root = make_checkout(tmp_path)
     settings = sorted(p.name[: -len(".json.gz")] for p in RECORDINGS.glob("*.json.gz"))
     games = sorted(p.stem for p in (root / "data").glob("*.yaml"))
     assert set(settings) <= set(games)
@@ -158,7 +124,7 @@ def test_ablations_take_away_exactly_their_calls(tmp_path: Path) -> None:
     """Without foresight: no foresight call and no trial (Try Action never starts); without
     reflection: no reflection call, so no task and no task foresight (tool foresight stays, its
     task list empty). The action and reflection calls that remain are the original's texts."""
-    root = _checkout(tmp_path)
+    root = make_checkout(tmp_path)
     game = str(root / "data" / "game1-1.yaml")
     full, _ = _run(tmp_path, game, "full")
     no_foresight, nf_lines = _run(tmp_path, game, "nf", "--no-foresight")

@@ -30,6 +30,7 @@ from escapebench.llm.base import Message, estimate_prompt_tokens, estimate_token
 from escapebench.llm.scripted import ScriptedChatModel  # noqa: E402
 from tests.agents.conftest import kind_of  # noqa: E402
 from tests.agents.oracle import exploring_actions, foresight_oracle  # noqa: E402
+from tests.support.original_harness import make_checkout  # noqa: E402
 from tests.support.tool_calls import reference_calls  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -321,10 +322,7 @@ def test_inspect_task_on_an_original_checkout_sends_the_original_harness_message
     monkeypatch.syspath_prepend(str(upstream_dir.parent / "tools"))
     from scripted_answers import answer as scripted  # the recordings' scripted model
 
-    root = tmp_path / "checkout"
-    root.mkdir()
-    (root / "src").symlink_to(upstream_dir / "original" / "src")
-    (root / "data").symlink_to(upstream_dir / "data")
+    root = make_checkout(tmp_path)
     recording = json.loads(
         gzip.decompress((upstream_dir / "prompts" / "base" / "game1-1.json.gz").read_bytes())
     )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,49 +25,20 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED, UPSTREAM
+from tests.support.original_harness import (
+    TOOLS,
+    ScriptedServer,
+    make_checkout,
+    recordings_present,
+    subprocess_env,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
-TOOLS = SHARED / "tools"
 RECORDINGS = UPSTREAM / "prompts" / "base"
 
 pytestmark = pytest.mark.skipif(
-    not (RECORDINGS.is_dir() and (TOOLS / "fake_openai_scripted.py").is_file()
-         and (UPSTREAM / "original" / "src").is_dir()),
+    not recordings_present("base"),
     reason=f"original harness recordings not present at {SHARED}",
 )
-
-
-def env() -> dict[str, str]:
-    e = dict(os.environ)
-    e["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT),
-                                                     e.get("PYTHONPATH")]))
-    return e
-
-
-def checkout(tmp: Path) -> Path:
-    """A checkout as a user has it: src and data side by side."""
-    root = tmp / "EscapeBench"
-    root.mkdir()
-    (root / "src").symlink_to(UPSTREAM / "original" / "src")
-    (root / "data").symlink_to(UPSTREAM / "data")
-    return root
-
-
-class ScriptedServer:
-    """``fake_openai_scripted.py`` on a free port, logging every request."""
-
-    def __init__(self, log: Path) -> None:
-        self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, str(TOOLS / "fake_openai_scripted.py"), "0", str(log)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        )
-        line = self.proc.stdout.readline()  # type: ignore[union-attr]
-        self.url = line.split()[2]
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def recorded_calls(setting: str) -> int:
@@ -77,7 +47,7 @@ def recorded_calls(setting: str) -> int:
 
 
 def test_every_recorded_setting_gets_the_original_harness_messages(tmp_path: Path) -> None:
-    root = checkout(tmp_path)
+    root = make_checkout(tmp_path)
     settings = sorted(p.name[: -len(".json.gz")] for p in RECORDINGS.glob("*.json.gz"))
     games = sorted(p.stem for p in (root / "data").glob("*.yaml"))
     assert set(settings) <= set(games)
@@ -90,7 +60,7 @@ def test_every_recorded_setting_gets_the_original_harness_messages(tmp_path: Pat
              "--protocol", "original", "--model", "scripted", "--base-url", server.url,
              "--games", str(root / "data"), "--max-steps", "150", "--concurrency", "1",
              "--no-cache", "--no-fsync", "--quiet", "--out", str(out)],
-            env=env(), capture_output=True, text=True, timeout=1200,
+            env=subprocess_env(), capture_output=True, text=True, timeout=1200,
         )
     finally:
         server.close()
