@@ -51,7 +51,7 @@ from escapebench.bench.records import (
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.protocols.base import HintView, Protocol, Session
-from escapebench.protocols.escapebench import EscapebenchProtocol, play_text, position_text
+from escapebench.protocols.escapebench import EscapebenchProtocol, position_text
 
 __all__ = [  # the log's names are re-exported: callers know them from here
     "DEFAULT_MAX_STEPS",
@@ -107,11 +107,6 @@ RecordCallback = Callable[[dict[str, Any]], None]
 """Called with each step's record once it is committed (the Inspect transcript uses it)."""
 StepScope = Callable[[int], AbstractAsyncContextManager[Any]]
 """Wraps each step, given its 0-based index (the Inspect task opens a transcript span)."""
-
-
-def _play_action(game: EscapeGame, text: str) -> StepResult:
-    """Play an agent's action under the escapebench protocol (kept for callers of old)."""
-    return play_text(game, text)
 
 
 class Episode:

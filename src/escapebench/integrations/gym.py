@@ -52,12 +52,13 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from escapebench.agents import prompts
 from escapebench.agents.base import Hint
 from escapebench.agents.screen import candidate_strings, read_screen, screen_actions
-from escapebench.bench.episode import DEFAULT_MAX_STEPS, _play_action
+from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import HintOptions, HintPolicy, reference_effects
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import builtin_files, load_file, load_games, pick_setting
 from escapebench.integrations.texts import TEXTS_VERSION, observation_text
+from escapebench.protocols.escapebench import play_text
 
 __all__ = [
     "ACTION_MAX_LENGTH",
@@ -290,7 +291,7 @@ class EscapeBenchEnv(gym.Env[str, str]):
         """Play ``action`` (an action string, or text holding one)."""
         game = self.game
         before = game.key_steps + game.tools_collected
-        result = _play_action(game, str(action))
+        result = play_text(game, str(action))
         self.last_result = result
         self.feedback = result.feedback
         self.steps += 1
