@@ -209,6 +209,31 @@ def _string_literals(function: ast.AST) -> list[ast.AST]:
     return found
 
 
+def _literal_at(
+    source: OriginalSource,
+    file: str,
+    function: str,
+    index: int,
+    count: int,
+    cache: dict[str, list[ast.AST]],
+    what: str,
+) -> str:
+    """The ``index``-th string literal of ``function`` in ``file`` (which must hold ``count``
+    of them, as the original release does), or :class:`OriginalTextError` naming ``what``.
+    The protocol's reader parses the file; literals that are not messages are read here from
+    the same tree (``cache`` keeps each function's literals)."""
+    if function not in cache:
+        cache[function] = _string_literals(source._function(file, function))
+    nodes = cache[function]
+    node = nodes[index] if index < len(nodes) else None
+    if len(nodes) != count or not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        raise OriginalTextError(
+            f"{source.src / file}: {function} does not have the original release's "
+            f"{what} (string literal {index + 1}); {USAGE_HINT}"
+        )
+    return node.value
+
+
 def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeTexts:
     """The EscapeAgent's texts of the checkout that ``source`` reads (never executed)."""
     if not isinstance(source, OriginalSource):
@@ -221,20 +246,10 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
         literals: dict[str, str] = {}
         found: dict[str, list[ast.AST]] = {}
         for name, (method, index) in _LITERALS.items():
-            if method not in found:
-                # The protocol's reader parses the file; literals that are not messages are
-                # read here from the same tree.
-                found[method] = _string_literals(source._function(AGENT_FILE, f"{CLASS}.{method}"))
-            nodes = found[method]
-            node = nodes[index] if index < len(nodes) else None
-            if len(nodes) != _LITERAL_COUNTS[method] or not (
-                isinstance(node, ast.Constant) and isinstance(node.value, str)
-            ):
-                raise OriginalTextError(
-                    f"{source.src / AGENT_FILE}: {CLASS}.{method} does not have the original "
-                    f"release's text {name!r} (string literal {index + 1}); {USAGE_HINT}"
-                )
-            literals[name] = node.value
+            literals[name] = _literal_at(
+                source, AGENT_FILE, f"{CLASS}.{method}", index, _LITERAL_COUNTS[method], found,
+                f"text {name!r}",
+            )
         constants = {
             role: str(source.constant(INSTRUCTION_FILE, const))
             for role, const in _CONSTANTS.items()
@@ -249,26 +264,19 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
         patterns: dict[str, re.Pattern[str]] = {}
         in_utils: dict[str, list[ast.AST]] = {}
         for name, (function, index) in _READERS.items():
-            if function not in in_utils:
-                in_utils[function] = _string_literals(source._function(_UTILS, function))
-            nodes = in_utils[function]
-            node = nodes[index] if index < len(nodes) else None
-            if len(nodes) != _READER_COUNTS[function] or not (
-                isinstance(node, ast.Constant) and isinstance(node.value, str)
-            ):
-                raise OriginalTextError(
-                    f"{source.src / _UTILS}: {function} does not have the original release's "
-                    f"rule {name!r} (string literal {index + 1}); {USAGE_HINT}"
-                )
+            value = _literal_at(
+                source, _UTILS, function, index, _READER_COUNTS[function], in_utils,
+                f"rule {name!r}",
+            )
             if name in _READER_PATTERNS:
                 try:
-                    patterns[name] = re.compile(node.value)
+                    patterns[name] = re.compile(value)
                 except re.error:
                     raise OriginalTextError(
                         f"{source.src / _UTILS}: {function}: rule {name!r} is not a pattern"
                     ) from None
             else:
-                literals[name] = node.value
+                literals[name] = value
     except OriginalSourceError as exc:
         raise OriginalTextError(str(exc)) from None
     if not (
