@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli
+from escapebench.exit_codes import EXIT_USAGE
 from tests.bench.answers import pick_answer, stuck_answer
 from tests.bench.conftest import MINI_GAME
 from tests.support.fake_openai_server import FakeOpenAIServer

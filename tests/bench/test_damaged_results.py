@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_USAGE
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_USAGE
 
 
 def test_merge_names_both_folders_and_the_differing_setting(tmp_path, capsys, mini_game_file):

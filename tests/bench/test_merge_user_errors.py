@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_USAGE
 
 
 def test_merge_into_a_file_says_it_is_a_file(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import EXIT_MODEL_UNAVAILABLE, EXIT_USAGE
 from escapebench.cli import build_parser
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE, EXIT_USAGE
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

@@ -22,12 +22,11 @@ import pytest
 
 from escapebench.bench.metrics import ACCOUNTING_COLUMNS
 from escapebench.bench.runner import (
-    EXIT_MODEL_UNAVAILABLE,
-    EXIT_USAGE,
     RunSettings,
     run_suite,
 )
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE, EXIT_USAGE
 from escapebench.llm.openai_client import OpenAIChatModel
 from tests.bench.answers import pick_answer, stuck_answer
 from tests.support.fake_openai_server import FakeOpenAIServer

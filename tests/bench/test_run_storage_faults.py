@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from escapebench.bench import records
-from escapebench.bench.runner import EXIT_STORAGE
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_STORAGE
 
 
 def command(mini_game_file: Path, out: Path) -> list[str]:

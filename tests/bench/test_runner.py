@@ -11,7 +11,6 @@ from escapebench.bench.display import LiveDisplay
 from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.runner import (
-    EXIT_EPISODE_ERRORS,
     RunConfigError,
     RunSettings,
     episode_id,
@@ -20,6 +19,7 @@ from escapebench.bench.runner import (
     plan_run,
     run_suite,
 )
+from escapebench.exit_codes import EXIT_EPISODE_ERRORS
 
 
 def test_plan_sorts_episode_ids_and_shards_deal_them_round_robin(mini_game_file, tmp_path):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli
+from escapebench.exit_codes import EXIT_USAGE
 
 
 def _shard(out: Path, game: Path, shard: str) -> Path:

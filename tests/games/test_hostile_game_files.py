@@ -14,8 +14,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_USAGE
 from escapebench.games import checking
 from escapebench.games.checking import check_file
 from escapebench.games.loading import (

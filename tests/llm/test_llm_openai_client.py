@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import EXIT_USAGE
 from escapebench.cli import main as cli_main
+from escapebench.exit_codes import EXIT_USAGE
 from escapebench.llm import openai_client
 from escapebench.llm.base import (
     Completion,

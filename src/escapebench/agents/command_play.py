@@ -41,8 +41,8 @@ from escapebench.agents.human import (
 )
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
-from escapebench.bench.runner import EXIT_INTERRUPTED
 from escapebench.engine.model import DIFFICULTIES
+from escapebench.exit_codes import EXIT_INTERRUPTED
 from escapebench.games.checking import require_playable
 from escapebench.games.loading import GameFileError, pick_setting
 from escapebench.protocols import make_protocol

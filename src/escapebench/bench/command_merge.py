@@ -28,7 +28,6 @@ from escapebench.bench.metrics import (
 )
 from escapebench.bench.runner import (
     EPISODES_DIR,
-    EXIT_USAGE,
     FINGERPRINT_DEFAULTS,
     FINGERPRINT_KEYS,
     RUN_FILE,
@@ -38,6 +37,7 @@ from escapebench.bench.runner import (
     read_run_json,
     write_tables,
 )
+from escapebench.exit_codes import EXIT_USAGE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,10 +19,6 @@ from escapebench.bench.metrics import format_table, format_usage
 from escapebench.bench.runner import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
-    EXIT_INTERRUPTED,
-    EXIT_MODEL_UNAVAILABLE,
-    EXIT_STORAGE,
-    EXIT_USAGE,
     RunConfigError,
     RunOutcome,
     RunSettings,
@@ -31,6 +27,12 @@ from escapebench.bench.runner import (
     run_suite,
 )
 from escapebench.engine.model import DIFFICULTIES
+from escapebench.exit_codes import (
+    EXIT_INTERRUPTED,
+    EXIT_MODEL_UNAVAILABLE,
+    EXIT_STORAGE,
+    EXIT_USAGE,
+)
 
 EPILOG = f"""\
 exit status:

@@ -69,6 +69,12 @@ from escapebench.bench.records import (
 )
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.observation import OBSERVATION_VERSION
+from escapebench.exit_codes import (
+    EXIT_EPISODE_ERRORS,
+    EXIT_MODEL_UNAVAILABLE,
+    EXIT_OK,
+    EXIT_STORAGE,
+)
 from escapebench.llm.base import ChatModel, ModelUnavailableError, SamplingSettings
 from escapebench.protocols.base import Protocol
 
@@ -98,13 +104,6 @@ NO_MODEL = "none"
 DEFAULT_MEMORY = 10
 MAX_REPEATS = 10_000
 """More repeats than this is a typo; the plan of a run is held in memory."""
-
-EXIT_OK = 0
-EXIT_EPISODE_ERRORS = 1
-EXIT_USAGE = 2
-EXIT_MODEL_UNAVAILABLE = 3
-EXIT_STORAGE = 4  # the result folder could not be written after play started (disk full...)
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -27,6 +27,7 @@ from escapebench.bench.metrics import (
     paired_compare,
     rules_of,
 )
+from escapebench.exit_codes import EXIT_NOTHING_TO_COMPARE, EXIT_USAGE
 from escapebench.report.runs import ReportInputError, RunFolder, all_results, load_runs
 from escapebench.report.tables import (
     COVERS,
@@ -39,9 +40,6 @@ from escapebench.report.tables import (
     table3,
     table5,
 )
-
-EXIT_USAGE = 2
-EXIT_NOTHING_TO_COMPARE = 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
