@@ -70,7 +70,6 @@ from escapebench.play.human_result import (
     HUMAN_MODEL,
     check_result_folder,
     human_run_plan,
-    refuse_file_in_path,
     write_human_episode,
 )
 from escapebench.play.saves import (
@@ -479,7 +478,6 @@ class PlaySession:
                 "limit are written as results; save it to continue later"
             )
         out_dir = Path(out)
-        refuse_file_in_path(out_dir)
         self.written = write_human_episode(
             out_dir, self._plan(out_dir), self.defn.setting, self.records, self.result
         )
@@ -489,7 +487,6 @@ class PlaySession:
         """Raise :class:`PlayError` now if :meth:`write_result` could not write to ``out``
         (a folder holding results of other settings), before the person plays."""
         out_dir = Path(out)
-        refuse_file_in_path(out_dir)
         check_result_folder(out_dir, self._plan(out_dir))
 
     def _plan(self, out_dir: Path) -> RunPlan:
