@@ -187,25 +187,25 @@ def _tutorial_steps() -> list[str]:
 
 def _play_answer(answer: str, reference: list[str], defn: Any) -> None:
     """Everything that reads a model answer, on ``answer``."""
-    from escapebench.agents.answer_parsing import (
-        actions_section,
-        find_calls,
-        parse_action_answer,
-        thought_section,
-    )
     from escapebench.agents.base import TurnContext
     from escapebench.agents.escape_agent import EscapeAgent
-    from escapebench.agents.prompts import (
-        FORESIGHT_TASK_SYSTEM_PROMPT,
-        FORESIGHT_TOOL_SYSTEM_PROMPT,
-        REFLECTION_SYSTEM_PROMPT,
-    )
     from escapebench.agents.reflection import parse_task_operation
     from escapebench.agents.registry import make_agent
     from escapebench.bench.episode import _play_action, position_text
     from escapebench.engine.actions import VERBS
     from escapebench.engine.env import EscapeGame
     from escapebench.llm.scripted import ScriptedChatModel
+    from escapebench.protocols.escapebench.parsing import (
+        actions_section,
+        find_calls,
+        parse_action_answer,
+        thought_section,
+    )
+    from escapebench.protocols.escapebench.prompts import (
+        FORESIGHT_TASK_SYSTEM_PROMPT,
+        FORESIGHT_TOOL_SYSTEM_PROMPT,
+        REFLECTION_SYSTEM_PROMPT,
+    )
 
     parsed = parse_action_answer(answer)
     find_calls(answer, VERBS)
@@ -281,10 +281,10 @@ def answers(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ reading
 def reading(args: argparse.Namespace) -> int:
-    from escapebench.agents.answer_parsing import parse_action_answer
     from escapebench.bench.episode import _play_action
     from escapebench.engine.env import EscapeGame
     from escapebench.games.loading import load_games
+    from escapebench.protocols.escapebench.parsing import parse_action_answer
 
     (defn,) = load_games(["tutorial"], ["normal"])
     size = 64 * 1024

@@ -385,7 +385,7 @@ def make_episode_agent(settings: RunSettings, model: ChatModel | None, repeat: i
 def prompt_version() -> str:
     """The version name of the agents' prompt templates (empty if the module is absent)."""
     try:
-        from escapebench.agents.prompts import PROMPT_VERSION
+        from escapebench.protocols.escapebench.prompts import PROMPT_VERSION
     except ImportError:  # pragma: no cover
         return ""
     return str(PROMPT_VERSION)
