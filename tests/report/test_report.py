@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from escapebench.bench.folders import collect_results
 from escapebench.bench.metrics import ALL, EpisodeResult, aggregate, table_cells
-from escapebench.bench.runner import collect_results
 from escapebench.cli import main as cli_main
 from escapebench.report.sessions import PlayStore
 from escapebench.report.site import build_report
