@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from escapebench.agents.tool_actions import ACTION_TOOLS, read_tool_answer
-from escapebench.bench.metrics import short_count
+from escapebench.bench.result_tables import short_count
 from escapebench.bench.settings import RunSettings
 from escapebench.bench.suite import run_suite
 from escapebench.exit_codes import EXIT_USAGE

@@ -135,7 +135,7 @@ def test_inspect_task_plays_what_escapebench_run_plays(tmp_path: Path, agent: st
     assert any(r.hints_used for r in ours.values())
 
     # Table 3 over the samples: means of hints and steps, pooled shares (as the run's table).
-    from escapebench.bench.metrics import ALL, aggregate
+    from escapebench.bench.summaries import ALL, aggregate
 
     [overall] = [s for s in aggregate(ours.values()) if s.difficulty == ALL]
     assert figure(log, "hints_used", "mean") == pytest.approx(overall.hints_used)

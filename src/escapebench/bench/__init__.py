@@ -14,14 +14,17 @@ and human play share. ``escapebench run`` reads as a pipeline, one module per jo
 * :mod:`.episode`: one episode with its crash-safe step log and exact resume;
 * :mod:`.records`: the step record, the step log and checkpoints, the result-folder file names;
 * :mod:`.hints`: the hint system of the paper (:class:`HintPolicy`), shared with human play;
-* :mod:`.metrics`: per-episode metrics (:class:`EpisodeResult`), Table-3 aggregation and the
-  CSV / Markdown result files;
+* :mod:`.metrics`: per-episode metrics (:class:`EpisodeResult`) and ``result.json``;
+* :mod:`.summaries`: Table-3 aggregation (:func:`aggregate`, the one place numbers are
+  averaged), bootstrap intervals and paired comparisons;
+* :mod:`.result_tables`: the Table-3 table in text and Markdown, and the CSV / Markdown result
+  files;
 * :mod:`.display`: the live progress display;
 * :mod:`.command_run`, :mod:`.command_merge`: ``escapebench run`` and ``escapebench merge``.
 
 Start reading at :func:`run_suite` for how a run goes, at :class:`~.episode.Episode` for one
-episode, and at :mod:`.metrics` for the numbers. The names below are the harness's public API;
-the command modules are loaded only by the CLI.
+episode, and at :mod:`.metrics` and :mod:`.summaries` for the numbers. The names below are the
+harness's public API; the command modules are loaded only by the CLI.
 """
 
 from escapebench.bench.build import (
@@ -66,35 +69,16 @@ from escapebench.bench.hints import (
 )
 from escapebench.bench.metrics import (
     ACCOUNTING_COLUMNS,
-    ALL,
     KEY_STEP_VERBS,
     RESULT_COLUMNS,
     RESULT_VERSION,
-    SUMMARY_COLUMNS,
-    Coverage,
     EpisodeMetrics,
     EpisodeResult,
     HintRecord,
-    PairedDifference,
     ResultFileError,
-    Summary,
-    aggregate,
     atomic_write_text,
-    bootstrap_ci,
-    coverage_of,
-    format_markdown,
-    format_table,
-    format_usage,
-    paired_compare,
     read_result_json,
-    rules_of,
-    short_count,
-    sign_flip_p_value,
-    table_cells,
     write_result_json,
-    write_results_csv,
-    write_summary_csv,
-    write_summary_md,
 )
 from escapebench.bench.plan import (
     FINGERPRINT_DEFAULTS,
@@ -132,6 +116,16 @@ from escapebench.bench.records import (
     step_record,
     write_step_log,
 )
+from escapebench.bench.result_tables import (
+    format_markdown,
+    format_table,
+    format_usage,
+    short_count,
+    table_cells,
+    write_results_csv,
+    write_summary_csv,
+    write_summary_md,
+)
 from escapebench.bench.settings import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
@@ -144,6 +138,19 @@ from escapebench.bench.settings import (
     url_problem,
 )
 from escapebench.bench.suite import RunOutcome, run_suite
+from escapebench.bench.summaries import (
+    ALL,
+    SUMMARY_COLUMNS,
+    Coverage,
+    PairedDifference,
+    Summary,
+    aggregate,
+    bootstrap_ci,
+    coverage_of,
+    paired_compare,
+    rules_of,
+    sign_flip_p_value,
+)
 
 __all__ = [
     # settings
@@ -230,32 +237,34 @@ __all__ = [
     "reference_effects",
     # metrics
     "ACCOUNTING_COLUMNS",
-    "ALL",
     "KEY_STEP_VERBS",
     "RESULT_COLUMNS",
     "RESULT_VERSION",
-    "SUMMARY_COLUMNS",
-    "Coverage",
     "EpisodeMetrics",
     "EpisodeResult",
     "HintRecord",
-    "PairedDifference",
     "ResultFileError",
+    "atomic_write_text",
+    "read_result_json",
+    "write_result_json",
+    # summaries
+    "ALL",
+    "SUMMARY_COLUMNS",
+    "Coverage",
+    "PairedDifference",
     "Summary",
     "aggregate",
-    "atomic_write_text",
     "bootstrap_ci",
     "coverage_of",
+    "paired_compare",
+    "rules_of",
+    "sign_flip_p_value",
+    # result tables
     "format_markdown",
     "format_table",
     "format_usage",
-    "paired_compare",
-    "read_result_json",
-    "rules_of",
     "short_count",
-    "sign_flip_p_value",
     "table_cells",
-    "write_result_json",
     "write_results_csv",
     "write_summary_csv",
     "write_summary_md",

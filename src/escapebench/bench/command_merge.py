@@ -21,14 +21,10 @@ from typing import Any
 
 from escapebench.bench.episode import RESULT_FILE
 from escapebench.bench.folders import collect_results, read_run_json, write_tables
-from escapebench.bench.metrics import (
-    ResultFileError,
-    atomic_write_text,
-    format_table,
-    read_result_json,
-)
+from escapebench.bench.metrics import ResultFileError, atomic_write_text, read_result_json
 from escapebench.bench.plan import FINGERPRINT_DEFAULTS, FINGERPRINT_KEYS, compatible
 from escapebench.bench.records import EPISODES_DIR, RUN_FILE
+from escapebench.bench.result_tables import format_table
 from escapebench.bench.settings import RunConfigError
 from escapebench.exit_codes import EXIT_USAGE
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
-from escapebench.bench.metrics import format_table, format_usage
+from escapebench.bench.result_tables import format_table, format_usage
 from escapebench.bench.settings import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,

@@ -28,13 +28,8 @@ from typing import Any
 from escapebench.bench.metrics import (
     EpisodeResult,
     ResultFileError,
-    Summary,
-    aggregate,
     atomic_write_text,
     read_result_json,
-    write_results_csv,
-    write_summary_csv,
-    write_summary_md,
 )
 from escapebench.bench.plan import RunPlan, normalized
 from escapebench.bench.records import (
@@ -45,7 +40,9 @@ from escapebench.bench.records import (
     SUMMARY_CSV,
     SUMMARY_MD,
 )
+from escapebench.bench.result_tables import write_results_csv, write_summary_csv, write_summary_md
 from escapebench.bench.settings import RunConfigError
+from escapebench.bench.summaries import Summary, aggregate
 
 RUN_FORMAT = 1
 

@@ -40,10 +40,11 @@ from escapebench.bench.folders import (
     write_run_json,
     write_tables,
 )
-from escapebench.bench.metrics import Summary, atomic_write_text
+from escapebench.bench.metrics import atomic_write_text
 from escapebench.bench.plan import RunPlan, compatible, normalized, plan_run
 from escapebench.bench.records import EPISODES_DIR, ERROR_FILE, RESULT_FILE
 from escapebench.bench.settings import NO_MODEL, RunConfigError, RunSettings
+from escapebench.bench.summaries import Summary
 from escapebench.exit_codes import (
     EXIT_EPISODE_ERRORS,
     EXIT_MODEL_UNAVAILABLE,
