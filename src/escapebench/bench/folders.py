@@ -173,7 +173,7 @@ def write_tables(folder: Path, results: Sequence[EpisodeResult]) -> list[Summary
     return summaries
 
 
-# ---------------------------------------------------------------------- running
+# ---------------------------------------------------------------------- the lock, storage faults
 LOCK_FILE = ".lock"
 
 

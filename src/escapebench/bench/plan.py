@@ -273,7 +273,7 @@ def _package_version() -> str:
     return str(__version__)
 
 
-# ---------------------------------------------------------------------- run.json
+# ---------------------------------------------------------------------- against a run.json
 def _json_default(value: Any) -> Any:
     if isinstance(value, Path):
         return str(value)
