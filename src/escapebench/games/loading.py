@@ -929,6 +929,25 @@ def builtin_files() -> list[Path]:
     return sorted(files, key=lambda p: (p.stem != "tutorial", p.stem))
 
 
+GAME_FILE = re.compile(r"\.ya?ml$", re.IGNORECASE)
+
+
+def game_files(spec: str) -> list[Path]:
+    """The game files a path names: the file itself, or the YAML files of a folder.
+
+    Raises :class:`GameFileError` for a path that does not exist or holds no game files.
+    """
+    p = Path(spec)
+    if p.is_dir():
+        files = sorted(x for x in p.iterdir() if x.is_file() and GAME_FILE.search(x.name))
+        if not files:
+            raise GameFileError(spec, "folder holds no game files (*.yaml, *.yml)")
+        return files
+    if p.is_file():
+        return [p]
+    raise GameFileError(spec, "no such file or folder")
+
+
 def _game_files(spec: str) -> list[Path]:
     p = Path(spec)
     if p.is_dir():
