@@ -933,7 +933,9 @@ GAME_FILE = re.compile(r"\.ya?ml$", re.IGNORECASE)
 
 
 def game_files(spec: str) -> list[Path]:
-    """The game files a path names: the file itself, or the YAML files of a folder.
+    """The game files a path names: the file itself, or the YAML files of a folder (the paths
+    ``check`` and ``games`` take; a game spec, which may also be a glob or a built-in game's
+    name, is resolved by :func:`load_games`).
 
     Raises :class:`GameFileError` for a path that does not exist or holds no game files.
     """

@@ -1,10 +1,11 @@
 """Which settings may be played, and refusing the others.
 
-Every command that plays (``run``, ``play``, ``serve``, ``replay``) plays only settings without
-check errors: :func:`split_playable` sorts them (the checks of ``escapebench check`` without its
-state search, about 10 ms per setting), :func:`require_playable` and :func:`load_playable` refuse
-with :class:`BrokenGamesError` / :class:`UnplayableGamesError`, which list every setting (and
-file) that cannot be played with its reason at once.
+The commands that play a game (``run``, ``play``, ``serve``) play only settings without check
+errors: :func:`split_playable` sorts them (the checks of ``escapebench check`` without its state
+search, about 10 ms per setting), :func:`require_playable` and :func:`load_playable` refuse with
+:class:`BrokenGamesError` / :class:`UnplayableGamesError`, which list every setting (and file)
+that cannot be played with its reason at once. (``replay`` replays a trace of a broken game
+anyway, up to where it breaks.)
 """
 
 from __future__ import annotations

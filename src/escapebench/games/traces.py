@@ -130,8 +130,6 @@ def replay(
             raise mismatch
 
 
-
-
 def read_trace_of(defn: GameDefinition, text: str, source: str) -> list[TraceStep]:
     """:func:`read_trace`, refusing an empty trace and a teleport to a scene ``defn`` lacks
     (:class:`TraceError`), so that nothing is played from a trace that cannot be."""

@@ -26,7 +26,6 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-
 def protocol_from_args(args: argparse.Namespace, games: Sequence[str]) -> Protocol:
     """The protocol the options of :func:`add_protocol_arguments` name, for ``games`` (see
     :func:`escapebench.protocols.make_protocol`, whose errors it raises)."""
