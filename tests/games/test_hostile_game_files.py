@@ -19,14 +19,16 @@ from escapebench.exit_codes import EXIT_USAGE
 from escapebench.games import checks, issues
 from escapebench.games.loading import (
     BUILTIN_DIR,
-    MAX_GAME_FILE_BYTES,
-    MAX_YAML_DEPTH,
     GameFileError,
-    RefusedYAML,
     load_file,
-    load_yaml_text,
 )
 from escapebench.games.validation import check_file
+from escapebench.games.yaml_reader import (
+    MAX_GAME_FILE_BYTES,
+    MAX_YAML_DEPTH,
+    RefusedYAML,
+    load_yaml_text,
+)
 from tests.conftest import SHARED
 from tests.support.hostile_inputs import mutated_game_files
 

@@ -5,7 +5,8 @@ Where to start reading:
 * :mod:`~escapebench.games.loading` reads a game file (the original EscapeBench layout or our
   own format) into an :class:`~escapebench.engine.model.GameDefinition`, and resolves the game
   specs the commands take (``lab``, ``lab-hard``, ``builtin``, a file, a folder, a glob);
-  the built-in games are in ``builtin/``.
+  the built-in games are in ``builtin/``. The YAML text itself is read by
+  :mod:`~escapebench.games.yaml_reader` (safely: no aliases, no deep nesting; fast; cached).
 * :mod:`~escapebench.games.validation` is what ``escapebench check`` runs on a setting, one
   :class:`SettingReport` each, from the checks:
   :mod:`~escapebench.games.checks` (static: names, pairings, states, reveals, keys),
