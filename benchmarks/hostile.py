@@ -88,7 +88,7 @@ def _commands(case: Any, work: Path) -> list[tuple[str, list[str]]]:
 
 def games(args: argparse.Namespace) -> int:
     import escapebench.cli  # noqa: F401 - warm: every child starts with the package imported
-    import escapebench.games.checking  # noqa: F401
+    import escapebench.games.validation  # noqa: F401
     from tests.support.hostile_inputs import mutated_game_files
 
     work = Path(tempfile.mkdtemp(prefix="escapebench-hostile-games-"))

@@ -102,8 +102,8 @@ def game_record(defn: GameDefinition) -> dict[str, Any]:
 
 def refuse_broken_games(definitions: Sequence[GameDefinition]) -> None:
     """Raise :class:`RunConfigError` naming file:line and problem if a setting has errors
-    (see :func:`escapebench.games.checking.require_playable`)."""
-    from escapebench.games.checking import BrokenGamesError, require_playable
+    (see :func:`escapebench.games.require_playable`)."""
+    from escapebench.games import BrokenGamesError, require_playable
 
     try:
         require_playable(definitions)
@@ -118,8 +118,7 @@ def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
     """Resolve games, episodes, shard and output folder (no file is written)."""
-    from escapebench.games.checking import split_playable, unplayable_file
-    from escapebench.games.loading import load_games_reporting
+    from escapebench.games import load_games_reporting, split_playable, unplayable_file
 
     settings.validate()
     definitions, failed = load_games_reporting(settings.games, settings.difficulties)
