@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from escapebench import __version__
-from escapebench.bench.metrics import EpisodeResult, aggregate, format_markdown
-from escapebench.bench.runner import collect_results
+from escapebench.bench.folders import collect_results
+from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.result_tables import format_markdown
+from escapebench.bench.summaries import aggregate
 from escapebench.games.loading import builtin_files
 
 ROOT = Path(__file__).resolve().parents[1]

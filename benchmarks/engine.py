@@ -35,7 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from escapebench.engine import EscapeGame, GameDefinition, clear_memos, parse_call
-from escapebench.games.loading import CACHE_ENV, builtin_files, load_file, yaml_cache_dir
+from escapebench.games.loading import builtin_files, load_file
+from escapebench.games.yaml_reader import CACHE_ENV, yaml_cache_dir
 
 # As in tests/conftest.py: ESCAPEBENCH_SHARED names the shared folder, else ../shared.
 SHARED = Path(os.environ.get("ESCAPEBENCH_SHARED", Path(__file__).resolve().parents[2] / "shared"))

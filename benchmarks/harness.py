@@ -4,7 +4,7 @@
                                  [--runs 3] [--json]
 
 1. **Speed-up.** A suite of 36 episodes (six built-in games x three difficulties x two repeats,
-   BaseAgent through the registry) is played by :func:`escapebench.bench.runner.run_suite`
+   BaseAgent through the registry) is played by :func:`escapebench.bench.suite.run_suite`
    against the test OpenAI-compatible server (``tests/support/fake_openai_server.py``, real HTTP
    through the ``openai`` SDK) answering every call after a fixed latency. Episodes are capped
    at ``--max-steps`` so that they all have the same length (a suite of unequal episodes cannot
@@ -43,7 +43,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from escapebench.agents.base import Agent, Decision, TurnContext  # noqa: E402
-from escapebench.bench.runner import RunSettings, run_suite  # noqa: E402
+from escapebench.bench.settings import RunSettings  # noqa: E402
+from escapebench.bench.suite import run_suite  # noqa: E402
 from escapebench.llm.openai_client import OpenAIChatModel  # noqa: E402
 from escapebench.llm.scripted import ScriptedChatModel  # noqa: E402
 from tests.bench.answers import pick_answer  # noqa: E402
@@ -160,7 +161,7 @@ async def harness_run(out: Path, max_steps: int, fsync: bool) -> dict[str, float
 
 
 def _results(out: Path) -> list[Any]:
-    from escapebench.bench.runner import collect_results
+    from escapebench.bench.folders import collect_results
 
     return collect_results(out)
 

@@ -88,7 +88,7 @@ def _commands(case: Any, work: Path) -> list[tuple[str, list[str]]]:
 
 def games(args: argparse.Namespace) -> int:
     import escapebench.cli  # noqa: F401 - warm: every child starts with the package imported
-    import escapebench.games.checking  # noqa: F401
+    import escapebench.games.validation  # noqa: F401
     from tests.support.hostile_inputs import mutated_game_files
 
     work = Path(tempfile.mkdtemp(prefix="escapebench-hostile-games-"))
@@ -187,32 +187,32 @@ def _tutorial_steps() -> list[str]:
 
 def _play_answer(answer: str, reference: list[str], defn: Any) -> None:
     """Everything that reads a model answer, on ``answer``."""
-    from escapebench.agents.answer_parsing import (
+    from escapebench.agents.base import TurnContext
+    from escapebench.agents.escape_agent import EscapeAgent
+    from escapebench.agents.reflection import parse_task_operation
+    from escapebench.agents.registry import make_agent
+    from escapebench.engine.actions import VERBS
+    from escapebench.engine.env import EscapeGame
+    from escapebench.llm.scripted import ScriptedChatModel
+    from escapebench.protocols.escapebench import play_text, position_text
+    from escapebench.protocols.escapebench.parsing import (
         actions_section,
         find_calls,
         parse_action_answer,
         thought_section,
     )
-    from escapebench.agents.base import TurnContext
-    from escapebench.agents.escape_agent import EscapeAgent
-    from escapebench.agents.prompts import (
+    from escapebench.protocols.escapebench.prompts import (
         FORESIGHT_TASK_SYSTEM_PROMPT,
         FORESIGHT_TOOL_SYSTEM_PROMPT,
         REFLECTION_SYSTEM_PROMPT,
     )
-    from escapebench.agents.reflection import parse_task_operation
-    from escapebench.agents.registry import make_agent
-    from escapebench.bench.episode import _play_action, position_text
-    from escapebench.engine.actions import VERBS
-    from escapebench.engine.env import EscapeGame
-    from escapebench.llm.scripted import ScriptedChatModel
 
     parsed = parse_action_answer(answer)
     find_calls(answer, VERBS)
     actions_section(answer)
     thought_section(answer)
     parse_task_operation(answer)
-    _play_action(EscapeGame(defn), parsed.action or answer)
+    play_text(EscapeGame(defn), parsed.action or answer)
     side_prompts = {REFLECTION_SYSTEM_PROMPT, FORESIGHT_TOOL_SYSTEM_PROMPT,
                     FORESIGHT_TASK_SYSTEM_PROMPT}
     turn = {"n": 0}
@@ -234,7 +234,7 @@ def _play_answer(answer: str, reference: list[str], defn: Any) -> None:
                 break
             ctx = TurnContext(game, step, position_text(game), None)
             decision = asyncio.run(agent.decide(ctx))
-            result = _play_action(game, decision.action)
+            result = play_text(game, decision.action)
             agent.observe(ctx, decision, result, position_text(game))
 
 
@@ -281,10 +281,10 @@ def answers(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------ reading
 def reading(args: argparse.Namespace) -> int:
-    from escapebench.agents.answer_parsing import parse_action_answer
-    from escapebench.bench.episode import _play_action
     from escapebench.engine.env import EscapeGame
     from escapebench.games.loading import load_games
+    from escapebench.protocols.escapebench import play_text
+    from escapebench.protocols.escapebench.parsing import parse_action_answer
 
     (defn,) = load_games(["tutorial"], ["normal"])
     size = 64 * 1024
@@ -304,7 +304,7 @@ def reading(args: argparse.Namespace) -> int:
             t0 = time.perf_counter()
             parsed = parse_action_answer(text)
             t1 = time.perf_counter()
-            _play_action(EscapeGame(defn), parsed.action or text)
+            play_text(EscapeGame(defn), parsed.action or text)
             t2 = time.perf_counter()
             reads.append(t1 - t0)
             steps.append(t2 - t1)

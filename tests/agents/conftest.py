@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from escapebench.agents import prompts
 from escapebench.agents.base import Agent, Decision, Hint, TurnContext
 from escapebench.engine.actions import extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
@@ -17,6 +16,7 @@ from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_file
 from escapebench.llm.base import Message
 from escapebench.llm.scripted import ScriptedChatModel
+from escapebench.protocols.escapebench import prompts
 from tests.conftest import SHARED
 
 WORKSHOP = Path(__file__).with_name("workshop.yaml")

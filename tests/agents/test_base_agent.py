@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 
-from escapebench.agents import prompts
 from escapebench.agents.base import Hint
 from escapebench.agents.base_agent import NO_ACTION_READ, BaseAgent
 from escapebench.engine.env import EscapeGame
 from escapebench.llm.base import SamplingSettings
 from escapebench.llm.scripted import ScriptedChatModel
+from escapebench.protocols.escapebench import prompts
 from tests.agents.conftest import Driver, RoutedModel, act
 
 

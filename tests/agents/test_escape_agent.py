@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from escapebench.agents import prompts
 from escapebench.agents.escape_agent import EscapeAgent
 from escapebench.agents.registry import make_agent
 from escapebench.engine.env import EscapeGame
 from escapebench.llm.base import Message, ModelUnavailableError
+from escapebench.protocols.escapebench import prompts
 from tests.agents.conftest import Driver, RoutedModel, act, kind_of
 
 NONE = "- Thought: nothing to add.\n- Action: none()"

@@ -33,11 +33,11 @@ from escapebench.games.loading import load_original
 from escapebench.llm.base import Completion
 from escapebench.protocols.base import HintView
 from escapebench.protocols.original import OriginalProtocol
-from escapebench.protocols.original_escape_texts import (
+from escapebench.protocols.original.escape_texts import (
     OriginalTextError,
     read_original_escape_texts,
 )
-from escapebench.protocols.original_source import OriginalSource
+from escapebench.protocols.original.source import OriginalSource
 from tests.conftest import SHARED, UPSTREAM
 
 RECORDINGS = UPSTREAM / "prompts" / "creative"

@@ -13,8 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from escapebench.agents import answer_parsing
-from escapebench.agents.answer_parsing import (
+from escapebench.agents.base import TurnContext
+from escapebench.agents.escape_agent import EscapeAgent
+from escapebench.agents.foresight import Foresight, KnownItem
+from escapebench.agents.reflection import Reflection, ReflectionRequest, parse_task_operation
+from escapebench.engine import actions, env
+from escapebench.engine.actions import Call, extract_call, split_candidates
+from escapebench.engine.env import EscapeGame
+from escapebench.games.loading import load_games
+from escapebench.llm.scripted import ScriptedChatModel
+from escapebench.protocols.escapebench import parsing as answer_parsing
+from escapebench.protocols.escapebench.parsing import (
     MAX_ANSWER_CHARS,
     answer_reasoning,
     cut_answer,
@@ -22,16 +31,7 @@ from escapebench.agents.answer_parsing import (
     parse_action_answer,
     thought_section,
 )
-from escapebench.agents.base import TurnContext
-from escapebench.agents.escape_agent import EscapeAgent
-from escapebench.agents.foresight import Foresight, KnownItem
-from escapebench.agents.prompts import REFLECTION_SYSTEM_PROMPT
-from escapebench.agents.reflection import Reflection, ReflectionRequest, parse_task_operation
-from escapebench.engine import actions, env
-from escapebench.engine.actions import Call, extract_call, split_candidates
-from escapebench.engine.env import EscapeGame
-from escapebench.games.loading import load_games
-from escapebench.llm.scripted import ScriptedChatModel
+from escapebench.protocols.escapebench.prompts import REFLECTION_SYSTEM_PROMPT
 from tests.support.hostile_inputs import hostile_answer
 
 TUTORIAL = load_games(["tutorial"], ["normal"])[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents import prompts
+from escapebench.protocols.escapebench import prompts
 
 SRC = Path(prompts.__file__).resolve().parents[1]
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents.prompts import PROMPT_VERSION
 from escapebench.llm.local import LocalModelNotInstalledError, find_smollm2_gguf
+from escapebench.protocols.escapebench.prompts import PROMPT_VERSION
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from escapebench.agents.base_agent import BaseAgent
 from escapebench.agents.escape_agent import EscapeAgent
 from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.bench.hints import HintOptions
-from escapebench.bench.runner import FINGERPRINT_KEYS, compatible, run_fingerprint
+from escapebench.bench.plan import FINGERPRINT_KEYS, compatible, run_fingerprint
 from escapebench.games.loading import load_games
 from escapebench.llm.base import Completion, Message, SamplingSettings, ToolCall
 from escapebench.llm.cache import CACHE_KEY_VERSION, cache_key

@@ -115,7 +115,7 @@ def test_a_game_with_errors_is_refused_with_file_line_and_problem(
 def test_the_static_checks_cost_little_on_the_builtin_games() -> None:
     import time
 
-    from escapebench.bench.runner import refuse_broken_games
+    from escapebench.bench.plan import refuse_broken_games
     from escapebench.games.loading import load_games
 
     definitions = load_games(["builtin"])

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from escapebench.bench.runner import RunConfigError, RunSettings
+from escapebench.bench.settings import RunConfigError, RunSettings
 from escapebench.cli import main as cli_main
 from escapebench.exit_codes import EXIT_USAGE
 

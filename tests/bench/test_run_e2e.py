@@ -21,10 +21,8 @@ from pathlib import Path
 import pytest
 
 from escapebench.bench.metrics import ACCOUNTING_COLUMNS
-from escapebench.bench.runner import (
-    RunSettings,
-    run_suite,
-)
+from escapebench.bench.settings import RunSettings
+from escapebench.bench.suite import run_suite
 from escapebench.cli import main as cli_main
 from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE, EXIT_USAGE
 from escapebench.llm.openai_client import OpenAIChatModel

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents.prompts import REFLECTION_SYSTEM_PROMPT
-from escapebench.bench.runner import RunSettings, run_suite
+from escapebench.bench.settings import RunSettings
+from escapebench.bench.suite import run_suite
 from escapebench.cli import main as cli_main
+from escapebench.protocols.escapebench.prompts import REFLECTION_SYSTEM_PROMPT
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 STEPS = 6

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from escapebench.agents.tool_actions import ACTION_TOOLS, read_tool_answer
-from escapebench.bench.metrics import short_count
-from escapebench.bench.runner import RunSettings, run_suite
+from escapebench.bench.result_tables import short_count
+from escapebench.bench.settings import RunSettings
+from escapebench.bench.suite import run_suite
 from escapebench.exit_codes import EXIT_USAGE
 from escapebench.llm.base import ToolCall
 from tests.support.fake_openai_server import FakeOpenAIServer, tool_call_answer

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from escapebench.engine import EscapeGame, clear_memos, parse_call
 from escapebench.engine.actions import VERBS, normalize_name
 from escapebench.engine.model import GameDefinition
-from escapebench.games import checking
+from escapebench.games import solver
 from escapebench.games.loading import builtin_files, load_file
 
 # The action grammar as the docstring of parse_call states it.
@@ -115,7 +115,7 @@ def test_a_state_set_from_outside_shows_after_state_changed() -> None:
     defn = _builtin_definitions()[0]
     game = EscapeGame(defn)
     start = game.observation()
-    saved = checking._save(game)
+    saved = solver._save(game)
     for ref in defn.reference:  # until something is in the bag
         game.teleport(ref.scene)
         game.step(ref.action)
@@ -123,5 +123,5 @@ def test_a_state_set_from_outside_shows_after_state_changed() -> None:
             break
     game.teleport(defn.start_scene)
     assert game.observation() != start  # the bag shows
-    checking._load(game, saved)  # calls game.state_changed()
+    solver._load(game, saved)  # calls game.state_changed()
     assert game.observation() == start

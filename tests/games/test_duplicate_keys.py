@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from escapebench.cli import main as cli_main
-from escapebench.games.checking import check_file
+from escapebench.games.validation import check_file
 from tests.games.shed import write_shed
 
 SCENE_DESC = "    desc: A small wooden shed with a curtain on one side.\n"

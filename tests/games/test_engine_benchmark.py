@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from escapebench.games.loading import CACHE_ENV
+from escapebench.games.yaml_reader import CACHE_ENV
 from tests.games.shed import write_shed
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "engine.py"

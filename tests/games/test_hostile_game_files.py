@@ -16,15 +16,17 @@ from hypothesis import strategies as st
 
 from escapebench.cli import main as cli_main
 from escapebench.exit_codes import EXIT_USAGE
-from escapebench.games import checking
-from escapebench.games.checking import check_file
+from escapebench.games import checks, issues
 from escapebench.games.loading import (
     BUILTIN_DIR,
+    GameFileError,
+    load_file,
+)
+from escapebench.games.validation import check_file
+from escapebench.games.yaml_reader import (
     MAX_GAME_FILE_BYTES,
     MAX_YAML_DEPTH,
-    GameFileError,
     RefusedYAML,
-    load_file,
     load_yaml_text,
 )
 from tests.conftest import SHARED
@@ -154,8 +156,8 @@ def test_an_absurd_state_number_is_a_game_file_error(tmp_path: Path, value: str)
 def test_the_repeated_key_walk_survives_a_node_graph_with_a_cycle() -> None:
     """The walk is over composed nodes, where an alias is a shared node: it visits each once
     (the loader refuses aliases first, but the walk must not depend on that)."""
-    locator = checking._Locator("cycle.yaml", "a: &r [*r, {k: 1, k: 2}]\nb: *r\n")
-    checker = checking._StaticChecker.__new__(checking._StaticChecker)
+    locator = issues._Locator("cycle.yaml", "a: &r [*r, {k: 1, k: 2}]\nb: *r\n")
+    checker = checks._StaticChecker.__new__(checks._StaticChecker)
     checker.loc, checker.issues = locator, []
     checker.check_repeated_keys()
     assert [i.check for i in checker.issues] == ["duplicate key"]

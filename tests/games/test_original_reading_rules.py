@@ -14,8 +14,8 @@ import pytest
 
 from escapebench.cli import main
 from escapebench.engine import EscapeGame
-from escapebench.games.checking import check_paths
 from escapebench.games.loading import GameFileError, load_file, load_games_reporting
+from escapebench.games.validation import check_paths
 from tests.conftest import UPSTREAM
 from tests.games.cottage import COTTAGE_YAML, line_of, write_cottage
 
@@ -310,7 +310,7 @@ def test_explorer_plays_every_setting_of_the_original_data_and_the_mutants(
 
 
 def test_serve_store_lists_every_unplayable_setting_of_a_folder(tmp_path: Path) -> None:
-    from escapebench.games.checking import UnplayableGamesError
+    from escapebench.games.playable import UnplayableGamesError
     from escapebench.play import PlayStore
 
     folder = _broken_folder(tmp_path)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.games.loading import CACHE_ENV, GameFileError, load_file, yaml_cache_dir
+from escapebench.games.loading import GameFileError, load_file
+from escapebench.games.yaml_reader import CACHE_ENV, yaml_cache_dir
 from tests.games.shed import write_shed
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from escapebench.games.loading import RefusedYAML, builtin_files, load_yaml_text
+from escapebench.games.loading import builtin_files
+from escapebench.games.yaml_reader import RefusedYAML, load_yaml_text
 
 # Everything game files are made of, and the YAML features the reader leaves to PyYAML.
 DOCUMENTS = {

@@ -21,8 +21,10 @@ from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import EvalLog, resolve_sample_attachments  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
+from escapebench.bench.folders import collect_results  # noqa: E402
 from escapebench.bench.metrics import EpisodeResult  # noqa: E402
-from escapebench.bench.runner import RunSettings, collect_results, run_suite  # noqa: E402
+from escapebench.bench.settings import RunSettings  # noqa: E402
+from escapebench.bench.suite import run_suite  # noqa: E402
 from escapebench.games.loading import load_games  # noqa: E402
 from escapebench.integrations.inspect import escapebench  # noqa: E402
 from escapebench.integrations.inspect.scorer import score_value  # noqa: E402
@@ -133,7 +135,7 @@ def test_inspect_task_plays_what_escapebench_run_plays(tmp_path: Path, agent: st
     assert any(r.hints_used for r in ours.values())
 
     # Table 3 over the samples: means of hints and steps, pooled shares (as the run's table).
-    from escapebench.bench.metrics import ALL, aggregate
+    from escapebench.bench.summaries import ALL, aggregate
 
     [overall] = [s for s in aggregate(ours.values()) if s.difficulty == ALL]
     assert figure(log, "hints_used", "mean") == pytest.approx(overall.hints_used)
@@ -225,7 +227,7 @@ def test_inspect_task_in_tools_format_escapes_the_tutorial(tmp_path: Path) -> No
 
 
 def test_bad_task_parameters_are_clear_errors() -> None:
-    from escapebench.bench.runner import RunConfigError
+    from escapebench.bench.settings import RunConfigError
 
     with pytest.raises(RunConfigError, match="evaluates a model"):
         escapebench(games="tutorial", agent="explorer")

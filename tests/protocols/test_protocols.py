@@ -11,7 +11,7 @@ from escapebench.cli import main as cli_main
 from escapebench.engine.env import EscapeGame
 from escapebench.games.loading import load_file
 from escapebench.protocols import OriginalSourceError, default_protocol_name, make_protocol
-from escapebench.protocols.original_source import OriginalSource
+from escapebench.protocols.original.source import OriginalSource
 
 MINI = Path(__file__).resolve().parents[1] / "bench" / "mini_game.yaml"
 

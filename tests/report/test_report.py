@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.metrics import ALL, EpisodeResult, aggregate, table_cells
-from escapebench.bench.runner import collect_results
+from escapebench.bench.folders import collect_results
+from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.result_tables import table_cells
+from escapebench.bench.summaries import ALL, aggregate
 from escapebench.cli import main as cli_main
 from escapebench.play import PlayStore
 from escapebench.report.site import build_report
@@ -37,7 +39,7 @@ def csv_rows(*run_dirs: Path) -> list[dict[str, str]]:
 
 def aggregate_cells(results: list[EpisodeResult]) -> list[str]:
     """The Table-3 cells (escaped/episodes, then the paper's five) that
-    :func:`escapebench.bench.metrics.aggregate` gives for ``results`` (one agent and model,
+    :func:`escapebench.bench.summaries.aggregate` gives for ``results`` (one agent and model,
     all difficulties): the report must show exactly these."""
     (summary,) = [s for s in aggregate(results) if s.difficulty == ALL]
     return table_cells(summary)[3:]

@@ -1,4 +1,4 @@
-"""The report's tables show the numbers of ``bench.metrics.aggregate`` (means of per-episode
+"""The report's tables show the numbers of ``bench.summaries.aggregate`` (means of per-episode
 shares, with intervals), never a second computation of their own; rankings and changes only
 between rows that cover the same work; humans in their own table."""
 
@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from escapebench.bench.metrics import ALL, EpisodeResult, Summary, aggregate, table_cells
+from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.result_tables import table_cells
+from escapebench.bench.summaries import ALL, Summary, aggregate
 from escapebench.report.tables import (
     PAPER_HUMAN_LABEL,
     by_difficulty,

@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from escapebench.games.loading import BUILTIN_DIR, MAX_GAME_FILE_BYTES
+from escapebench.games.loading import BUILTIN_DIR
+from escapebench.games.yaml_reader import MAX_GAME_FILE_BYTES
 
 
 @dataclass(frozen=True)

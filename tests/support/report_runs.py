@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.bench.runner import RunSettings, run_suite
+from escapebench.bench.settings import RunSettings
+from escapebench.bench.suite import run_suite
 from escapebench.llm.scripted import ScriptedChatModel
 
 GAMES_DIR = Path(__file__).parent / "games"

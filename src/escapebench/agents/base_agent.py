@@ -15,8 +15,6 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import answer_reasoning, parse_action_answer
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.agents.plain_data import as_plain
 from escapebench.agents.tool_actions import (
@@ -36,7 +34,8 @@ from escapebench.llm.base import (
     settings_record,
 )
 from escapebench.protocols.base import HintView, HistoryStep, Protocol
-from escapebench.protocols.escapebench import NO_ACTION_READ, EscapebenchProtocol
+from escapebench.protocols.escapebench import NO_ACTION_READ, EscapebenchProtocol, prompts
+from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
 
 DEFAULT_MEMORY = 10  # steps of working memory (paper section 5.1)
 

@@ -39,7 +39,6 @@ from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from escapebench.agents import prompts
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
 from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
 from escapebench.agents.foresight import DEFAULT_MEMORY_PAD, Foresight, KnownItem, Proposal
@@ -50,6 +49,7 @@ from escapebench.agents.tool_actions import DEFAULT_ACTION_FORMAT
 from escapebench.engine.actions import most_commas, normalize_name, parse_call, split_candidates
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
+from escapebench.protocols.escapebench import prompts
 
 if TYPE_CHECKING:
     from escapebench.agents.escape_original import OriginalEscapeAgent

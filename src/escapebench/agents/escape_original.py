@@ -4,7 +4,7 @@ Table 5 and Table 7 of the paper were measured with the original release's Escap
 decisions differ from the paper's prose in most places that change what a model is asked and
 which steps are played. This agent reproduces that harness call for call: the same model calls
 in the same order, with byte-identical texts (read from the user's checkout at run time by
-:mod:`escapebench.protocols.original_escape_texts`), and the same steps, trial and teleport steps
+:mod:`escapebench.protocols.original.escape_texts`), and the same steps, trial and teleport steps
 included. Our own EscapeAgent (:mod:`.escape_agent`) is the ``escapebench`` protocol's; the
 differences and their reasons are in ``docs/protocols.md``.
 
@@ -51,7 +51,7 @@ from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinit
 from escapebench.llm.base import ChatModel, SamplingSettings
 from escapebench.protocols.base import HintView, HistoryStep
 from escapebench.protocols.original import OriginalProtocol
-from escapebench.protocols.original_escape_texts import (
+from escapebench.protocols.original.escape_texts import (
     OriginalEscapeTexts,
     read_original_escape_texts,
 )

@@ -21,8 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import actions_section, find_calls, thought_section
 from escapebench.agents.plain_data import as_plain
 from escapebench.engine import feedback as engine_feedback
 from escapebench.engine.actions import (
@@ -33,6 +31,8 @@ from escapebench.engine.actions import (
     split_candidates,
 )
 from escapebench.llm.base import Message
+from escapebench.protocols.escapebench import prompts
+from escapebench.protocols.escapebench.parsing import actions_section, find_calls, thought_section
 
 DEFAULT_MEMORY_PAD = 10  # informative responses kept as clues
 

@@ -25,12 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import cut_answer, find_calls, thought_section
 from escapebench.agents.plain_data import as_plain
 from escapebench.engine.actions import normalize_name
 from escapebench.engine.env import StepResult
 from escapebench.llm.base import Message
+from escapebench.protocols.escapebench import prompts
+from escapebench.protocols.escapebench.parsing import cut_answer, find_calls, thought_section
 
 TASK_OPERATIONS = ("update", "new", "delete", "none")
 DEFAULT_FAILED_MEMORY = 5  # failed actions remembered per scene

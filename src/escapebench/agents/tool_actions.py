@@ -21,8 +21,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from escapebench.agents import prompts
 from escapebench.llm.base import Message, ToolCall, ToolParam, ToolSpec
+from escapebench.protocols.escapebench import prompts
 
 ActionFormat = Literal["text", "tools"]
 ACTION_FORMATS: tuple[str, ...] = ("text", "tools")

@@ -1,77 +1,273 @@
 """escapebench.bench: the benchmark harness.
 
-* :mod:`.hints`: the hint system of the paper (:class:`~.hints.HintPolicy`), shared with
-  human play;
-* :mod:`.metrics`: per-episode metrics (:class:`~.metrics.EpisodeResult`), Table-3
-  aggregation and the CSV / Markdown result files;
+The harness plays agents on games and writes what they did into a result folder that reports
+and human play share. ``escapebench run`` reads as a pipeline, one module per job:
+
+* :mod:`.settings`: what a run can be told (:class:`RunSettings`) and its validation
+  (:class:`RunConfigError`, exit status 2);
+* :mod:`.plan`: the suite of episodes a run plays, its fingerprint (:func:`run_fingerprint`,
+  the ``run.json`` keys that decide results) and :func:`compatible`;
+* :mod:`.build`: the run's chat model and each episode's agent;
+* :mod:`.suite`: the worker loop (:func:`run_suite`), episodes played concurrently and
+  resumably;
+* :mod:`.folders`: the result folder on disk: ``run.json``, the tables, the folder lock;
 * :mod:`.episode`: one episode with its crash-safe step log and exact resume;
-* :mod:`.runner`: a suite of episodes played concurrently into a result folder;
+* :mod:`.records`: the step record, the step log and checkpoints, the result-folder file names;
+* :mod:`.hints`: the hint system of the paper (:class:`HintPolicy`), shared with human play;
+* :mod:`.metrics`: per-episode metrics (:class:`EpisodeResult`) and ``result.json``;
+* :mod:`.summaries`: Table-3 aggregation (:func:`aggregate`, the one place numbers are
+  averaged), bootstrap intervals and paired comparisons;
+* :mod:`.result_tables`: the Table-3 table in text and Markdown, and the CSV / Markdown result
+  files;
 * :mod:`.display`: the live progress display;
 * :mod:`.command_run`, :mod:`.command_merge`: ``escapebench run`` and ``escapebench merge``.
 
-The names human play needs are re-exported below (importing the package loads the harness).
+Start reading at :func:`run_suite` for how a run goes, at :class:`~.episode.Episode` for one
+episode, and at :mod:`.metrics` and :mod:`.summaries` for the numbers. The names below are the
+harness's public API; the command modules are loaded only by the CLI.
 """
 
-# Re-exported for human play (escapebench.play), which imports them from the package; they
-# point at today's modules.
-from escapebench.bench.episode import DEFAULT_MAX_STEPS
+from escapebench.bench.build import (
+    agent_factory,
+    agent_options,
+    build_model,
+    make_episode_agent,
+    sampling_for,
+    server_identity,
+)
+from escapebench.bench.display import LiveDisplay
+from escapebench.bench.episode import (
+    DEFAULT_MAX_STEPS,
+    Episode,
+    EpisodeSpec,
+    ProgressCallback,
+    StepProgress,
+    play_episode,
+)
+from escapebench.bench.folders import (
+    LOCK_FILE,
+    RESULT_FOLDER_ENTRIES,
+    RUN_FORMAT,
+    check_server_change,
+    collect_results,
+    folder_lock,
+    is_storage_fault,
+    read_run_json,
+    refuse_foreign_folder,
+    storage_problem,
+    write_run_json,
+    write_tables,
+)
 from escapebench.bench.hints import (
     DEFAULT_HELP_STEPS,
     DEFAULT_PATIENCE,
     HintOptions,
+    HintOutcome,
     HintPolicy,
     ReferenceEffect,
+    reference_effects,
 )
-from escapebench.bench.metrics import EpisodeMetrics, EpisodeResult, write_result_json
+from escapebench.bench.metrics import (
+    ACCOUNTING_COLUMNS,
+    KEY_STEP_VERBS,
+    RESULT_COLUMNS,
+    RESULT_VERSION,
+    EpisodeMetrics,
+    EpisodeResult,
+    HintRecord,
+    ResultFileError,
+    atomic_write_text,
+    read_result_json,
+    write_result_json,
+)
+from escapebench.bench.plan import (
+    FINGERPRINT_DEFAULTS,
+    FINGERPRINT_KEYS,
+    RunPlan,
+    compatible,
+    default_out_dir,
+    episode_id,
+    game_record,
+    plan_run,
+    prompt_version,
+    protocol_for,
+    protocol_record,
+    refuse_broken_games,
+    run_fingerprint,
+    slug,
+)
 from escapebench.bench.records import (
+    CHECKPOINT_FILE,
     EPISODES_DIR,
+    ERROR_FILE,
     RESULT_FILE,
+    RESULTS_FILE,
+    RUN_FILE,
     STEPS_FILE,
+    SUMMARY_CSV,
+    SUMMARY_MD,
+    Checkpoint,
+    EpisodeLog,
+    EpisodeLogError,
+    encode_agent_state,
+    read_checkpoints,
+    read_episode_steps,
+    read_step_log,
     step_record,
     write_step_log,
 )
-from escapebench.bench.runner import (
+from escapebench.bench.result_tables import (
+    format_markdown,
+    format_table,
+    format_usage,
+    short_count,
+    table_cells,
+    write_results_csv,
+    write_summary_csv,
+    write_summary_md,
+)
+from escapebench.bench.settings import (
+    BUILTIN_AGENTS,
+    DEFAULT_MEMORY,
+    MODEL_AGENTS,
+    NO_MODEL,
     RunConfigError,
-    RunPlan,
     RunSettings,
-    collect_results,
-    compatible,
-    episode_id,
-    folder_lock,
-    game_record,
-    protocol_record,
-    read_run_json,
-    run_fingerprint,
-    write_run_json,
-    write_tables,
+    default_cache_path,
+    parse_shard,
+    url_problem,
+)
+from escapebench.bench.suite import RunOutcome, run_suite
+from escapebench.bench.summaries import (
+    ALL,
+    SUMMARY_COLUMNS,
+    Coverage,
+    PairedDifference,
+    Summary,
+    aggregate,
+    bootstrap_ci,
+    coverage_of,
+    paired_compare,
+    rules_of,
+    sign_flip_p_value,
 )
 
 __all__ = [
-    "DEFAULT_HELP_STEPS",
+    # settings
+    "BUILTIN_AGENTS",
+    "DEFAULT_MEMORY",
+    "MODEL_AGENTS",
+    "NO_MODEL",
+    "RunConfigError",
+    "RunSettings",
+    "default_cache_path",
+    "parse_shard",
+    "url_problem",
+    # plan
+    "FINGERPRINT_DEFAULTS",
+    "FINGERPRINT_KEYS",
+    "RunPlan",
+    "compatible",
+    "default_out_dir",
+    "episode_id",
+    "game_record",
+    "plan_run",
+    "prompt_version",
+    "protocol_for",
+    "protocol_record",
+    "refuse_broken_games",
+    "run_fingerprint",
+    "slug",
+    # build
+    "agent_factory",
+    "agent_options",
+    "build_model",
+    "make_episode_agent",
+    "sampling_for",
+    "server_identity",
+    # suite
+    "RunOutcome",
+    "run_suite",
+    # folders
+    "LOCK_FILE",
+    "RESULT_FOLDER_ENTRIES",
+    "RUN_FORMAT",
+    "check_server_change",
+    "collect_results",
+    "folder_lock",
+    "is_storage_fault",
+    "read_run_json",
+    "refuse_foreign_folder",
+    "storage_problem",
+    "write_run_json",
+    "write_tables",
+    # episode
     "DEFAULT_MAX_STEPS",
-    "DEFAULT_PATIENCE",
+    "Episode",
+    "EpisodeSpec",
+    "ProgressCallback",
+    "StepProgress",
+    "play_episode",
+    # records
+    "CHECKPOINT_FILE",
     "EPISODES_DIR",
+    "ERROR_FILE",
+    "RESULTS_FILE",
     "RESULT_FILE",
+    "RUN_FILE",
     "STEPS_FILE",
-    "EpisodeMetrics",
-    "EpisodeResult",
+    "SUMMARY_CSV",
+    "SUMMARY_MD",
+    "Checkpoint",
+    "EpisodeLog",
+    "EpisodeLogError",
+    "encode_agent_state",
+    "read_checkpoints",
+    "read_episode_steps",
+    "read_step_log",
+    "step_record",
+    "write_step_log",
+    # hints
+    "DEFAULT_HELP_STEPS",
+    "DEFAULT_PATIENCE",
     "HintOptions",
+    "HintOutcome",
     "HintPolicy",
     "ReferenceEffect",
-    "RunConfigError",
-    "RunPlan",
-    "RunSettings",
-    "collect_results",
-    "compatible",
-    "episode_id",
-    "folder_lock",
-    "game_record",
-    "protocol_record",
-    "read_run_json",
-    "run_fingerprint",
-    "step_record",
+    "reference_effects",
+    # metrics
+    "ACCOUNTING_COLUMNS",
+    "KEY_STEP_VERBS",
+    "RESULT_COLUMNS",
+    "RESULT_VERSION",
+    "EpisodeMetrics",
+    "EpisodeResult",
+    "HintRecord",
+    "ResultFileError",
+    "atomic_write_text",
+    "read_result_json",
     "write_result_json",
-    "write_run_json",
-    "write_step_log",
-    "write_tables",
+    # summaries
+    "ALL",
+    "SUMMARY_COLUMNS",
+    "Coverage",
+    "PairedDifference",
+    "Summary",
+    "aggregate",
+    "bootstrap_ci",
+    "coverage_of",
+    "paired_compare",
+    "rules_of",
+    "sign_flip_p_value",
+    # result tables
+    "format_markdown",
+    "format_table",
+    "format_usage",
+    "short_count",
+    "table_cells",
+    "write_results_csv",
+    "write_summary_csv",
+    "write_summary_md",
+    # display
+    "LiveDisplay",
 ]

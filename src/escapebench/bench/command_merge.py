@@ -20,23 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.bench.episode import RESULT_FILE
-from escapebench.bench.metrics import (
-    ResultFileError,
-    atomic_write_text,
-    format_table,
-    read_result_json,
-)
-from escapebench.bench.runner import (
-    EPISODES_DIR,
-    FINGERPRINT_DEFAULTS,
-    FINGERPRINT_KEYS,
-    RUN_FILE,
-    RunConfigError,
-    collect_results,
-    compatible,
-    read_run_json,
-    write_tables,
-)
+from escapebench.bench.folders import collect_results, read_run_json, write_tables
+from escapebench.bench.metrics import ResultFileError, atomic_write_text, read_result_json
+from escapebench.bench.plan import FINGERPRINT_DEFAULTS, FINGERPRINT_KEYS, compatible
+from escapebench.bench.records import EPISODES_DIR, RUN_FILE
+from escapebench.bench.result_tables import format_table
+from escapebench.bench.settings import RunConfigError
 from escapebench.exit_codes import EXIT_USAGE
 
 
@@ -56,7 +45,7 @@ def missing_from_plan(runs: list[dict[str, Any]], present: set[str]) -> tuple[li
                                                                               list[str]]:
     """(missing shards as ``"i/n"``, missing episode ids) of the suite ``runs`` planned:
     every game their ``run.json`` lists, times the repeats, under their agent and model."""
-    from escapebench.bench.runner import episode_id
+    from escapebench.bench.plan import episode_id
 
     first = runs[0]
     settings = sorted({g["setting"] for r in runs for g in r.get("games", []) if "setting" in g})

@@ -15,17 +15,16 @@ from pathlib import Path
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
-from escapebench.bench.metrics import format_table, format_usage
-from escapebench.bench.runner import (
+from escapebench.bench.result_tables import format_table, format_usage
+from escapebench.bench.settings import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
     RunConfigError,
-    RunOutcome,
     RunSettings,
     default_cache_path,
     parse_shard,
-    run_suite,
 )
+from escapebench.bench.suite import RunOutcome, run_suite
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import (
     EXIT_INTERRUPTED,

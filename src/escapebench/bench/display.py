@@ -21,7 +21,7 @@ _CLEAR_BELOW = "\x1b[J"
 
 def _count(n: float) -> str:
     """A token count, short: 950, 12.3k, 4.56M."""
-    from escapebench.bench.metrics import short_count
+    from escapebench.bench.result_tables import short_count
 
     return short_count(n)
 

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from escapebench.agents.base import Hint
-from escapebench.engine.env import _IN_SCENE as TOOL_IN_SCENE
 from escapebench.engine.env import EscapeGame, StepResult
-from escapebench.engine.model import GameDefinition
+from escapebench.engine.model import TOOL_IN_SCENE, GameDefinition
 
 HINT_STATE_VERSION = 2
 DEFAULT_PATIENCE = 50

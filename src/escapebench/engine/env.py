@@ -35,7 +35,7 @@ from escapebench.engine.model import (
     Transition,
     Trigger,
 )
-from escapebench.engine.observation import ScreenCache, render
+from escapebench.engine.observation import ScreenCache
 
 EventKind = Literal[
     "moved",
@@ -578,9 +578,9 @@ class EscapeGame:
             "tools_collected": self.tools_collected,
         }
 
-    # The observation text of the current state (appendix C.1 layout). The renderer itself is
-    # the method: one call less on the hot path.
-    observation = render
+    def observation(self) -> str:
+        """The observation text of the current state (appendix C.1 layout)."""
+        return self._screen.render(self)
 
     # ------------------------------------------------------------- what is on screen
     def visible_items(self) -> list[int]:

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from escapebench.engine.model import TOOL_IN_SCENE
-
-if TYPE_CHECKING:
-    from escapebench.engine.env import EscapeGame
-    from escapebench.engine.model import GameDefinition
+from escapebench.engine.model import TOOL_IN_SCENE, GameDefinition
 
 # Recorded next to results: a change to the layout below changes what models see.
 OBSERVATION_VERSION = "c1-layout-v1"
@@ -169,6 +165,24 @@ _BAG_HEAD = _BAG_TITLE + _BAG
 _EMPTY_BAG = _BAG_TITLE + EMPTY_BAG
 
 
+class PlayView(Protocol):
+    """What the screen reads of a game in play: the state of an
+    :class:`~escapebench.engine.env.EscapeGame` (named here by its shape, so that this module
+    does not import the one that uses it)."""
+
+    defn: GameDefinition
+    scene: int
+    scene_visible: list[bool]
+    item_visible: list[bool]
+    item_interact: list[bool]
+    item_state: list[int]
+    item_present: list[bool]
+    tool_visible: list[bool]
+    tool_where: list[int]
+    tool_state: list[int]
+    bag: list[int]
+
+
 class ScreenCache:
     """One game's screen, kept up to date by the engine as it changes the state.
 
@@ -212,7 +226,7 @@ class ScreenCache:
         self.bag = None
         self.text = None
 
-    def item_changed(self, game: EscapeGame, i: int, scene: int) -> None:
+    def item_changed(self, game: PlayView, i: int, scene: int) -> None:
         """Item ``i`` of ``scene`` changed its visibility, state or interactability."""
         self.text = None
         seen, actions = self.seen[scene], self.actions[scene]
@@ -226,7 +240,7 @@ class ScreenCache:
         else:
             seen[k] = actions[k] = ""
 
-    def tool_changed(self, game: EscapeGame, t: int) -> None:
+    def tool_changed(self, game: PlayView, t: int) -> None:
         """Tool ``t`` changed its visibility or left its scene."""
         self.text = None
         scene = self.texts_tool_scene[t]
@@ -239,7 +253,7 @@ class ScreenCache:
         else:
             seen[k] = actions[k] = ""
 
-    def tool_collected(self, game: EscapeGame, t: int) -> None:
+    def tool_collected(self, game: PlayView, t: int) -> None:
         """Tool ``t`` left its scene for the end of the bag."""
         self.tool_changed(game, t)
         lines = self.bag_lines
@@ -266,7 +280,7 @@ class ScreenCache:
         """A tool changed its state (and so maybe its line in the bag)."""
         self.bag_lines = self.bag = self.text = None
 
-    def fill_scene(self, game: EscapeGame, scene: int) -> tuple[list[str], list[str]]:
+    def fill_scene(self, game: PlayView, scene: int) -> tuple[list[str], list[str]]:
         """Build the slots of ``scene`` from the state."""
         tx = self.texts
         d = game.defn
@@ -289,7 +303,7 @@ class ScreenCache:
 
     # (The two below are functions of their own, not inline in render(): a comprehension in
     # render() would make it create closure cells on every call, a tenth of its cost.)
-    def fill_links(self, game: EscapeGame, scene: int) -> str:
+    def fill_links(self, game: PlayView, scene: int) -> str:
         """Build the exits text of ``scene`` from the state."""
         sv = game.scene_visible
         links = self.links[scene] = _links_text(
@@ -297,7 +311,7 @@ class ScreenCache:
         )
         return links
 
-    def fill_bag(self, game: EscapeGame) -> str:
+    def fill_bag(self, game: PlayView) -> str:
         """Build the bag text from the state (its lines too, if they are not known)."""
         lines = self.bag_lines
         if lines is None:
@@ -306,37 +320,35 @@ class ScreenCache:
         bag = self.bag = "".join(lines)
         return bag
 
-
-def render(game: EscapeGame) -> str:
-    """The observation text of the current state (appendix C.1 layout)."""
-    cache: ScreenCache = game._screen
-    sc = game.scene
-    text = cache.text
-    if text is not None and cache.text_scene == sc:
+    def render(self, game: PlayView) -> str:
+        """The observation text of ``game``'s current state (appendix C.1 layout)."""
+        sc = game.scene
+        text = self.text
+        if text is not None and self.text_scene == sc:
+            return text
+        seen = self.seen[sc]
+        if seen is None:
+            seen, actions = self.fill_scene(game, sc)
+        else:
+            actions = self.actions[sc]  # type: ignore[assignment]
+        # What is seen: visible items (their current state's line), then the tools lying here;
+        # what can be acted on: the interactable ones among the items, then the same tools.
+        seen_text = "".join(seen)
+        actions_text = "".join(actions)
+        links = self.links[sc]
+        if links is None:
+            links = self.fill_links(game, sc)
+        bag = self.bag
+        if bag is None:
+            bag = self.fill_bag(game)
+        self.text_scene = sc
+        text = self.text = "".join((
+            self.texts.head_seen[sc] if seen_text else self.texts.head_nothing_seen[sc],
+            seen_text,
+            _ACTIONS_TITLED if actions_text else _NO_ACTIONS_TITLED,
+            actions_text,
+            links,
+            _BAG_HEAD if bag else _EMPTY_BAG,
+            bag,
+        ))
         return text
-    seen = cache.seen[sc]
-    if seen is None:
-        seen, actions = cache.fill_scene(game, sc)
-    else:
-        actions = cache.actions[sc]  # type: ignore[assignment]
-    # What is seen: visible items (their current state's line), then the tools lying here;
-    # what can be acted on: the interactable ones among the items, then the same tools.
-    seen_text = "".join(seen)
-    actions_text = "".join(actions)
-    links = cache.links[sc]
-    if links is None:
-        links = cache.fill_links(game, sc)
-    bag = cache.bag
-    if bag is None:
-        bag = cache.fill_bag(game)
-    cache.text_scene = sc
-    text = cache.text = "".join((
-        cache.texts.head_seen[sc] if seen_text else cache.texts.head_nothing_seen[sc],
-        seen_text,
-        _ACTIONS_TITLED if actions_text else _NO_ACTIONS_TITLED,
-        actions_text,
-        links,
-        _BAG_HEAD if bag else _EMPTY_BAG,
-        bag,
-    ))
-    return text

@@ -1,23 +1,79 @@
-"""escapebench.games
+"""Games: loading game files, checking them, and refusing the ones that cannot be played.
 
-Re-exported for the packages above (import these from ``escapebench.games``):
-:func:`load_playable`, :func:`require_playable`, :class:`BrokenGamesError` and
-:class:`UnplayableGamesError` (today in :mod:`.checking`), :func:`add_protocol_arguments`
-(today in :mod:`.command_replay`).
+Where to start reading:
+
+* :mod:`~escapebench.games.loading` reads a game file (the original EscapeBench layout or our
+  own format) into an :class:`~escapebench.engine.model.GameDefinition`, and resolves the game
+  specs the commands take (``lab``, ``lab-hard``, ``builtin``, a file, a folder, a glob);
+  the built-in games are in ``builtin/``. The YAML text itself is read by
+  :mod:`~escapebench.games.yaml_reader` (safely: no aliases, no deep nesting; fast; cached).
+* :mod:`~escapebench.games.validation` is what ``escapebench check`` runs on a setting, one
+  :class:`SettingReport` each, from the checks:
+  :mod:`~escapebench.games.checks` (static: names, pairings, states, reveals, keys),
+  :mod:`~escapebench.games.reference` (the reference chain replayed, the oracle step count) and
+  :mod:`~escapebench.games.solver` (a search of the states for any way to ``GAME END``); every
+  problem is a :class:`CheckIssue` (:mod:`~escapebench.games.issues`) naming file and line.
+* :mod:`~escapebench.games.playable` keeps the commands that play from playing a setting with
+  check errors (:func:`require_playable`, :func:`load_playable`).
+* :mod:`~escapebench.games.traces` reads and replays a trace of actions.
+* ``command_games``, ``command_check``, ``command_replay``: the ``games``, ``check`` and
+  ``replay`` verbs (arguments and printing only).
+
+This package imports only :mod:`escapebench.engine` and :mod:`escapebench.protocols`.
+:func:`add_protocol_arguments` is re-exported from :mod:`escapebench.protocols.options` for the
+verbs that play.
 """
 
-from escapebench.games.checking import (
+from escapebench.games.issues import CheckIssue
+from escapebench.games.loading import (
+    BUILTIN_DIR,
+    GameFileError,
+    builtin_files,
+    game_files,
+    load_file,
+    load_games,
+    load_games_reporting,
+    load_original,
+    pick_setting,
+)
+from escapebench.games.playable import (
     BrokenGamesError,
+    Unplayable,
     UnplayableGamesError,
     load_playable,
     require_playable,
+    split_playable,
+    unplayable_file,
 )
-from escapebench.games.command_replay import add_protocol_arguments
+from escapebench.games.reference import ReplayOutcome, replay_reference
+from escapebench.games.solver import solve
+from escapebench.games.validation import SettingReport, check_definition, check_file, check_paths
+from escapebench.protocols.options import add_protocol_arguments
 
 __all__ = [
+    "BUILTIN_DIR",
     "BrokenGamesError",
+    "CheckIssue",
+    "GameFileError",
+    "ReplayOutcome",
+    "SettingReport",
+    "Unplayable",
     "UnplayableGamesError",
     "add_protocol_arguments",
+    "builtin_files",
+    "check_definition",
+    "check_file",
+    "check_paths",
+    "game_files",
+    "load_file",
+    "load_games",
+    "load_games_reporting",
+    "load_original",
     "load_playable",
+    "pick_setting",
+    "replay_reference",
     "require_playable",
+    "solve",
+    "split_playable",
+    "unplayable_file",
 ]

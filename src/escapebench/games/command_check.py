@@ -18,8 +18,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from escapebench.games.checking import SettingReport, check_paths
 from escapebench.games.loading import builtin_files
+from escapebench.games.validation import SettingReport, check_paths
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

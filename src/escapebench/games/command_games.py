@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 from escapebench.engine.model import GameDefinition
-from escapebench.games.checking import game_files, replay_reference, split_playable
-from escapebench.games.loading import GameFileError, builtin_files, load_file
+from escapebench.games.loading import GameFileError, builtin_files, game_files, load_file
+from escapebench.games.playable import split_playable
+from escapebench.games.reference import replay_reference
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

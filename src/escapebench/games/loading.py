@@ -8,14 +8,13 @@ and the reference embedded; any text may be a mapping ``{easy, normal, hard}``, 
 yields the three settings ``<id>-easy``, ``<id>`` and ``<id>-hard``.
 
 Every problem is reported as a :class:`GameFileError` naming the file, the line and what is
-wrong. YAML is always read with a safe loader.
+wrong. YAML is always read with a safe loader (:mod:`escapebench.games.yaml_reader`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,14 @@ from escapebench.engine.model import (
     Transition,
     Trigger,
     Wait,
+)
+from escapebench.games.yaml_reader import (
+    _TOO_DEEP,
+    MAX_GAME_FILE_BYTES,
+    RefusedYAML,
+    _cache_file,
+    _cache_store,
+    load_yaml_text,
 )
 
 try:  # libyaml's C loader is many times faster; fall back to pure Python where absent
@@ -115,255 +122,8 @@ def deepest_node(node: yaml.Node, path: Path_) -> yaml.Node:
     return node
 
 
-# ------------------------------------------------------------------ raw YAML
-# Parsing YAML is most of the time a load takes (libyaml still builds a Python object for every
-# node and mark), so parsed documents are kept as JSON, named by the SHA-256 of the file's bytes
-# and the PyYAML version: a changed file is a different entry, and JSON is plain data. Set
-# ESCAPEBENCH_GAME_CACHE to a folder to move the cache, or to "off" to disable it.
-CACHE_ENV = "ESCAPEBENCH_GAME_CACHE"
-_CACHE_FORMAT = b"escapebench-yaml-cache-2"  # 2: only files without aliases are kept
-
-
-def yaml_cache_dir() -> Path | None:
-    """Where parsed game files are cached, or None when caching is off."""
-    value = os.environ.get(CACHE_ENV)
-    if value is not None:
-        off = not value.strip() or value.strip().lower() in ("0", "off", "no", "false")
-        return None if off else Path(value)
-    try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    except RuntimeError:  # no home directory to be found
-        return None
-    return base / "escapebench" / "games"
-
-
-def _cache_file(raw: bytes) -> Path | None:
-    folder = yaml_cache_dir()
-    if folder is None:
-        return None
-    digest = hashlib.sha256(_CACHE_FORMAT + yaml.__version__.encode() + b"\0" + raw)
-    return folder / f"{digest.hexdigest()}.json"
-
-
-def _cache_store(path: Path, data: Any) -> None:
-    """Keep ``data`` as JSON if JSON gives back exactly the same (no dates, sets, int keys)."""
-    try:
-        encoded = json.dumps(data, ensure_ascii=False, allow_nan=False)
-        if json.loads(encoded) != data:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp")
-        tmp.write_text(encoded, encoding="utf-8")
-        os.replace(tmp, path)  # atomic: a reader sees the whole entry or none
-    except (OSError, TypeError, ValueError):
-        return  # a cache that cannot be written only costs speed
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_NULL_TAG = "tag:yaml.org,2002:null"
-_BOOL_VALUES = yaml.constructor.SafeConstructor.bool_values
-
-
-class _Unusual(Exception):
-    """Something the fast reader leaves to PyYAML (explicit tags, merge keys...)."""
-
-
-# Limits on what a game file may be. Game files are plain data written by people: the largest
-# shipped one is about 60 KB and 12 levels deep. Anchors and aliases are refused outright:
-# no game needs them, and an alias can make a few bytes stand for gigabytes ("billion laughs")
-# or for a structure that contains itself, which every later walk would follow for ever.
-MAX_GAME_FILE_BYTES = 1024 * 1024
-MAX_YAML_DEPTH = 64
-
-
-class RefusedYAML(Exception):
-    """YAML that is valid but not accepted in a game file (an alias, too deep), with where."""
-
-    def __init__(self, message: str, mark: Any = None):
-        super().__init__(message)
-        self.message = message
-        self.mark = mark
-
-
-def _refuse_alias(event: Any) -> RefusedYAML:
-    if isinstance(event, yaml.AliasEvent):
-        what = f"alias *{event.anchor}"
-    else:
-        what = f"anchor &{event.anchor}"
-    return RefusedYAML(
-        f"YAML anchors and aliases are not allowed in game files (found {what}); "
-        "write the value out in full",
-        event.start_mark,
-    )
-
-
-_TOO_DEEP = f"nested more than {MAX_YAML_DEPTH} levels deep (game files need about 12)"
-
-
-def _refuse_depth(event: Any) -> RefusedYAML:
-    return RefusedYAML(_TOO_DEEP, event.start_mark)
-
-
-def _guard_events(text: str) -> None:
-    """Raise :class:`RefusedYAML` for any anchor, alias or nesting beyond
-    :data:`MAX_YAML_DEPTH` (one pass over libyaml's events, nothing built)."""
-    loader = _SafeLoader(text)
-    try:
-        depth = 0
-        while loader.check_event():
-            event = loader.get_event()
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise _refuse_alias(event)
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_YAML_DEPTH:
-                    raise _refuse_depth(event)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-    finally:
-        loader.dispose()
-
-
-def load_yaml_text(text: str) -> Any:
-    """``yaml.load(text, Loader=<safe loader>)``, about twice as fast for game files.
-
-    PyYAML builds a node for every value and then constructs the values in Python, which is
-    most of a first load. Game files are plain data: mappings with text keys, lists, text,
-    booleans, numbers. Those are built here straight from libyaml's events, with each plain
-    scalar's type resolved by PyYAML's own resolver (once per distinct text) and numbers, dates
-    and the like constructed by PyYAML. Anything else (anchors, explicit tags, merge keys,
-    several documents, any error) makes PyYAML read the text itself, so the result and every
-    error are exactly PyYAML's.
-
-    Anchors, aliases and nesting deeper than :data:`MAX_YAML_DEPTH` raise
-    :class:`RefusedYAML` on either path, before anything is built from them.
-    """
-    try:
-        return _read_plain_document(text)
-    except RefusedYAML:
-        raise
-    except Exception:  # noqa: BLE001 - whatever it is, PyYAML decides
-        _guard_events(text)  # PyYAML would expand aliases: none may reach it
-        return yaml.load(text, Loader=_SafeLoader)
-
-
-def _read_plain_document(text: str) -> Any:
-    loader = _SafeLoader(text)
-    try:
-        if loader.yaml_path_resolvers:
-            raise _Unusual("path resolvers change tags")
-        next_event = loader.get_event
-        next_event()  # stream start
-        event = next_event()
-        if isinstance(event, yaml.StreamEndEvent):
-            return None  # an empty file
-        value = _EventReader(loader, next_event).value(next_event())
-        next_event()  # document end
-        if not isinstance(next_event(), yaml.StreamEndEvent):
-            raise _Unusual("more than one document")
-        return value
-    finally:
-        loader.dispose()
-
-
-class _EventReader:
-    """Builds values from libyaml events the way PyYAML's composer and safe constructor do."""
-
-    def __init__(self, loader: Any, next_event: Any) -> None:
-        self.loader = loader
-        self.next_event = next_event
-        self.plain: dict[str, tuple[Any, str]] = {}  # plain scalar text -> (value, tag)
-        self.depth = 0  # collections open around the value being read
-
-    def value(self, event: Any) -> Any:
-        kind = type(event)
-        if kind is _ALIAS or event.anchor is not None:
-            raise _refuse_alias(event)
-        if event.tag is not None:
-            raise _Unusual("explicit tag")
-        if kind is _SCALAR:
-            return self.scalar(event)[0]
-        self.depth += 1
-        if self.depth > MAX_YAML_DEPTH:
-            raise _refuse_depth(event)
-        try:
-            return self.collection(event, kind)
-        finally:
-            self.depth -= 1
-
-    def collection(self, event: Any, kind: type) -> Any:
-        next_event, value, plain, plain_scalar = (
-            self.next_event, self.value, self.plain, self.plain_scalar
-        )
-        if kind is _SEQUENCE_START:
-            items = []
-            event = next_event()
-            while type(event) is not _SEQUENCE_END:
-                items.append(value(event))
-                event = next_event()
-            return items
-        if kind is _MAPPING_START:
-            mapping: dict[Any, Any] = {}
-            event = next_event()
-            while type(event) is not _MAPPING_END:
-                if type(event) is _ALIAS or getattr(event, "anchor", None) is not None:
-                    raise _refuse_alias(event)
-                if type(event) is not _SCALAR or event.tag:
-                    raise _Unusual("key that is not plain text")
-                key = event.value
-                if event.implicit[0]:
-                    key, tag = plain.get(key) or plain_scalar(event)
-                    if tag not in _PLAIN_KEY_TAGS:  # merge keys, value keys, numbers: PyYAML's
-                        raise _Unusual(f"key tagged {tag}")
-                # Most values are scalars: read here (as scalar() does) rather than by a call.
-                event = next_event()
-                if type(event) is _SCALAR and event.anchor is None and event.tag is None:
-                    item = event.value
-                    if event.implicit[0]:
-                        item = (plain.get(item) or plain_scalar(event))[0]
-                    mapping[key] = item
-                else:
-                    mapping[key] = value(event)
-                event = next_event()
-            return mapping
-        raise _Unusual(f"{kind.__name__}")
-
-    def scalar(self, event: Any) -> tuple[Any, str]:
-        """A scalar's value and tag."""
-        if not event.implicit[0]:  # quoted or a block: text, as the resolver says
-            return event.value, _STR_TAG
-        known = self.plain.get(event.value)
-        return known if known is not None else self.plain_scalar(event)
-
-    def plain_scalar(self, event: Any) -> tuple[Any, str]:
-        """A plain scalar's value and tag, found once per distinct text."""
-        text = event.value
-        known = self.plain.get(text)
-        if known is not None:
-            return known
-        tag = self.loader.resolve(yaml.ScalarNode, text, event.implicit)
-        if tag == _STR_TAG:
-            value: Any = text
-        elif tag == _BOOL_TAG:
-            value = _BOOL_VALUES[text.lower()]
-        elif tag == _NULL_TAG:
-            value = None
-        else:
-            # numbers, dates...: PyYAML's constructor, on the node it would have built (these
-            # values are immutable, so one serves every occurrence of the text)
-            node = yaml.ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)
-            value = self.loader.construct_object(node, deep=True)
-        known = self.plain[text] = (value, tag)
-        return known
-
-
-_SCALAR, _ALIAS = yaml.ScalarEvent, yaml.AliasEvent
-_SEQUENCE_START, _SEQUENCE_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
-_MAPPING_START, _MAPPING_END = yaml.MappingStartEvent, yaml.MappingEndEvent
-_PLAIN_KEY_TAGS = frozenset((_STR_TAG, _BOOL_TAG, _NULL_TAG))
-
-
+# ------------------------------------------------------------------ reading a file
+# (the YAML text itself is read by escapebench.games.yaml_reader: safely, fast and cached)
 def _read_bytes(path: Path) -> bytes:
     """A game file's bytes, at most :data:`MAX_GAME_FILE_BYTES` of them (never more is read:
     the file may be a device or a pipe); :class:`GameFileError` names it otherwise."""
@@ -927,6 +687,27 @@ def builtin_files() -> list[Path]:
     """The game files shipped with the package, tutorial first."""
     files = sorted(BUILTIN_DIR.glob("*.yaml"))
     return sorted(files, key=lambda p: (p.stem != "tutorial", p.stem))
+
+
+GAME_FILE = re.compile(r"\.ya?ml$", re.IGNORECASE)
+
+
+def game_files(spec: str) -> list[Path]:
+    """The game files a path names: the file itself, or the YAML files of a folder (the paths
+    ``check`` and ``games`` take; a game spec, which may also be a glob or a built-in game's
+    name, is resolved by :func:`load_games`).
+
+    Raises :class:`GameFileError` for a path that does not exist or holds no game files.
+    """
+    p = Path(spec)
+    if p.is_dir():
+        files = sorted(x for x in p.iterdir() if x.is_file() and GAME_FILE.search(x.name))
+        if not files:
+            raise GameFileError(spec, "folder holds no game files (*.yaml, *.yml)")
+        return files
+    if p.is_file():
+        return [p]
+    raise GameFileError(spec, "no such file or folder")
 
 
 def _game_files(spec: str) -> list[Path]:

@@ -11,4 +11,11 @@
 
 Gymnasium and verifiers drive the engine (:class:`~escapebench.engine.EscapeGame`) directly;
 what the model reads goes through :func:`escapebench.integrations.texts.observation_text`.
+
+Only :mod:`escapebench.integrations.texts` is imported here (its names below); the adapters
+are imported by name, each needing its extra.
 """
+
+from escapebench.integrations.texts import TEXTS_VERSION, hint_position, observation_text
+
+__all__ = ["TEXTS_VERSION", "hint_position", "observation_text"]

@@ -49,7 +49,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "the Gymnasium environments need the 'gym' extra: pip install 'escapebench[gym]'"
     ) from exc
 
-from escapebench.agents import prompts
 from escapebench.agents.base import Hint
 from escapebench.agents.screen import candidate_strings, read_screen, screen_actions
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
@@ -58,7 +57,7 @@ from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import builtin_files, load_file, load_games, pick_setting
 from escapebench.integrations.texts import TEXTS_VERSION, observation_text
-from escapebench.protocols.escapebench import play_text
+from escapebench.protocols.escapebench import play_text, prompts
 
 __all__ = [
     "ACTION_MAX_LENGTH",

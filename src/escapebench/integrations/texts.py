@@ -7,10 +7,10 @@ the paper's appendix C.1, with the hint instruction of appendix D.1 while a hint
 
 from __future__ import annotations
 
-from escapebench.agents import prompts
 from escapebench.agents.base import Hint
 from escapebench.bench.episode import position_text
 from escapebench.engine.env import EscapeGame
+from escapebench.protocols.escapebench import prompts
 
 #: Recorded with results: a change to the layout below changes what learners see.
 TEXTS_VERSION = f"integrations-v1+{prompts.PROMPT_VERSION}"

@@ -5,7 +5,7 @@ One task is one setting; one rollout is one episode of our own harness
 (:class:`escapebench.bench.episode.Episode`, with the paper's hint system), in which the model
 under training is the player: every step the observation (through
 :func:`escapebench.integrations.texts.observation_text`) is the user turn, and the model's
-answer is read as the BaseAgent reads it (``agents.answer_parsing.parse_action_answer``: the
+answer is read as the BaseAgent reads it (``protocols.escapebench.parsing.parse_action_answer``: the
 call after the last ``Action:``). The rewards come from the same progress signal as the
 harness and the Gymnasium environment: ``progress`` (key steps + tools collected, over their
 totals, in [0, 1]) and ``escaped``; the paper's metrics (Table 3: hints used, total steps,
@@ -35,8 +35,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "pip install 'escapebench[verifiers]'"
     ) from exc
 
-from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import parse_action_answer
 from escapebench.agents.base import Agent, Decision, TurnContext
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
@@ -45,6 +43,8 @@ from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_games
 from escapebench.integrations.texts import TEXTS_VERSION, observation_text
+from escapebench.protocols.escapebench import prompts
+from escapebench.protocols.escapebench.parsing import parse_action_answer
 
 __all__ = [
     "EscapeBenchData",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
-from escapebench.protocols.original_source import (
+from escapebench.protocols.original.source import (
     OriginalSourceError,
     find_source,
     is_original_checkout,

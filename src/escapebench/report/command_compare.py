@@ -3,13 +3,13 @@
 * ``compare A B`` (two result folders, each of one agent and model): the paired comparison of
   B against A: per setting both played, B's mean minus A's (over repeats), averaged over the
   settings, with a 95% bootstrap interval and a sign-flip permutation test over settings
-  (:func:`escapebench.bench.metrics.paired_compare`); a difference whose interval covers zero
+  (:func:`escapebench.bench.summaries.paired_compare`); a difference whose interval covers zero
   is "not distinguishable". Runs under different rules (protocol, limits, hint options) are
   refused: their per-setting numbers measure different things.
 * Folders holding EscapeAgent runs: per model, the BaseAgent row, then each EscapeAgent
   variant with its change against BaseAgent on the settings both played under the same rules.
 
-The numbers come from ``escapebench.bench.metrics`` (through ``escapebench.report.tables``);
+The numbers come from ``escapebench.bench.summaries`` (through ``escapebench.report.tables``);
 this module only picks the rows and prints them.
 """
 
@@ -20,13 +20,8 @@ import math
 import sys
 from collections.abc import Sequence
 
-from escapebench.bench.metrics import (
-    EpisodeResult,
-    PairedDifference,
-    coverage_of,
-    paired_compare,
-    rules_of,
-)
+from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.summaries import PairedDifference, coverage_of, paired_compare, rules_of
 from escapebench.exit_codes import EXIT_NOTHING_TO_COMPARE, EXIT_USAGE
 from escapebench.report.runs import ReportInputError, RunFolder, all_results, load_runs
 from escapebench.report.tables import (

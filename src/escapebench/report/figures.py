@@ -2,7 +2,7 @@
 
 Every function takes the finished episodes' :class:`EpisodeResult` objects, saves one PNG under
 ``<out>/figures/`` and returns a :class:`Figure`, or None when the results hold nothing to draw.
-Averages come from :mod:`escapebench.bench.metrics` through :func:`tables.summaries`.
+Averages come from :mod:`escapebench.bench.summaries` through :func:`tables.summaries`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure as MplFigure  # noqa: E402
 
 from escapebench import __version__  # noqa: E402
-from escapebench.bench.metrics import KEY_STEP_VERBS, EpisodeResult, Summary  # noqa: E402
+from escapebench.bench.metrics import KEY_STEP_VERBS, EpisodeResult  # noqa: E402
+from escapebench.bench.summaries import Summary  # noqa: E402
 from escapebench.report.tables import HUMAN_LABEL, agent_label, summaries  # noqa: E402
 
 DIFFICULTIES = ("easy", "normal", "hard")

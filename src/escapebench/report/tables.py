@@ -1,6 +1,6 @@
 """The leaderboard in the form of the paper's Tables 3 and 5.
 
-Numbers come from :func:`escapebench.bench.metrics.aggregate` (the one place the metrics are
+Numbers come from :func:`escapebench.bench.summaries.aggregate` (the one place the metrics are
 averaged, with their 95% intervals); this module only chooses rows and lays them out. Table 3
 lists BaseAgent per model; Table 5 lists EscapeAgent and its ablations per model with the
 change against BaseAgent on the settings both played under the same rules; the leaderboards
@@ -19,14 +19,9 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from escapebench.bench.metrics import (
-    ALL,
-    EpisodeResult,
-    Summary,
-    aggregate,
-    rules_of,
-    table_cells,
-)
+from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.result_tables import table_cells
+from escapebench.bench.summaries import ALL, Summary, aggregate, rules_of
 
 HUMAN_AGENT = "human"
 BASE_AGENT = "base"

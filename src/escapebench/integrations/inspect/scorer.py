@@ -7,7 +7,7 @@ progress); its metadata holds the whole :class:`~escapebench.bench.metrics.Episo
 Metrics, per key: the Table 3 figure and the standard error of the per-episode values.
 Hints and steps are means over the episodes, as in the paper; the shares and the early-exit
 progress pool their numerators and denominators over the episodes (``table3``, computed by
-:func:`escapebench.bench.metrics.aggregate`, the same code as ``escapebench run``'s tables).
+:func:`escapebench.bench.summaries.aggregate`, the same code as ``escapebench run``'s tables).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from escapebench.bench.metrics import ALL, EpisodeResult, aggregate
+from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.summaries import ALL, aggregate
 
 RESULT_KEY = "escapebench_result"
 """Where the solver leaves the episode's result (``state.store``)."""

@@ -30,18 +30,12 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
+from escapebench.bench.build import make_episode_agent
 from escapebench.bench.episode import DEFAULT_MAX_STEPS, Episode, EpisodeSpec
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
 from escapebench.bench.metrics import EpisodeResult
-from escapebench.bench.runner import (
-    MODEL_AGENTS,
-    RunConfigError,
-    RunPlan,
-    RunSettings,
-    episode_id,
-    make_episode_agent,
-    plan_run,
-)
+from escapebench.bench.plan import RunPlan, episode_id, plan_run
+from escapebench.bench.settings import MODEL_AGENTS, RunConfigError, RunSettings
 from escapebench.integrations.inspect.model import InspectChatModel
 from escapebench.integrations.inspect.scorer import RESULT_KEY, escape_metrics
 from escapebench.llm.base import Completion, Message, SamplingSettings

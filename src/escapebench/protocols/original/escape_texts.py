@@ -3,7 +3,7 @@
 The original EscapeAgent (``src/agent_creative.py``) builds its prompts from string literals and
 f-strings written inline in its methods, and from constants of ``src/instruction.py``. None of
 them is shipped with escapebench: they are read from the checkout by the protocol's reader
-(:class:`~escapebench.protocols.original_source.OriginalSource`, :mod:`ast`, nothing imported
+(:class:`~escapebench.protocols.original.source.OriginalSource`, :mod:`ast`, nothing imported
 or executed) and handed to :class:`~escapebench.agents.escape_original.OriginalEscapeAgent`.
 
 Two kinds of text: *messages* (what a statement assigns or adds: the prompt pieces), found by
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from escapebench.protocols.original_source import (
+from escapebench.protocols.original.source import (
     USAGE_HINT,
     Message,
     OriginalSource,

@@ -1,7 +1,7 @@
 """The ``escapebench`` protocol: our own wording (and the paper's, where the paper gives a
 text), the forgiving answer parser, the same information and mechanics as ``original``.
 
-The texts are those of ``escapebench.agents.prompts`` (prompts), ``escapebench.engine.feedback``
+The texts are those of ``.prompts`` (prompts), ``escapebench.engine.feedback``
 (feedback) and ``escapebench.engine.observation`` (the observation); docs/protocols.md lists
 every difference from the original protocol and its reason.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from escapebench.agents import prompts
-from escapebench.agents.answer_parsing import parse_action_answer
 from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.observation import OBSERVATION_VERSION
 from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
+from escapebench.protocols.escapebench import prompts
+from escapebench.protocols.escapebench.parsing import parse_action_answer
 
 ESCAPEBENCH_VERSION = f"escapebench-1+{prompts.PROMPT_VERSION}+{OBSERVATION_VERSION}"
 

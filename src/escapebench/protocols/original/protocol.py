@@ -1,6 +1,6 @@
 """The ``original`` protocol: what the original EscapeBench harness sends a model, byte for byte.
 
-Every text comes from the user's checkout (:mod:`escapebench.protocols.original_source`); this
+Every text comes from the user's checkout (:mod:`escapebench.protocols.original.source`); this
 module holds only the rules that assemble them, written from reading the original code:
 
 * the observation: the scene (name, description, what is seen), the possible actions (the
@@ -37,7 +37,7 @@ import yaml
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
-from escapebench.protocols.original_source import (
+from escapebench.protocols.original.source import (
     USAGE_HINT,
     Message,
     OriginalSource,

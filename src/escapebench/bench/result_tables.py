@@ -1,0 +1,146 @@
+"""Results as tables: the Table-3 columns in the terminal and in Markdown, and the result
+files ``results.csv``, ``summary.csv`` and ``summary.md``.
+
+:func:`format_table` prints the Table-3 columns (means with their 95% intervals, what each row
+covers), :func:`format_markdown` the same in Markdown; :func:`write_results_csv`,
+:func:`write_summary_csv` and :func:`write_summary_md` write the result files of a folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from escapebench.bench.metrics import RESULT_COLUMNS, EpisodeResult, atomic_write_text
+from escapebench.bench.summaries import ALL, SUMMARY_COLUMNS, Summary
+
+TABLE_HEADERS: tuple[str, ...] = (
+    "Agent",
+    "Model",
+    "Difficulty",
+    "Escaped",
+    "Hints Used",
+    "Total Steps",
+    "Early Exit Progress (%)",
+    "Tool Hints Used (percentage)",
+    "Key Steps Hints Used (percentage)",
+    "Covers",
+)
+
+
+def with_interval(s: Summary, name: str, value: float, scale: float = 1.0) -> str:
+    """``"4.70 [3.90, 5.50]"``: a mean and its 95% interval (the mean alone without one)."""
+    ci = s.ci.get(name)
+    text = f"{scale * value:.2f}"
+    return text if ci is None else f"{text} [{scale * ci[0]:.2f}, {scale * ci[1]:.2f}]"
+
+
+def table_cells(s: Summary) -> list[str]:
+    """The cells of one Table-3 row: means with their 95% interval in brackets; the shares
+    in parentheses are means of per-episode shares (their intervals are in summary.csv)."""
+    return [
+        s.agent,
+        s.model,
+        s.difficulty,
+        f"{s.escaped}/{s.episodes}",
+        with_interval(s, "hints_used", s.hints_used),
+        with_interval(s, "total_steps", s.total_steps),
+        with_interval(s, "early_exit_progress", s.early_exit_progress, 100),
+        f"{with_interval(s, 'tool_hints', s.tool_hints)} ({100 * s.tool_hint_share:.2f}%)",
+        f"{with_interval(s, 'key_step_hints', s.key_step_hints)} "
+        f"({100 * s.key_step_hint_share:.2f}%)",
+        s.coverage.label() if s.coverage is not None else "",
+    ]
+
+
+def format_table(summaries: Sequence[Summary]) -> str:
+    """A plain-text table in the columns of the paper's Table 3, plus what each row covers."""
+    rows = [list(TABLE_HEADERS)] + [table_cells(s) for s in summaries]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADERS))]
+    last = len(TABLE_HEADERS) - 1
+    lines = []
+    for n, r in enumerate(rows):
+        pairs = enumerate(zip(r, widths, strict=True))
+        cells = [c.ljust(w) if i < 3 or i == last else c.rjust(w) for i, (c, w) in pairs]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n" + TABLE_FOOTNOTE
+
+
+TABLE_FOOTNOTE = (
+    "Means over episodes with 95% bootstrap intervals [low, high] (settings and repeats "
+    "resampled); shares are means of per-episode shares. See docs/metrics.md."
+)
+
+
+def short_count(n: float) -> str:
+    """A count, short: 950, 12.3k, 4.56M."""
+    if abs(n) >= 1e6:
+        return f"{n / 1e6:.3g}M"
+    if abs(n) >= 1e4:
+        return f"{n / 1e3:.3g}k"
+    return f"{n:.0f}" if float(n).is_integer() else f"{n:.1f}"
+
+
+def format_usage(summaries: Sequence[Summary]) -> str:
+    """Model calls and tokens of each agent x model, in total and per episode (from the
+    summaries over all difficulties); empty when no model was called."""
+    lines = []
+    for s in summaries:
+        if s.difficulty != ALL or not s.model_calls:
+            continue
+        n = s.episodes
+        lines.append(
+            f"model usage, {s.agent} / {s.model}: {short_count(s.model_calls * n)} calls, "
+            f"{short_count(s.tokens_in * n)} tokens in, {short_count(s.tokens_out * n)} out "
+            f"in {n} episode{'s' if n != 1 else ''}; per episode {short_count(s.model_calls)} "
+            f"calls, {short_count(s.tokens_in)} in, {short_count(s.tokens_out)} out"
+        )
+    return "\n".join(lines)
+
+
+def format_markdown(summaries: Sequence[Summary]) -> str:
+    """The same table in Markdown."""
+    last = len(TABLE_HEADERS) - 1
+    out = ["| " + " | ".join(TABLE_HEADERS) + " |"]
+    out.append("|" + "|".join("---" if i < 3 or i == last else "---:"
+                              for i in range(len(TABLE_HEADERS))) + "|")
+    for s in summaries:
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in table_cells(s)) + " |")
+    return "\n".join(out) + "\n\n" + TABLE_FOOTNOTE + "\n"
+
+
+def _csv_text(columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({c: _csv_value(row.get(c)) for c in columns})
+    return buf.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) >= 1e6 else f"{round(value, 6)}"
+    return value
+
+
+def write_results_csv(path: Path, results: Iterable[EpisodeResult]) -> None:
+    """``results.csv``: one row per episode, sorted by episode id."""
+    rows = [r.row() for r in sorted(results, key=lambda r: r.episode_id)]
+    atomic_write_text(path, _csv_text(RESULT_COLUMNS, rows))
+
+
+def write_summary_csv(path: Path, summaries: Sequence[Summary]) -> None:
+    """``summary.csv``: one row per agent x model x difficulty (and "all")."""
+    atomic_write_text(path, _csv_text(SUMMARY_COLUMNS, (s.row() for s in summaries)))
+
+
+def write_summary_md(path: Path, summaries: Sequence[Summary], title: str = "") -> None:
+    """``summary.md``: the Table-3 columns as a Markdown table."""
+    head = f"# {title}\n\n" if title else ""
+    atomic_write_text(path, head + format_markdown(summaries))

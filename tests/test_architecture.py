@@ -1,0 +1,221 @@
+"""The package layout as docs/architecture.md draws it, kept so by walking the imports.
+
+Every ``import`` in ``src/`` counts: at module level, inside functions and under
+``TYPE_CHECKING`` alike, since each is a dependency a reader has to follow.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+# What each part of the package may import (besides itself and the two leaf modules every part
+# may use: ``escapebench`` for the version and ``escapebench.exit_codes``). Lower layers first;
+# docs/architecture.md draws the same table.
+BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench"}
+ALLOWED: dict[str, set[str]] = {
+    "engine": set(),
+    "llm": set(),
+    "protocols": {"engine", "llm"},
+    "games": {"engine", "protocols"},
+    "agents": {"engine", "llm", "protocols"},
+    "bench": {"engine", "llm", "protocols", "games", "agents"},
+    "play": BELOW_PLAY,
+    "report": {"engine", "protocols", "games", "bench"},
+    "web": BELOW_PLAY | {"play", "report"},
+    "integrations": BELOW_PLAY,
+    "gym": {"integrations"},
+    "cli": BELOW_PLAY | {"play", "report", "web", "integrations"},
+    "escapebench_verifiers": {"integrations"},
+}
+LEAVES = {"escapebench", "exit_codes"}
+PACKAGES = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
+            "integrations")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported module (and name, for ``from m import name``) at a line of a module."""
+
+    importer: str
+    module: str
+    name: str | None
+    line: int
+
+
+def module_names(src: Path) -> dict[str, Path]:
+    """Dotted name -> file, for every module under ``src``."""
+    names = {}
+    for path in sorted(src.rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names[".".join(parts)] = path
+    return names
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
+    """The first-party imports of one module, each resolved to the module it loads."""
+    found = []
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [Import(name, a.name, None, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in known:  # `from package import module`
+                    found.append(Import(name, submodule, None, node.lineno))
+                else:
+                    found.append(Import(name, base, alias.name, node.lineno))
+    first_party = ("escapebench", "escapebench_verifiers")
+    return [i for i in found if i.module.split(".")[0] in first_party]
+
+
+def part_of(module: str) -> str:
+    """The part of the layout a module belongs to: ``escapebench.bench.hints`` -> ``bench``."""
+    parts = module.split(".")
+    if parts[0] != "escapebench":
+        return parts[0]
+    return parts[1] if len(parts) > 1 else "escapebench"
+
+
+def is_private(dotted: str) -> bool:
+    return any(p.startswith("_") and not p.startswith("__") for p in dotted.split("."))
+
+
+@dataclass
+class Layout:
+    modules: dict[str, Path]
+    edges: dict[str, list[Import]]
+
+    @classmethod
+    def read(cls, src: Path) -> Layout:
+        modules = module_names(src)
+        return cls(modules, {m: imports_of(m, p, modules) for m, p in modules.items()})
+
+    def cycles(self) -> list[list[str]]:
+        """Groups of modules that import each other, directly or through others (Tarjan)."""
+        graph = {m: sorted({i.module for i in imps if i.module in self.modules})
+                 for m, imps in self.edges.items()}
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []
+        on_stack: set[str] = set()
+        groups: list[list[str]] = []
+
+        def visit(v: str) -> None:
+            index[v] = low[v] = len(index)
+            stack.append(v)
+            on_stack.add(v)
+            for w in graph[v]:
+                if w not in index:
+                    visit(w)
+                    low[v] = min(low[v], low[w])
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                group = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    group.append(w)
+                    if w == v:
+                        break
+                if len(group) > 1 or v in graph[v]:
+                    groups.append(sorted(group))
+
+        for v in graph:
+            if v not in index:
+                visit(v)
+        return groups
+
+    def problems(self, allowed: dict[str, set[str]]) -> list[str]:
+        """Every import that breaks the layout, as ``file:line: what``."""
+        out = []
+        for imps in self.edges.values():
+            for i in imps:
+                src, dst = part_of(i.importer), part_of(i.module)
+                where = f"{i.importer}:{i.line}"
+                if src == dst:
+                    continue
+                target = i.module + (f".{i.name}" if i.name else "")
+                if is_private(target):
+                    out.append(f"{where}: imports the private {target} of another part")
+                if dst not in LEAVES and dst not in allowed.get(src, set()):
+                    out.append(f"{where}: {src} may not import {dst} ({target})")
+        for group in self.cycles():
+            out.append("import cycle: " + " -> ".join(group))
+        return out
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_the_package_follows_its_layers_without_cycles_or_private_reach_ins() -> None:
+    if not (SRC / "escapebench").is_dir():
+        pytest.skip("no src/ next to the tests (installed package)")
+    problems = Layout.read(SRC).problems(ALLOWED)
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_part_of_the_layout_is_in_the_table() -> None:
+    parts = {part_of(m) for m in module_names(SRC)}
+    assert parts - LEAVES <= set(ALLOWED), sorted(parts - LEAVES - set(ALLOWED))
+
+
+def test_the_walk_catches_a_cycle_a_private_name_and_a_layer_broken(tmp_path: Path) -> None:
+    # The checker itself on a small tree with one of each problem, so a walk that silently
+    # stopped seeing imports would fail here rather than pass above.
+    src = _write(tmp_path, {
+        "escapebench/__init__.py": "",
+        "escapebench/engine/__init__.py": "",
+        "escapebench/engine/env.py": "from escapebench.engine import observation\n",
+        "escapebench/engine/observation.py": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from escapebench.engine.env import Game\n"
+        ),
+        "escapebench/bench/__init__.py": "",
+        "escapebench/bench/hints.py": "from escapebench.engine.env import _IN_SCENE\n",
+        "escapebench/agents/__init__.py": "",
+        "escapebench/agents/human.py": "def f():\n    from ..bench import hints\n",
+    })
+    problems = Layout.read(src).problems(ALLOWED)
+    assert problems == [
+        "escapebench.agents.human:2: agents may not import bench (escapebench.bench.hints)",
+        "escapebench.bench.hints:1: imports the private escapebench.engine.env._IN_SCENE of "
+        "another part",
+        "import cycle: escapebench.engine.env -> escapebench.engine.observation",
+    ]
+
+
+def _public_packages() -> Iterable[str]:
+    return [f"escapebench.{p}" for p in PACKAGES if (SRC / "escapebench" / p).is_dir()]
+
+
+@pytest.mark.parametrize("package", _public_packages())
+def test_each_package_names_its_public_api(package: str) -> None:
+    module = importlib.import_module(package)
+    assert module.__doc__ and len(module.__doc__.strip().splitlines()) > 1, (
+        f"{package}: its docstring should say what the package is and where to start")
+    names = getattr(module, "__all__", None)
+    assert names, f"{package}/__init__.py lists no public names in __all__"
+    missing = [n for n in names if not hasattr(module, n)]
+    assert missing == [], f"{package}.__all__ names what it does not hold: {missing}"
+    assert not [n for n in names if n.startswith("_")]
