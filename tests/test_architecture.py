@@ -180,6 +180,13 @@ def test_every_part_of_the_layout_is_in_the_table() -> None:
     assert parts - LEAVES <= set(ALLOWED), sorted(parts - LEAVES - set(ALLOWED))
 
 
+def test_the_tests_mirror_the_parts_of_the_package() -> None:
+    # tests/<part>/ tests src/escapebench/<part>/; tests/support/ is what several parts share.
+    tests = Path(__file__).resolve().parent
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders - {"support"} <= set(PACKAGES), sorted(folders - {"support"} - set(PACKAGES))
+
+
 def test_the_walk_catches_a_cycle_a_private_name_and_a_layer_broken(tmp_path: Path) -> None:
     # The checker itself on a small tree with one of each problem, so a walk that silently
     # stopped seeing imports would fail here rather than pass above.
