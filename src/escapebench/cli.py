@@ -18,10 +18,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "games": ("escapebench.games.command_games", "list built-in and discovered games"),
     "check": ("escapebench.games.command_check", "validate game files and their solutions"),
     "replay": ("escapebench.games.command_replay", "replay a JSON Lines trace of actions"),
-    "play": ("escapebench.agents.command_play", "play a game yourself in the terminal"),
+    "play": ("escapebench.play.command_play", "play a game yourself in the terminal"),
     "merge": ("escapebench.bench.command_merge", "combine result folders of sharded runs"),
     "report": ("escapebench.report.command_report", "write a static HTML report of runs"),
-    "serve": ("escapebench.report.command_serve", "serve reports and the browser play page"),
+    "serve": ("escapebench.web.command_serve", "serve reports and the browser play page"),
     "compare": ("escapebench.report.command_compare",
                 "paired comparison of two runs (A B), or BaseAgent vs EscapeAgent (Table 5)"),
 }

@@ -311,7 +311,7 @@ def test_explorer_plays_every_setting_of_the_original_data_and_the_mutants(
 
 def test_serve_store_lists_every_unplayable_setting_of_a_folder(tmp_path: Path) -> None:
     from escapebench.games.playable import UnplayableGamesError
-    from escapebench.report.sessions import PlayStore
+    from escapebench.play import PlayStore
 
     folder = _broken_folder(tmp_path)
     with pytest.raises(UnplayableGamesError) as err:

@@ -14,9 +14,9 @@ from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.result_tables import table_cells
 from escapebench.bench.summaries import ALL, aggregate
 from escapebench.cli import main as cli_main
-from escapebench.report.sessions import PlayStore
+from escapebench.play import PlayStore
 from escapebench.report.site import build_report
-from tests.report.conftest import CLOSET, SOLUTION, report_tables
+from tests.support.report_runs import CLOSET, SOLUTION, report_tables
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 FIGURE_FILES = (
@@ -199,7 +199,7 @@ def test_unfinished_episode_with_torn_log_is_shown(runs_copy, tmp_path) -> None:
 
 
 def test_text_from_results_is_escaped(tmp_path) -> None:
-    from tests.report.conftest import run_harness
+    from tests.support.report_runs import run_harness
 
     run = run_harness(tmp_path / "run", "base", "<img src=x onerror=alert(1)>", SOLUTION)
     build_report([run], tmp_path / "out")

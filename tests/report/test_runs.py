@@ -11,7 +11,7 @@ from escapebench.agents.registry import make_agent
 from escapebench.bench.episode import EpisodeSpec, StepProgress, play_episode
 from escapebench.games.loading import load_file
 from escapebench.report.runs import ReportInputError, load_run
-from tests.report.conftest import CLOSET
+from tests.support.report_runs import CLOSET
 
 
 class Killed(Exception):

@@ -76,7 +76,7 @@ class Decision:
 
 
 class Agent(ABC):
-    """Base class of every agent (model-driven, scripted, random, explorer, human)."""
+    """Base class of every agent (model-driven, scripted, random, explorer)."""
 
     #: short name used in results ("base", "escape", "random", "explorer", "human")
     name: str = "agent"

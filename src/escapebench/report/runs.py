@@ -40,6 +40,7 @@ __all__ = [  # the layout's names are re-exported for the report modules
     "ReportInputError",
     "RunFolder",
     "all_results",
+    "episode_key",
     "load_run",
     "load_runs",
     "read_episode",
@@ -53,6 +54,12 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 class ReportInputError(ValueError):
     """A result folder or file a report cannot use, with where and why."""
+
+
+def episode_key(run_index: int, episode_id: str) -> str:
+    """The key of an episode in a report (:attr:`Episode.key`): the episode ``episode_id`` of
+    the report's result folder number ``run_index``."""
+    return f"{run_index}-{safe_slug(episode_id)}"
 
 
 def safe_slug(text: str) -> str:
@@ -152,7 +159,7 @@ class Episode:
     @property
     def key(self) -> str:
         """Unique across the runs of one report and safe as a file name."""
-        return f"{self.run.index}-{safe_slug(self.episode_id)}"
+        return episode_key(self.run.index, self.episode_id)
 
     @property
     def has_log(self) -> bool:

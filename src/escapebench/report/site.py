@@ -68,10 +68,11 @@ class ReportResult:
     tables: list[tables.Table]
 
 
-def template_environment() -> jinja2.Environment:
-    """The Jinja2 environment of reports and the serve pages (autoescape always on)."""
+def template_environment(templates_dir: Path = TEMPLATES_DIR) -> jinja2.Environment:
+    """The Jinja2 environment of the templates in ``templates_dir`` (the report's by default;
+    the serve pages are :mod:`escapebench.web`'s), autoescape always on."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -1,5 +1,5 @@
 // DOM helpers shared by the report's trajectory viewer (viewer.js) and the play page of
-// `escapebench serve` (play.js). Plain JavaScript, no build step: both pages load this file
+// `escapebench serve` (web/static/play.js). Plain JavaScript, no build step: both pages load this file
 // with a <script> tag before their own script, and it defines one global, window.EB_DOM.
 (function () {
   "use strict";

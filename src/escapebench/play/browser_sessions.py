@@ -1,6 +1,6 @@
 """Human games played in the browser: the sessions behind ``escapebench serve``'s play API.
 
-Each game is a :class:`~escapebench.agents.human.PlaySession` (the same engine, hint system and
+Each game is a :class:`~escapebench.play.session.PlaySession` (the same engine, hint system and
 metrics as agents, shared with terminal play). The data folder holds:
 
 * ``DATA/sessions/<id>.json``: every game's save, rewritten (atomically) after every request
@@ -18,18 +18,17 @@ import json
 import re
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from escapebench.agents.human import PlayError as CommandError
-from escapebench.agents.human import PlaySession, player_name_problem
-from escapebench.bench.hints import HintOptions
+from escapebench.bench import EPISODES_DIR, HintOptions
 from escapebench.engine.model import GameDefinition
-from escapebench.games.checking import load_playable
+from escapebench.games import load_playable
 from escapebench.games.loading import load_games
-from escapebench.report.runs import EPISODES_DIR, safe_slug
+from escapebench.play.errors import PlayError as CommandError
+from escapebench.play.session import PlaySession, player_name_problem
 
 SESSION_PATTERN = re.compile(r"^[0-9a-f]{32}$")
 SESSIONS_DIR = "sessions"
@@ -67,7 +66,7 @@ class PlayStore:
         data_dir: Path,
         game_specs: Sequence[str] = (),
         hint_options: HintOptions | None = None,
-        report_index: int = 0,
+        report_key: Callable[[str], str] | None = None,
         protocol: str | None = None,
         original_source: Path | None = None,
     ) -> None:
@@ -79,8 +78,9 @@ class PlayStore:
         self.protocol = make_protocol(protocol, list(game_specs), original_source)
         self._builtin_protocol = make_protocol("escapebench")
         self.hint_options = hint_options or HintOptions()
-        self.report_index = report_index
-        """Index of the data folder among the report's result folders (for report links)."""
+        self.report_key = report_key
+        """The key in the served report of a finished game's episode folder name (for report
+        links; None: no link)."""
         self._games: dict[str, GameDefinition] = {}
         self._builtin: set[str] = set()
         for defn in load_games(["builtin"]):
@@ -266,6 +266,6 @@ class PlayStore:
             for r in s.records[-LOG_LENGTH:]
         ]
         view["report_key"] = (
-            f"{self.report_index}-{safe_slug(item.episode)}" if item.episode else None
+            self.report_key(item.episode) if item.episode and self.report_key else None
         )
         return view

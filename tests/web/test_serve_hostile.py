@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from escapebench.report import server as serve_module
-from escapebench.report.server import ServeConfig, create_app, header_timeout_protocol
+from escapebench.web import server as serve_module
+from escapebench.web.server import ServeConfig, create_app, header_timeout_protocol
 
 START = {"setting": "tutorial", "player": "Ada"}
 

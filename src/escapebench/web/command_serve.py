@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default ./{DEFAULT_DATA_DIR})")
     parser.add_argument("--games", action="append", default=[], metavar="PATH",
                         help="extra game files, folders or globs to offer (repeatable)")
-    from escapebench.games.command_replay import add_protocol_arguments
+    from escapebench.games import add_protocol_arguments
 
     add_protocol_arguments(parser)  # (for the --games; built-in games are always ours)
 
@@ -81,11 +81,11 @@ def main(args: argparse.Namespace) -> int:
     """Start the server; bad folders or game files are clear errors before it starts."""
     import uvicorn
 
-    from escapebench.games.checking import BrokenGamesError, UnplayableGamesError
+    from escapebench.games import BrokenGamesError, UnplayableGamesError
     from escapebench.games.loading import GameFileError
+    from escapebench.play import DataFolderError
     from escapebench.report.runs import ReportInputError, load_runs
-    from escapebench.report.server import ServeConfig, create_app, header_timeout_protocol
-    from escapebench.report.sessions import DataFolderError
+    from escapebench.web.server import ServeConfig, create_app, header_timeout_protocol
 
     run_dirs = [Path(d) for d in args.run_dirs]
     try:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents.human import PlayError, PlaySession
 from escapebench.agents.scripted_agent import ScriptedAgent
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.hints import HintOptions, reference_effects
 from escapebench.games.loading import load_games
+from escapebench.play import PlayError, PlaySession
 
 # The tutorial's solution with slips a person or a model makes on the way: an action naming
 # nothing on screen, an exit that is not there, a tool not in the bag, a wrong code.

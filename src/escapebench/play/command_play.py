@@ -26,44 +26,28 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shlex
 import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from escapebench.agents.human import (
-    PlayError,
-    PlaySession,
-    player_name_problem,
-    read_save_file,
-)
-from escapebench.bench.episode import DEFAULT_MAX_STEPS
-from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
+from escapebench.bench import DEFAULT_HELP_STEPS, DEFAULT_MAX_STEPS, DEFAULT_PATIENCE, HintOptions
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import EXIT_INTERRUPTED
-from escapebench.games.checking import require_playable
+from escapebench.games import add_protocol_arguments, require_playable
 from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.play.errors import PlayError
+from escapebench.play.session import PlaySession, player_name_problem
+from escapebench.play.terminal import HELP, loaded_text, render, resume_command
+from escapebench.play.terminal_saves import (
+    holds_finished_game,
+    load_game,
+    mark_finished,
+    save_path,
+)
 from escapebench.protocols import make_protocol
 
 DEFAULT_OUT = Path("runs") / "human"
-
-HELP = """\
-Actions (numbers refer to the lists shown; names work too):
-  move N              go through exit N               e.g. move 1, move(To the shelf)
-  click N             click thing N / pick up a tool  e.g. click 2, click(desk drawer)
-  apply(N, M)         use bag tool N on thing M       e.g. apply(1, 3), apply 1 3
-  input(TEXT, M)      type TEXT into thing M          e.g. input(427, 2)
-  craft(N, M)         combine bag tools N and M       e.g. craft 1 2
-Other commands:
-  hint                show the next action of the solution (counts as a hint)
-  look                show the scene again
-  save [FILE]         save the game to a JSON file (default: SETTING.save.json)
-  load [FILE]         continue a saved game
-  quit                stop; the game is saved to continue later with --load, and a
-                      result is written only for a game that ended
-  help                this text"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,116 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-steps", type=int, default=None,
         help=f"the game ends unescaped after this many steps (default: {DEFAULT_MAX_STEPS})",
     )
-    from escapebench.games.command_replay import add_protocol_arguments
-
     add_protocol_arguments(parser)
-
-
-def render(session: PlaySession) -> str:
-    """The numbered view of the current scene, for the terminal."""
-    v = session.view()
-    lines = [
-        f"--- step {v['step']} | hints {v['hints_used']} | progress {v['progress']:.0%} ---",
-        f"You are in: {v['scene']}"
-        + (f"   (path: {v['position']})" if v["position"] != v["scene"] else ""),
-    ]
-    if v["description"]:
-        lines.append(v["description"])
-    lines.append("Things here:" if v["things"] else "Things here: none")
-    for t in v["things"]:
-        note = " (tool: click to take it)" if t["kind"] == "tool" else ""
-        note = note if t["interactable"] else " (nothing to do with it)"
-        lines.append(f"  {t['n']}. {t['name']}{note}: {t['desc']}")
-    lines.append("Exits:" if v["exits"] else "Exits: none")
-    lines += [f"  {e['n']}. {e['label']} -> {e['target']}" for e in v["exits"]]
-    lines.append("Bag:" if v["bag"] else "Bag: empty")
-    lines += [f"  {t['n']}. {t['name']}: {t['desc']}" for t in v["bag"]]
-    if v["hint"]:
-        lines.append(hint_text(v["hint"]))
-    return "\n".join(lines)
-
-
-def hint_text(hint: dict) -> str:
-    """The hint line under the scene: where, what, and when it will be played for you."""
-    left = hint["help_steps"] - hint["steps_in_help"]
-    # The path only adds something when the scene is not the start scene itself.
-    where = hint["scene"] if hint["path"] == hint["scene"] else f"{hint['scene']} ({hint['path']})"
-    return (
-        f"HINT: in {where} do: {hint['action']}  "
-        f"[played for you in {left} step{'' if left == 1 else 's'}]"
-    )
-
-
-def resume_command(args: argparse.Namespace, save: Path) -> str:
-    """The command that continues a saved game (same game and version; the save holds the
-    player, hint options and step limit)."""
-    words = ["escapebench", "play", args.game]
-    if args.difficulty:
-        words += ["--difficulty", args.difficulty]
-    return shlex.join([*words, "--load", str(save)])
-
-
-def settings_text(session: PlaySession) -> str:
-    """The hint options and step limit of the session's game, in the options' terms."""
-    options = session.policy.options
-    return (
-        f"--patience {options.patience}, --help-steps {options.help_steps}, "
-        f"--max-steps {session.max_steps}"
-    )
-
-
-def ignored_settings(args: argparse.Namespace, session: PlaySession) -> list[str]:
-    """The settings given on the command line that differ from the loaded game's own."""
-    options = session.policy.options
-    own = {
-        "--patience": (args.patience, options.patience),
-        "--help-steps": (args.help_steps, options.help_steps),
-        "--max-steps": (args.max_steps, session.max_steps),
-    }
-    return [
-        f"{flag} {given}" for flag, (given, kept) in own.items()
-        if given is not None and given != kept
-    ]
-
-
-def loaded_text(args: argparse.Namespace, session: PlaySession) -> str:
-    """What to say after loading a game: the settings it keeps, and given ones not used."""
-    lines = [f"This game keeps the settings it was started with: {settings_text(session)}."]
-    ignored = ignored_settings(args, session)
-    if ignored:
-        lines.append(
-            f"Not used: {', '.join(ignored)} from the command line; a game's hint and step "
-            "counts are only comparable under the settings it was started with."
-        )
-    return "\n".join(lines)
-
-
-def load_game(session: PlaySession, path: Path, args: argparse.Namespace) -> None:
-    """Continue the game saved in ``path`` in ``session``, as the player named by ``--player``
-    if given; refuse (:class:`PlayError`, ``session`` unchanged) a game whose result is written,
-    so that one play is never counted twice."""
-    data = read_save_file(path)
-    result = data.get("result")
-    if data.get("ended") and result:
-        raise PlayError(
-            f"{path} holds a game that already ended at step {data.get('step')}; its result "
-            f"is in {result}. Start a new game with: "
-            + shlex.join(["escapebench", "play", args.game])
-        )
-    try:
-        session.load(data)
-    except PlayError as exc:  # say which file: the session's messages cannot
-        raise PlayError(f"{path}: {exc}") from None
-    if args.player and args.player.strip():
-        session.player = args.player.strip()
-
-
-def holds_finished_game(path: Path) -> bool:
-    """Whether ``path`` is a save of a game that ended (False if it cannot be read)."""
-    try:
-        return bool(read_save_file(path).get("ended"))
-    except PlayError:
-        return False
 
 
 def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
@@ -423,48 +298,6 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
     return mark_finished(session, saves, say) or code
-
-
-def save_path(args: argparse.Namespace, setting: str) -> Path:
-    """Where this play saves its game: ``--save``, else the ``--load`` file, else
-    ``SETTING.save.json`` or, when that file exists (another player's game, or a finished
-    one), the first free ``SETTING.save-N.json``. Raises :class:`PlayError` for a ``--save``
-    file that holds another game than the one loaded (it would be overwritten)."""
-    if args.save:
-        path = Path(args.save)
-        if path.is_file() and not (args.load and path.resolve() == Path(args.load).resolve()):
-            raise PlayError(
-                f"--save {path}: the file exists and holds another game; it is not "
-                "overwritten: choose a new name, or --load it to continue that game"
-            )
-        return path
-    if args.load:
-        return Path(args.load)
-    path = Path(f"{setting}.save.json")
-    n = 2
-    while path.is_file():
-        path = Path(f"{setting}.save-{n}.json")
-        n += 1
-    return path
-
-
-def mark_finished(session: PlaySession, saves: set[Path], say: Callable[[str], None]) -> int:
-    """Rewrite the saves of a game that ended with its final state (and result folder), so
-    that loading one does not play the game on; returns 1 if one cannot be written."""
-    code = 0
-    for path in sorted(saves):
-        try:
-            session.save_file(path)
-        except PlayError as exc:
-            print(f"escapebench play: {exc}", file=sys.stderr)
-            code = 1
-            continue
-        if session.written is not None:
-            say(f"{path} now holds the finished game: loading it will not play it again.")
-        else:
-            say(f"{path} now holds the finished game, without a result: loading it writes "
-                "the result.")
-    return code
 
 
 class StopRequests:

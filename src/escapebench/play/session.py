@@ -15,10 +15,9 @@ takes commands as a person types or clicks them::
     session = PlaySession.from_save(defn, data)   # with the save's player, hints, step limit
     session.write_result(Path("runs/human"))   # the shared result-folder layout, agent "human"
 
-**Numbering.** Things in the scene (visible items, then tools lying there) are numbered from 1
-in the order the observation lists them; so are exits and the tools in the bag. ``click N`` and
-the item of ``apply``/``input`` use the things' numbers, ``move N`` the exits', ``craft`` and
-the tool of ``apply`` the bag's. The text of ``input`` is always literal text.
+**Numbering.** Things in the scene (visible items, then tools lying there), exits and the tools
+in the bag are numbered from 1 in the order the observation lists them; how a typed command
+with numbers becomes an action string is :mod:`escapebench.play.commands`.
 
 **What counts as a step.** One rule for people and models: every action string the game is
 given is a step, successful or not, exactly as an agent's answer is; so an action naming
@@ -36,77 +35,55 @@ the game was started with, and loading it brings them back: a game's hint and st
 only comparable with others under the settings it was played with. A save written after the
 game ended says so (``ended``) and names the episode folder of its result (``result``) once
 that is written; :meth:`PlaySession.write_result` of such a loaded game writes nothing again.
+The save files are :mod:`escapebench.play.saves`, the result folder
+:mod:`escapebench.play.human_result`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
-import json
 import re
-import sys
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from escapebench.agents.base import Decision
 from escapebench.agents.screen import Screen, read_screen
-from escapebench.bench.episode import DEFAULT_MAX_STEPS
-from escapebench.bench.hints import HintOptions, HintPolicy, ReferenceEffect
-from escapebench.bench.metrics import EpisodeMetrics, EpisodeResult, write_result_json
-from escapebench.bench.records import (
-    EPISODES_DIR,
-    RESULT_FILE,
-    STEPS_FILE,
+from escapebench.bench import (
+    DEFAULT_MAX_STEPS,
+    EpisodeMetrics,
+    EpisodeResult,
+    HintOptions,
+    HintPolicy,
+    ReferenceEffect,
+    RunPlan,
     step_record,
-    write_step_log,
 )
-from escapebench.engine.actions import ARITY, Call, clean_input_text, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.play.commands import numbered_things, resolve_command
+from escapebench.play.errors import PlayError
+from escapebench.play.human_result import (
+    HUMAN_AGENT,
+    HUMAN_MODEL,
+    check_result_folder,
+    human_run_plan,
+    write_human_episode,
+)
+from escapebench.play.saves import (
+    SAVE_FORMAT,
+    SAVE_VERSION,
+    read_save_file,
+    restore_game,
+    save_target,
+    write_save_file,
+)
 from escapebench.protocols.base import Protocol
 from escapebench.protocols.escapebench import EscapebenchProtocol
 
-HUMAN_AGENT = "human"
-HUMAN_MODEL = "none"  # no model plays; all people pool into one "human" row of the tables
-SAVE_FORMAT = "escapebench-play-save"
-SAVE_VERSION = 1
 FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
-LOCK_WAIT_S = 5.0  # how long a result write waits for a result folder in use
-
-_VERB_FIRST = re.compile(r"^\s*(move|click|apply|input|craft)\b\s*(.*?)\s*$", re.I | re.S)
-_NUMBER = re.compile(r"^\s*#?(\d+)\s*$")
-
-# Result folders are written by several browser sessions of one server process at once.
-_WRITE_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _folder_locked(folder: Path) -> Iterator[None]:
-    """The runner's lock on a result folder, waiting up to :data:`LOCK_WAIT_S` if another
-    writer holds it (another person's play finishing at the same moment)."""
-    from escapebench.bench.runner import RunConfigError, folder_lock
-
-    wait_s = 0.1
-    attempts = max(1, round(LOCK_WAIT_S / wait_s))
-    with contextlib.ExitStack() as stack:
-        for attempt in range(attempts):
-            try:
-                stack.enter_context(folder_lock(folder))
-                break
-            except RunConfigError as exc:
-                if attempt == attempts - 1:
-                    raise PlayError(str(exc)) from None
-                time.sleep(wait_s)
-        yield
-
-
-class PlayError(ValueError):
-    """A command that cannot be played, or a save that cannot be loaded; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -169,19 +146,6 @@ def player_name_problem(name: str) -> str | None:
             f"'-', not {name[:MAX_PLAYER_LENGTH + 10]!r}")
 
 
-def _refuse_file_in_path(out_dir: Path) -> None:
-    """Raise :class:`PlayError` if ``out_dir``, or the nearest of its parents that exists, is a
-    file: a result folder cannot be made there (found before the person plays)."""
-    for folder in (out_dir, *out_dir.parents):  # the nearest one that exists
-        if folder.exists():
-            if not folder.is_dir():
-                raise PlayError(
-                    f"{folder} is a file, so {out_dir} cannot be a result folder; "
-                    "choose another --out"
-                )
-            return
-
-
 class PlaySession:
     """One person's play-through of one setting (see the module docstring)."""
 
@@ -233,8 +197,7 @@ class PlaySession:
 
     def things(self, screen: Screen | None = None) -> list[str]:
         """Names of the numbered things here: visible items, then tools lying here."""
-        screen = screen or self.screen()
-        return [i.name for i in screen.items] + [t.name for t in screen.scene_tools]
+        return numbered_things(screen or self.screen())
 
     def score(self) -> Score:
         g, d = self.game, self.defn
@@ -313,72 +276,7 @@ class PlaySession:
 
         Raises :class:`PlayError` when the command cannot be read or a number is out of range.
         """
-        call = self._read_call(command)
-        screen = self.screen()
-        things = self.things(screen)
-        exits = [e.label for e in screen.exits]
-        bag = [t.name for t in screen.bag]
-        verb = call.verb
-        if ARITY[verb] == 1:
-            names, what = (exits, "exit") if verb == "move" else (things, "thing")
-            return f"{verb}({self._numbered(call.arg_text, names, what)})"
-        cut = call.arg_text.rfind(",")
-        if cut < 0:
-            raise PlayError(f"{verb} needs two arguments: {_FORMS[verb]}")
-        left, right = call.arg_text[:cut], call.arg_text[cut + 1 :]
-        if verb != "input" and "," in left and left.strip() not in bag:
-            # The text of input may hold commas; a tool's name only if the bag has one.
-            count = len(call.arg_text.split(","))
-            raise PlayError(f"{verb} takes 2 arguments, not {count}: {_FORMS[verb]}")
-        if verb == "craft":
-            left = self._numbered(left, bag, "bag tool")
-            right = self._numbered(right, bag, "bag tool")
-        elif verb == "apply":
-            left = self._numbered(left, bag, "bag tool")
-            right = self._numbered(right, things, "thing")
-        else:  # input: the text is literal
-            left = clean_input_text(left)
-            right = self._numbered(right, things, "thing")
-        if not left.strip() or not right.strip():
-            raise PlayError(f"{verb} needs two arguments: {_FORMS[verb]}")
-        return f"{verb}({left.strip()}, {right.strip()})"
-
-    @staticmethod
-    def _read_call(command: str) -> Call:
-        text = command.strip()
-        call = parse_call(text)
-        if call is not None:
-            return call
-        m = _VERB_FIRST.match(text)
-        if m is None:
-            raise PlayError(
-                f"cannot read {text!r}: type an action such as 'click 2', 'move 1', "
-                "'apply(1, 3)' or 'input(1234, 2)', or 'help'"
-            )
-        verb, rest = m.group(1).lower(), m.group(2)
-        if rest.startswith("(") and rest.endswith(")"):
-            rest = rest[1:-1]
-        if ARITY[verb] == 2 and "," not in rest:
-            # "apply 1 3", "input 1234 2": the last word is the thing's number.
-            words = rest.split()
-            if len(words) >= 2 and _NUMBER.match(words[-1]):
-                rest = " ".join(words[:-1]) + ", " + words[-1]
-        if not rest.strip():
-            raise PlayError(f"{verb} needs an argument: {_FORMS[verb]}")
-        return Call(verb, rest)  # type: ignore[arg-type]
-
-    @staticmethod
-    def _numbered(text: str, names: list[str], what: str) -> str:
-        m = _NUMBER.match(text)
-        if m is None:
-            return text.strip()
-        n = int(m.group(1))
-        if not 1 <= n <= len(names):
-            listed = {0: "there are none", 1: "there is only 1"}.get(
-                len(names), f"they are numbered 1-{len(names)}"
-            )
-            raise PlayError(f"there is no {what} number {n}: {listed}")
-        return names[n - 1]
+        return resolve_command(command, self.screen())
 
     def act(self, command: str) -> list[Turn]:
         """Play a typed or clicked command: the person's step, then any step the hint system
@@ -491,17 +389,7 @@ class PlaySession:
 
     def save_file(self, path: str | Path) -> Path:
         """Write :meth:`save` to ``path`` (atomically); return the path."""
-        p = Path(path)
-        if p.is_dir() or p.name in ("", ".", ".."):
-            raise PlayError(f"cannot save to {path}: it is a folder; give a file name")
-        data = json.dumps(self.save(), ensure_ascii=False)
-        tmp = p.with_name(p.name + ".tmp")
-        try:
-            tmp.write_text(data + "\n", encoding="utf-8")
-            tmp.replace(p)
-        except OSError as exc:
-            raise PlayError(f"cannot save to {p}: {exc.strerror or exc}") from None
-        return p
+        return write_save_file(save_target(path), self.save())
 
     @classmethod
     def from_save(
@@ -524,37 +412,11 @@ class PlaySession:
         step limit: a game keeps the settings it was started with, so that its counts stay
         comparable (a caller that was asked for other settings should say they are not used).
         """
-        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise PlayError("not an escapebench play save")
-        options, max_steps = _saved_settings(data)
-        if data.get("version") != SAVE_VERSION:
-            raise PlayError(f"unsupported save version {data.get('version')!r}")
-        if data.get("setting") != self.defn.setting:
-            raise PlayError(
-                f"this save is of {data.get('setting')!r}, not of {self.defn.setting!r}"
-            )
-        records = data.get("records")
-        if not isinstance(records, list) or len(records) != data.get("step"):
-            raise PlayError("the save's steps are incomplete")
-        game = EscapeGame(self.defn)
-        policy = HintPolicy(self.defn, options, effects=self.policy.effects)
-        metrics = EpisodeMetrics(self.defn, self.policy.effects)
-        try:
-            game.restore(data["engine"])
-            policy.restore(data["hint_state"])
-            for record in records:
-                metrics.add(record)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise PlayError(f"the save does not fit this game: {exc}") from None
-        if records and (records[-1].get("key_steps"), records[-1].get("tools_collected")) != (
-            game.key_steps,
-            game.tools_collected,
-        ):
-            raise PlayError("the save's steps do not match its game state")
-        self.game, self.policy, self.metrics = game, policy, metrics
-        self.max_steps = max_steps
+        restored = restore_game(self.defn, data, self.policy.effects)
+        self.game, self.policy, self.metrics = restored.game, restored.policy, restored.metrics
+        self.max_steps = restored.max_steps
         self.player = str(data.get("player") or "").strip() or self.player
-        self.records = list(records)
+        self.records = restored.records
         self.last_feedback = str(data.get("last_feedback", ""))
         self.started = str(data.get("started") or self.started)
         self.saved_at_step = self.step
@@ -569,7 +431,7 @@ class PlaySession:
         self.texts = self.protocol.session(self.defn)
         self.texts.restore(data.get("protocol_state") or {})
         # The upcoming step was prepared before saving: prepare it again (idempotent).
-        self._hint = None if self.ended else policy.before_step(game)
+        self._hint = None if self.ended else self.policy.before_step(self.game)
         self._position = self._begin_step()
 
     def load_file(self, path: str | Path) -> None:
@@ -608,13 +470,6 @@ class PlaySession:
         continued, as the browser keeps it, and a stopped game would only pull averages
         down with a play nobody finished.
         """
-        from escapebench.bench.runner import (
-            collect_results,
-            episode_id,
-            read_run_json,
-            write_tables,
-        )
-
         if self.written is not None:
             return self.written
         if not self.ended:
@@ -623,120 +478,18 @@ class PlaySession:
                 "limit are written as results; save it to continue later"
             )
         out_dir = Path(out)
-        _refuse_file_in_path(out_dir)
-        plan = self._plan(out_dir)
-        with _WRITE_LOCK, _folder_locked(out_dir):
-            self.check_out(out_dir)
-            existing = read_run_json(out_dir)
-            repeat = 0
-            while True:
-                eid = episode_id(self.defn.setting, HUMAN_AGENT, HUMAN_MODEL, repeat)
-                folder = out_dir / EPISODES_DIR / eid
-                try:
-                    folder.mkdir(parents=True, exist_ok=False)
-                    break
-                except FileExistsError:
-                    repeat += 1
-            write_step_log(folder / STEPS_FILE, self.records)
-            write_result_json(folder / RESULT_FILE, self.result(eid, repeat))
-            self._write_run_json(plan, existing)
-            write_tables(out_dir, collect_results(out_dir))
-        self.written = folder
-        return folder
+        self.written = write_human_episode(
+            out_dir, self._plan(out_dir), self.defn.setting, self.records, self.result
+        )
+        return self.written
 
     def check_out(self, out: str | Path) -> None:
         """Raise :class:`PlayError` now if :meth:`write_result` could not write to ``out``
         (a folder holding results of other settings), before the person plays."""
-        from escapebench.bench.runner import compatible, read_run_json
-
         out_dir = Path(out)
-        _refuse_file_in_path(out_dir)
-        plan = self._plan(out_dir)
-        try:
-            existing = read_run_json(out_dir)
-        except ValueError as exc:
-            raise PlayError(str(exc)) from None
-        if existing is not None:
-            problems = compatible(existing, plan.fingerprint, plan.games)
-            if problems:
-                raise PlayError(
-                    f"{out_dir} holds results of other settings: " + "; ".join(problems)
-                )
+        check_result_folder(out_dir, self._plan(out_dir))
 
-    def _plan(self, out_dir: Path) -> Any:
+    def _plan(self, out_dir: Path) -> RunPlan:
         """A one-game run plan describing human play, for ``run.json``."""
-        from escapebench.bench.runner import (
-            RunPlan,
-            RunSettings,
-            game_record,
-            protocol_record,
-            run_fingerprint,
-        )
+        return human_run_plan(self.defn, self.policy, self.max_steps, self.protocol, out_dir)
 
-        options = self.policy.options
-        settings = RunSettings(
-            agent=HUMAN_AGENT,
-            games=[self.defn.source or self.defn.setting],
-            out=out_dir,
-            concurrency=1,
-            max_steps=self.max_steps,
-            patience=options.patience,
-            help_steps=options.help_steps,
-            command_line=list(sys.argv),
-        )
-        # People read the observation, not a prompt, and no model samples anything.
-        fingerprint = run_fingerprint(
-            agent=HUMAN_AGENT,
-            agent_settings={"agent": HUMAN_AGENT},
-            model=HUMAN_MODEL,
-            hints=options,
-            max_steps=self.max_steps,
-            protocol=protocol_record(self.protocol),
-        )
-        return RunPlan(
-            settings, out_dir, [], {self.defn.setting: self.defn},
-            {self.defn.setting: self.policy.effects}, HUMAN_MODEL, fingerprint,
-            [game_record(self.defn)], self.protocol,
-        )
-
-    def _write_run_json(self, plan: Any, existing: dict[str, Any] | None) -> None:
-        from escapebench.bench.runner import write_run_json
-
-        write_run_json(plan, None, existing, finished=True)
-
-
-def read_save_file(path: str | Path) -> dict[str, Any]:
-    """The JSON of a file written by :meth:`PlaySession.save_file` (checked by
-    :meth:`PlaySession.load`); raises :class:`PlayError` if it cannot be read."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PlayError(f"cannot read {p}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise PlayError(f"{p} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise PlayError(f"{p} is not an escapebench play save")
-    return data
-
-
-def _saved_settings(data: dict[str, Any]) -> tuple[HintOptions, int]:
-    """The hint options and step limit a save's game was started with."""
-    try:
-        hints = data["hints"]
-        options = HintOptions(int(hints["patience"]), int(hints["help_steps"]))
-        max_steps = int(data["max_steps"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise PlayError(f"the save lacks its hint options or step limit ({exc})") from None
-    if max_steps < 1:
-        raise PlayError(f"the save's step limit {max_steps} is not a positive number")
-    return options, max_steps
-
-
-_FORMS = {
-    "move": "move N or move(exit)",
-    "click": "click N or click(thing)",
-    "apply": "apply(N, M) with bag tool N and thing M, or apply(tool, thing)",
-    "input": "input(text, N) with thing N, or input(text, thing)",
-    "craft": "craft(N, M) with bag tools N and M, or craft(tool, tool)",
-}

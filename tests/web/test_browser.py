@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.conftest import CLOSET
+from tests.support.report_runs import CLOSET
 
 pytestmark = pytest.mark.slow
 

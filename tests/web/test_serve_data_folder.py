@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from escapebench.cli import main as cli_main
-from escapebench.report.sessions import PlayRequestError, PlayStore
-from tests.report.test_serve_api import TUTORIAL_CLICKS
+from escapebench.play import PlayRequestError, PlayStore
+from tests.web.test_serve_api import TUTORIAL_CLICKS
 
 
 def test_serve_refuses_a_data_folder_of_other_settings(

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents.human import PlayError, PlaySession
 from escapebench.bench.hints import HintOptions
 from escapebench.engine.actions import Action
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_games
+from escapebench.play import PlayError, PlaySession
 
 
 def tutorial() -> GameDefinition:
@@ -245,7 +245,7 @@ def test_terminal_shows_the_automatic_hint_and_the_forced_step(tmp_path: Path) -
     import argparse
     import io
 
-    from escapebench.agents import command_play
+    from escapebench.play import command_play
 
     parser = argparse.ArgumentParser()
     command_play.add_arguments(parser)
@@ -269,8 +269,8 @@ def test_terminal_shows_the_automatic_hint_and_the_forced_step(tmp_path: Path) -
 def test_a_result_folder_in_use_by_a_run_is_not_written_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from escapebench.agents import human
-    from escapebench.bench.runner import folder_lock
+    from escapebench.bench import folder_lock
+    from escapebench.play import human_result as human
 
     monkeypatch.setattr(human, "LOCK_WAIT_S", 0.2)
     defn = tutorial()
@@ -290,7 +290,7 @@ def test_terminal_hint_says_where_it_takes_you(
     import io
 
     monkeypatch.chdir(tmp_path)  # quitting saves the game in the working folder
-    from escapebench.agents import command_play
+    from escapebench.play import command_play
 
     parser = argparse.ArgumentParser()
     command_play.add_arguments(parser)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from escapebench.cli import main
-from escapebench.report.command_serve import is_loopback
+from escapebench.web.command_serve import is_loopback
 
 
 def test_a_port_in_use_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents import command_play
-from escapebench.agents.human import PlayError, PlaySession
 from escapebench.bench.hints import HintOptions
 from escapebench.games.loading import load_games
+from escapebench.play import PlayError, PlaySession, command_play
 
 
 def play(args: list[str], typed: str) -> tuple[int, str]:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from escapebench.report.server import ServeConfig, create_app
-from tests.report.conftest import CLOSET, report_tables
+from escapebench.web.server import ServeConfig, create_app
+from tests.support.report_runs import CLOSET, report_tables
 
 # The tutorial's solution as the play page sends it: things, exits and bag tools by number.
 TUTORIAL_CLICKS = [

@@ -4,7 +4,8 @@ Routes:
 
 * ``/`` a home page; ``/report/...`` the static report of the result folders plus the human
   games in the data folder, rebuilt when their results change;
-* ``/play`` the play page; ``/static/...`` its scripts (``dom.js``, ``play.js``) and styles;
+* ``/play`` the play page; ``/static/...`` its scripts (``play.js`` of this package, ``dom.js``
+  shared with the report) and styles (the report's);
 * ``/api/games``, ``/api/sessions`` (list unfinished, start one), ``/api/sessions/<id>``,
   ``/api/sessions/<id>/actions`` and ``/api/sessions/<id>/hint``: the play API (JSON).
 
@@ -43,18 +44,22 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from escapebench.agents.human import MAX_PLAYER_LENGTH
+from escapebench.play import MAX_PLAYER_LENGTH, PlayRequestError, PlayStore
 from escapebench.report.runs import (
     EPISODES_DIR,
     RESULT_FILE,
     STEPS_FILE,
     ReportInputError,
+    episode_key,
     load_runs,
 )
-from escapebench.report.sessions import PlayRequestError, PlayStore
-from escapebench.report.site import STATIC_DIR, build_report, template_environment
+from escapebench.report.site import build_report, template_environment
 
 log = logging.getLogger("escapebench.serve")
+
+PACKAGE_DIR = Path(__file__).parent
+TEMPLATES_DIR = PACKAGE_DIR / "templates"  # the home and play pages
+STATIC_DIR = PACKAGE_DIR / "static"  # the play page's script; the report's files are served too
 
 MAX_BODY_BYTES = 16 * 1024
 HEADER_TIMEOUT_S = 10.0  # a request head must arrive within this (slowloris)
@@ -191,12 +196,13 @@ def create_app(config: ServeConfig) -> Starlette:
             sources.append(folder)
     data_index = [s.resolve() for s in sources].index(config.data_dir.resolve())
     store = PlayStore(
-        config.data_dir, config.game_specs, report_index=data_index,
+        config.data_dir, config.game_specs,
+        report_key=lambda episode: episode_key(data_index, episode),
         protocol=config.protocol, original_source=config.original_source,
     )
     work = Path(tempfile.mkdtemp(prefix="escapebench-serve-"))
     reports = ReportCache(sources, work)
-    env = template_environment()
+    env = template_environment(TEMPLATES_DIR)
     report_files = _ReportFiles(reports)
 
     def page(name: str, **context: Any) -> HTMLResponse:
@@ -271,7 +277,10 @@ def create_app(config: ServeConfig) -> Starlette:
         Route("/play", play),
         Route("/report", report_redirect),
         Mount("/report", app=report_files),
-        Mount("/static", app=StaticFiles(directory=str(STATIC_DIR)), name="static"),
+        # /static/: the play page's files, then the report's (dom.js and style.css are shared)
+        Mount("/static", app=StaticFiles(
+            directory=str(STATIC_DIR), packages=[("escapebench.report", "static")],
+        ), name="static"),
         Route("/api/games", api_games),
         Route("/api/sessions", api_sessions, methods=["GET", "POST"]),
         Route("/api/sessions/{sid}", api_session),
