@@ -107,6 +107,34 @@ def stale_references(files: list[Path], root: Path = ROOT) -> list[str]:
     return found
 
 
+PARTS = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
+         "integrations")
+# A file of ours named in the docs: `bench/hints.py`, `tests/play/test_play.py`, `cli.py`...
+FILE_PATH = re.compile(
+    r"`((?:src/escapebench/|tests/|benchmarks/)?(?:(?:" + "|".join(PARTS) +
+    r"|tests|benchmarks)/)[\w/]*\w\.py)`"
+)
+
+
+def missing_files(docs: list[Path], root: Path = ROOT) -> list[str]:
+    """``doc:line: path`` for each file path of ours a document names that does not exist."""
+    found = []
+    for doc in docs:
+        text = doc.read_text(encoding="utf-8")
+        for m in FILE_PATH.finditer(text):
+            path = m.group(1)
+            if not any((base / path).is_file() for base in (root, root / "src" / "escapebench")):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"{doc.relative_to(root).as_posix()}:{line}: {path}")
+    return found
+
+
+def test_every_file_the_docs_name_exists() -> None:
+    docs = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+    missing = missing_files(docs)
+    assert missing == [], "files the docs name that do not exist:\n" + "\n".join(missing)
+
+
 def test_every_dotted_name_in_docs_docstrings_and_tests_exists() -> None:
     files = [
         *SRC.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py"),
@@ -128,3 +156,11 @@ def test_a_moved_module_left_in_prose_is_found(tmp_path: Path) -> None:
         "moved.md:2: escapebench.games.checking",
         "moved.md:2: escapebench.bench.hints.NoSuchPolicy",
     ]
+
+
+def test_a_moved_file_left_in_the_docs_is_found(tmp_path: Path) -> None:
+    (tmp_path / "src" / "escapebench" / "bench").mkdir(parents=True)
+    (tmp_path / "src" / "escapebench" / "bench" / "hints.py").write_text("")
+    doc = tmp_path / "moved.md"
+    doc.write_text("See `bench/hints.py`, not `bench/runner.py`; `report/index.html` is output.\n")
+    assert missing_files([doc], root=tmp_path) == ["moved.md:1: bench/runner.py"]
