@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -29,11 +27,12 @@ import pytest
 
 from tests.conftest import SHARED, UPSTREAM
 from tests.support.original_harness import (
-    TOOLS,
-    ScriptedServer,
+    episode_steps,
     make_checkout,
+    matches_recording,
+    play_original,
     recordings_present,
-    subprocess_env,
+    requests_per_setting,
 )
 
 RECORDINGS = UPSTREAM / "prompts" / "creative"
@@ -42,31 +41,6 @@ pytestmark = pytest.mark.skipif(
     not recordings_present("creative"),
     reason=f"original harness recordings not present at {SHARED}",
 )
-
-
-def _run(tmp: Path, games: str, name: str, *flags: str) -> tuple[Path, list[str]]:
-    """Play ``games`` with the escape agent under the original protocol; returns the run
-    folder and the server's log lines."""
-    log = tmp / f"{name}.jsonl"
-    server = ScriptedServer(log)
-    out = tmp / name
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "escapebench.cli", "run", "--agent", "escape", *flags,
-             "--protocol", "original", "--model", "scripted", "--base-url", server.url,
-             "--games", games, "--max-steps", "150", "--concurrency", "1",
-             "--no-cache", "--no-fsync", "--quiet", "--out", str(out)],
-            env=subprocess_env(), capture_output=True, text=True, timeout=1500,
-        )  # fmt: skip
-    finally:
-        server.close()
-    assert done.returncode == 0, done.stderr
-    return out, log.read_text(encoding="utf-8").splitlines()
-
-
-def _steps(out: Path, episode: str) -> list[dict[str, Any]]:
-    path = out / "episodes" / episode / "steps.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def _recording(setting: str) -> dict[str, Any]:
@@ -79,37 +53,25 @@ def test_every_recorded_setting_gets_the_original_escape_agent_messages(tmp_path
     settings = sorted(p.name[: -len(".json.gz")] for p in RECORDINGS.glob("*.json.gz"))
     games = sorted(p.stem for p in (root / "data").glob("*.yaml"))
     assert set(settings) <= set(games)
-    out, lines = _run(tmp_path, str(root / "data"), "run")
+    out, lines = play_original(tmp_path, "escape", str(root / "data"))
     run = json.loads((out / "run.json").read_text())
     assert run["protocol"]["name"] == "original"
-    parts: dict[str, list[str]] = {}
-    at = 0
-    for setting in sorted(games, key=lambda s: f"{s}__escape__scripted__r0"):
-        steps = _steps(out, f"{setting}__escape__scripted__r0")
-        calls = sum(len(r["calls"]) for r in steps)
-        parts[setting] = lines[at : at + calls]
-        at += calls
+    parts = requests_per_setting(out, lines, games, "escape")
+    assert sum(len(p) for p in parts.values()) == len(lines)
+    for setting in games:
         # every step says its mode, task list, proposals and calls by kind
+        steps = episode_steps(out, f"{setting}__escape__scripted__r0")
         assert all({"original_mode", "task_list", "proposals", "prompt_kinds"} <= set(r["agent"])
                    for r in steps)  # fmt: skip
-    assert at == len(lines)
-    identical = []
-    for setting in settings:
-        part = tmp_path / f"{setting}.jsonl"
-        part.write_text("".join(line + "\n" for line in parts[setting]), encoding="utf-8")
-        compare = subprocess.run(
-            [sys.executable, str(TOOLS / "compare_prompts.py"),
-             str(RECORDINGS / f"{setting}.json.gz"), str(part)],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
-        if compare.returncode == 0:
-            identical.append(setting)
-        else:
-            print(f"--- {setting}\n{compare.stdout[-3000:]}")
+    identical = [
+        setting for setting in settings
+        if matches_recording(RECORDINGS / f"{setting}.json.gz", parts[setting],
+                             tmp_path / f"{setting}.jsonl")
+    ]  # fmt: skip
     assert identical == settings
     # The steps played are the recorded ones: the same actions in the same positions.
     for setting in settings:
-        steps = _steps(out, f"{setting}__escape__scripted__r0")
+        steps = episode_steps(out, f"{setting}__escape__scripted__r0")
         recorded = _recording(setting)["steps"]
         assert [(r["position"], r["action"]) for r in steps] == [
             (r["position"], r["action_answer"]) for r in recorded
@@ -117,7 +79,7 @@ def test_every_recorded_setting_gets_the_original_escape_agent_messages(tmp_path
 
 
 def _kinds(out: Path, episode: str) -> Counter[str]:
-    return Counter(k for r in _steps(out, episode) for k in r["agent"]["prompt_kinds"])
+    return Counter(k for r in episode_steps(out, episode) for k in r["agent"]["prompt_kinds"])
 
 
 def test_ablations_take_away_exactly_their_calls(tmp_path: Path) -> None:
@@ -126,9 +88,10 @@ def test_ablations_take_away_exactly_their_calls(tmp_path: Path) -> None:
     task list empty). The action and reflection calls that remain are the original's texts."""
     root = make_checkout(tmp_path)
     game = str(root / "data" / "game1-1.yaml")
-    full, _ = _run(tmp_path, game, "full")
-    no_foresight, nf_lines = _run(tmp_path, game, "nf", "--no-foresight")
-    no_reflection, nr_lines = _run(tmp_path, game, "nr", "--no-reflection")
+    full, _ = play_original(tmp_path, "escape", game, name="full")
+    no_foresight, nf_lines = play_original(tmp_path, "escape", game, "--no-foresight", name="nf")
+    no_reflection, nr_lines = play_original(tmp_path, "escape", game, "--no-reflection",
+                                            name="nr")
     k_full = _kinds(full, "game1-1__escape__scripted__r0")
     k_nf = _kinds(no_foresight, "game1-1__escape-no-foresight__scripted__r0")
     k_nr = _kinds(no_reflection, "game1-1__escape-no-reflection__scripted__r0")

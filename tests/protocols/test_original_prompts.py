@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SHARED, UPSTREAM
 from tests.support.original_harness import (
-    TOOLS,
-    ScriptedServer,
     make_checkout,
+    matches_recording,
+    play_original,
     recordings_present,
-    subprocess_env,
+    requests_per_setting,
 )
 
 RECORDINGS = UPSTREAM / "prompts" / "base"
@@ -51,47 +49,19 @@ def test_every_recorded_setting_gets_the_original_harness_messages(tmp_path: Pat
     settings = sorted(p.name[: -len(".json.gz")] for p in RECORDINGS.glob("*.json.gz"))
     games = sorted(p.stem for p in (root / "data").glob("*.yaml"))
     assert set(settings) <= set(games)
-    log = tmp_path / "requests.jsonl"
-    server = ScriptedServer(log)
-    try:
-        out = tmp_path / "run"
-        done = subprocess.run(
-            [sys.executable, "-m", "escapebench.cli", "run", "--agent", "base",
-             "--protocol", "original", "--model", "scripted", "--base-url", server.url,
-             "--games", str(root / "data"), "--max-steps", "150", "--concurrency", "1",
-             "--no-cache", "--no-fsync", "--quiet", "--out", str(out)],
-            env=subprocess_env(), capture_output=True, text=True, timeout=1200,
-        )
-    finally:
-        server.close()
-    assert done.returncode == 0, done.stderr
+    out, lines = play_original(tmp_path, "base", str(root / "data"), timeout=1200)
     run = json.loads((out / "run.json").read_text())
     assert run["protocol"]["name"] == "original"
     assert set(run["protocol"]["files"]) >= {"instruction.py", "agent_base.py", "env/item.py"}
     assert all(len(sha) == 64 for sha in run["protocol"]["files"].values())
     # Cut the log into one part per episode: episodes ran in id order, one at a time.
-    lines = log.read_text(encoding="utf-8").splitlines()
-    order = sorted(games, key=lambda s: f"{s}__base__scripted__r0")
-    parts: dict[str, list[str]] = {}
-    at = 0
-    for setting in order:
-        steps = (out / "episodes" / f"{setting}__base__scripted__r0" / "steps.jsonl")
-        calls = sum(len(json.loads(r)["calls"]) for r in steps.read_text().splitlines())
-        parts[setting] = lines[at : at + calls]
-        at += calls
-    assert at == len(lines)
+    parts = requests_per_setting(out, lines, games, "base")
+    assert sum(len(p) for p in parts.values()) == len(lines)
     identical = []
     for setting in settings:
-        part = tmp_path / f"{setting}.jsonl"
-        part.write_text("".join(line + "\n" for line in parts[setting]), encoding="utf-8")
-        compare = subprocess.run(
-            [sys.executable, str(TOOLS / "compare_prompts.py"),
-             str(RECORDINGS / f"{setting}.json.gz"), str(part)],
-            capture_output=True, text=True, timeout=300,
-        )
-        if compare.returncode == 0:
+        same = matches_recording(RECORDINGS / f"{setting}.json.gz", parts[setting],
+                                 tmp_path / f"{setting}.jsonl")
+        if same:
             identical.append(setting)
-        else:
-            print(f"--- {setting}\n{compare.stdout[-3000:]}")
-        assert len(parts[setting]) == recorded_calls(setting) or compare.returncode != 0
+        assert len(parts[setting]) == recorded_calls(setting) or not same
     assert identical == settings
