@@ -10,23 +10,29 @@ release; nothing of it is shipped here.
 * :mod:`.escape_texts`: the EscapeAgent's prompts and the patterns its answers are read with.
 """
 
-from escapebench.protocols.original.escape_texts import (
-    OriginalEscapeTexts,
-    OriginalTextError,
-    read_original_escape_texts,
-)
-from escapebench.protocols.original.protocol import (
-    ORIGINAL_VERSION,
-    OriginalProtocol,
-    OriginalSession,
-    OriginalTexts,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# The checkout reader is what choosing a protocol needs (``protocols.make_protocol``); the
+# protocol and the EscapeAgent texts are loaded on first use, when a run plays ``original``.
 from escapebench.protocols.original.source import (
     OriginalSource,
     OriginalSourceError,
     find_source,
     is_original_checkout,
 )
+
+_LAZY = {
+    "ORIGINAL_VERSION": "escapebench.protocols.original.protocol",
+    "OriginalProtocol": "escapebench.protocols.original.protocol",
+    "OriginalSession": "escapebench.protocols.original.protocol",
+    "OriginalTexts": "escapebench.protocols.original.protocol",
+    "OriginalEscapeTexts": "escapebench.protocols.original.escape_texts",
+    "OriginalTextError": "escapebench.protocols.original.escape_texts",
+    "read_original_escape_texts": "escapebench.protocols.original.escape_texts",
+}
 
 __all__ = [
     "ORIGINAL_VERSION",
@@ -41,3 +47,9 @@ __all__ = [
     "is_original_checkout",
     "read_original_escape_texts",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
