@@ -12,6 +12,8 @@ import importlib
 import os
 import sys
 
+from escapebench.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE
+
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
     "run": ("escapebench.bench.command_run", "benchmark an agent on a set of games"),
@@ -57,18 +59,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.verb is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     module = importlib.import_module(args._module)
     try:
         return int(module.main(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`escapebench check --json | head`): stop quietly, as Unix tools
         # do. Point stdout at /dev/null so the final flush at exit does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by the broken pipe
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from escapebench.bench.plan import FINGERPRINT_DEFAULTS, FINGERPRINT_KEYS, compa
 from escapebench.bench.records import EPISODES_DIR, RUN_FILE
 from escapebench.bench.result_tables import format_table
 from escapebench.bench.settings import RunConfigError
-from escapebench.exit_codes import EXIT_USAGE
+from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -198,4 +198,4 @@ def main(args: argparse.Namespace) -> int:
     if unfinished:
         print(f"warning: {unfinished} episodes are unfinished; resume them in their shard "
               "folders and merge again", file=sys.stderr)
-    return 0
+    return EXIT_OK

@@ -18,6 +18,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
 from escapebench.games.loading import builtin_files
 from escapebench.games.validation import SettingReport, check_paths
 
@@ -108,13 +109,13 @@ def main(args: argparse.Namespace) -> int:
         paths = [str(p) for p in builtin_files()]
         if not paths:
             print("escapebench check: no built-in games are installed", file=sys.stderr)
-            return 1
+            return EXIT_PROBLEMS_FOUND
     reports = check_paths(paths, run_solver=not args.no_solver)
     ok = all(r.ok for r in reports)
     if args.json:
         doc = {"ok": ok, "settings": [r.to_json() for r in reports]}
         print(json.dumps(doc, indent=2, ensure_ascii=False))
-        return 0 if ok else 1
+        return EXIT_OK if ok else EXIT_PROBLEMS_FOUND
     if not args.quiet:
         print(format_table(reports))
     lines = format_issues(reports, errors_only=args.quiet)
@@ -129,4 +130,4 @@ def main(args: argparse.Namespace) -> int:
         f"{len(reports)} setting(s) checked: {verdict} "
         f"({n_err} error(s), {n_warn} warning(s))"
     )
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_PROBLEMS_FOUND

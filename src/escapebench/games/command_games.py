@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from escapebench.engine.model import GameDefinition
+from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
 from escapebench.games.loading import GameFileError, builtin_files, game_files, load_file
 from escapebench.games.playable import split_playable
 from escapebench.games.reference import replay_reference
@@ -101,4 +102,4 @@ def main(args: argparse.Namespace) -> int:
         print(format_table(rows))
     else:
         print("no games found", file=sys.stderr)
-    return 1 if failed else 0
+    return EXIT_PROBLEMS_FOUND if failed else EXIT_OK

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from escapebench.engine.model import DIFFICULTIES, BrokenGameError
+from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
 from escapebench.games.loading import GameFileError, pick_setting
 from escapebench.games.traces import ReplayMismatch, TraceError, read_trace_of, replay
 from escapebench.protocols import OriginalSourceError
@@ -56,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
         protocol = protocol_from_args(args, [args.game])
     except (GameFileError, OriginalSourceError) as exc:
         print(f"escapebench replay: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         if args.trace == "-":
             text, source = sys.stdin.read(), "<stdin>"
@@ -64,12 +65,12 @@ def main(args: argparse.Namespace) -> int:
             text, source = Path(args.trace).read_text(encoding="utf-8"), args.trace
     except (OSError, UnicodeDecodeError) as exc:
         print(f"escapebench replay: cannot read trace {args.trace}: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         steps = read_trace_of(defn, text, source)
     except TraceError as exc:
         print(f"escapebench replay: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         printed: list[int] = []
         for record in replay(defn, steps, states=args.states, protocol=protocol):
@@ -78,9 +79,9 @@ def main(args: argparse.Namespace) -> int:
     except BrokenGameError as exc:
         print(f"escapebench replay: the game broke at this step: {exc} "
               f"(see 'escapebench check {defn.source}')", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except ReplayMismatch as exc:
         line = steps[printed[-1]].line
         print(f"escapebench replay: {source}:{line}: {exc}", file=sys.stderr)
-        return 1
-    return 0
+        return EXIT_PROBLEMS_FOUND
+    return EXIT_OK

@@ -33,7 +33,7 @@ from typing import IO
 
 from escapebench.bench import DEFAULT_HELP_STEPS, DEFAULT_MAX_STEPS, DEFAULT_PATIENCE, HintOptions
 from escapebench.engine.model import DIFFICULTIES
-from escapebench.exit_codes import EXIT_INTERRUPTED
+from escapebench.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 from escapebench.games import add_protocol_arguments, require_playable
 from escapebench.games.loading import GameFileError, pick_setting
 from escapebench.play.errors import PlayError
@@ -124,7 +124,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         )
     except (GameFileError, ValueError) as exc:  # (OriginalSourceError is a ValueError)
         print(f"escapebench play: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     session = PlaySession(
         defn, player=args.player or "anonymous", hints=options, max_steps=max_steps,
         protocol=protocol,
@@ -133,7 +133,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         default_save = save_path(args, defn.setting)
     except PlayError as exc:
         print(f"escapebench play: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     # The saves that hold this game: rewritten as finished when it ends, so that they cannot
     # be played on and counted twice.
     saves: set[Path] = set()
@@ -145,7 +145,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             session.check_out(args.out)
     except PlayError as exc:
         print(f"escapebench play: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
 
     say(f"{defn.title} ({defn.setting}). Type 'help' for the commands.")
     if args.load:
@@ -274,15 +274,15 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     say(score.line())
     if not session.ended:
         if not worth_saving():
-            return 0
+            return EXIT_OK
         try:
             path = session.save_file(default_save)
         except PlayError as exc:
             print(f"escapebench play: {exc}; the game is lost", file=sys.stderr)
-            return 1
+            return EXIT_NOT_SAVED
         say(f"Saved at step {session.step} to {path}; no result is written until the game "
             f"ends. Continue with: {resume_command(args, path)}")
-        return EXIT_INTERRUPTED if interrupted else 0
+        return EXIT_INTERRUPTED if interrupted else EXIT_OK
     code = 0
     if not args.no_result:
         try:

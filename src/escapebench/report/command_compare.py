@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.summaries import PairedDifference, coverage_of, paired_compare, rules_of
-from escapebench.exit_codes import EXIT_NOTHING_TO_COMPARE, EXIT_USAGE
+from escapebench.exit_codes import EXIT_NOTHING_TO_COMPARE, EXIT_OK, EXIT_USAGE
 from escapebench.report.runs import ReportInputError, RunFolder, all_results, load_runs
 from escapebench.report.tables import (
     COVERS,
@@ -235,7 +235,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"\n(no paired comparison: {exc})")
         else:
             print(("\n" if printed else "") + text)
-        return 0
+        return EXIT_OK
     if not printed:
         agents = sorted({r.agent for r in results}) or ["none (no finished episodes)"]
         print(
@@ -245,4 +245,4 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NOTHING_TO_COMPARE
-    return 0
+    return EXIT_OK

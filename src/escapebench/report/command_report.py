@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``escapebench report``."""
@@ -28,19 +30,19 @@ def main(args: argparse.Namespace) -> int:
         if Path(d).resolve() == resolved_out:
             print(f"escapebench report: --out {out} is one of the result folders; "
                   "pick another folder", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     try:
         result = build_report(args.run_dirs, out, title=args.title)
     except ReportInputError as exc:
         print(f"escapebench report: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except OSError as exc:
         print(f"escapebench report: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     print(
         f"wrote {result.index_html} ({result.finished} finished of {result.episodes} episodes, "
         f"{len(result.figures)} figures, {len(result.tables)} tables)"
     )
     for fig in result.figures:
         print(f"  {out / fig.filename}")
-    return 0
+    return EXIT_OK

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
+
 DEFAULT_DATA_DIR = "human-results"
 DEFAULT_PORT = 8765
 
@@ -92,17 +94,17 @@ def main(args: argparse.Namespace) -> int:
         load_runs(run_dirs)  # fail now, not on the first page view
     except ReportInputError as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     data_dir = Path(args.data)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         print(f"escapebench serve: cannot use --data {data_dir}: {exc.strerror or exc}",
               file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if not 0 <= args.port <= 65535:
         print(f"escapebench serve: --port {args.port} is not a port number", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
         app = create_app(ServeConfig(
             run_dirs, data_dir, list(args.games), host=args.host,
@@ -113,12 +115,12 @@ def main(args: argparse.Namespace) -> int:
         GameFileError, BrokenGamesError, UnplayableGamesError, DataFolderError, ValueError
     ) as exc:
         print(f"escapebench serve: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     # Checked last: the folders and games above are the user's to fix first.
     problem = listen_problem(args.host, args.port)
     if problem is not None:
         print(f"escapebench serve: {problem}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if not is_loopback(args.host):
         print(f"escapebench serve: listening on {args.host}: anyone who can reach this machine "
               "can read the reports and play (and write human results)", file=sys.stderr)
@@ -145,5 +147,5 @@ def main(args: argparse.Namespace) -> int:
         # uvicorn exits this way when it cannot listen (it has printed why, e.g. port in use)
         print(f"escapebench serve: cannot listen on {args.host}:{args.port}; "
               "try another --port (0 picks a free one)", file=sys.stderr)
-        return 2
-    return 0
+        return EXIT_USAGE
+    return EXIT_OK
