@@ -46,6 +46,7 @@ from typing import Any, Protocol
 
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
 from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent, hint_position
+from escapebench.engine.actions import same_action
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.llm.base import ChatModel, SamplingSettings
@@ -62,23 +63,6 @@ HELP_STEPS = 10  # steps in help after which the hint system plays the target ac
 
 PATH_SEPARATOR = " -> "
 _SCENE = "env/scene.py"
-
-
-def same_action(a: str, b: str) -> bool:
-    """Whether two action calls are the same by the original's rule.
-
-    Crafts: the same two names in any order; others: the same verb and the same names in order;
-    names compared without case and surrounding spaces.
-    """
-
-    def args(call: str) -> list[str]:
-        return [x.strip() for x in call.split("(")[1].split(")")[0].strip().lower().split(",")]
-
-    if a.startswith("craft") and b.startswith("craft"):
-        return set(args(a)) == set(args(b))
-    if a.split("(")[0].strip().lower() != b.split("(")[0].strip().lower():
-        return False
-    return args(a) == args(b)
 
 
 @dataclass
@@ -825,7 +809,7 @@ class ProtocolWorld:
         self.session = protocol.session(defn)
         self.raw = self.session.raw
         self.t = protocol.texts
-        self.path_line = protocol.source.message(_SCENE, "Scene.describe", ("path_str",))
+        self.path_line = protocol.source.message(_SCENE, "Scene.describe", 1, 1)
 
     def describe(self, game: EscapeGame, path: Sequence[str]) -> str:
         obs = self.session.observation(game)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from escapebench.agents.base import Hint
+from escapebench.engine.actions import same_action
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, GameDefinition
 
@@ -135,23 +136,6 @@ class HintOutcome:
     completed: int | None = None  # reference index of the hint that was completed
     skipped: int | None = None  # (kept for old logs: the original never skips a hint)
     progressed: bool = False
-
-
-def same_action(a: str, b: str) -> bool:
-    """Whether two action strings are the same action, as the original's hint system decides:
-    the verb and the arguments equal in any letter case (spaces around them aside); two
-    crafts name the same two tools in any order."""
-    if "(" not in a or "(" not in b:
-        return False
-
-    def args(text: str) -> list[str]:
-        return [x.strip() for x in text.split("(")[1].split(")")[0].strip().lower().split(",")]
-
-    if a.startswith("craft") and b.startswith("craft"):
-        return set(args(a)) == set(args(b))
-    if a.split("(")[0].strip().lower() != b.split("(")[0].strip().lower():
-        return False
-    return args(a) == args(b)
 
 
 class HintPolicy:

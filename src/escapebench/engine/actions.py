@@ -204,3 +204,29 @@ def split_candidates(
                 kept.append(idx)
         cuts = kept
     return [(arg_text[:idx], arg_text[idx + 1 :]) for idx in cuts]
+
+
+def _call_parts(call: str) -> tuple[str, list[str]] | None:
+    """A call's verb and its comma-separated arguments, compared without case or surrounding
+    spaces; the arguments end at the first ``)``. None when there is no ``(``."""
+    verb, opened, rest = call.partition("(")
+    if not opened:
+        return None
+    inside = rest.partition(")")[0]
+    return verb.strip().lower(), [arg.strip() for arg in inside.strip().lower().split(",")]
+
+
+def same_action(a: str, b: str) -> bool:
+    """Whether two action strings name the same action by the original harness's rule (the
+    hint system's "is this the next key step?" and the EscapeAgent's proposal check).
+
+    The verb and the arguments must be equal apart from letter case and spaces around each
+    argument; two crafts (both strings starting with ``craft`` as written) name the same two
+    tools in either order. A string without ``(`` is no action and matches nothing.
+    """
+    first, second = _call_parts(a), _call_parts(b)
+    if first is None or second is None:
+        return False
+    if a.startswith("craft") and b.startswith("craft"):
+        return set(first[1]) == set(second[1])
+    return first == second

@@ -7,7 +7,7 @@ them is shipped with escapebench: they are read from the checkout by the protoco
 or executed) and handed to :class:`~escapebench.agents.escape_original.OriginalEscapeAgent`.
 
 Two kinds of text: *messages* (what a statement assigns or adds: the prompt pieces), found by
-method, holes and rank as the protocol finds its own; and *literals* the agent tests a response
+method and place as the protocol finds its own; and *literals* the agent tests a response
 for or cuts a text at (``"..." in reward``, ``.split("...")``), which are not messages and are
 found here by their place among the method's string literals. A checkout that does not have
 them where the original release has them is refused with the file and the text named.
@@ -32,69 +32,56 @@ INSTRUCTION_FILE = "instruction.py"
 CLASS = "EscapeAgent"
 _UTILS = "utils.py"
 _READ_OPERATION = "find_reflect_function_call"
-_VERB_ALTERNATION = "'|'.join((re.escape(fn) for fn in function_names))"
-_PARAM_EXPLAIN = "'\\n- '.join([REFLECT_ACTS[action][2] for action in actions]).strip()"
 
 
 class OriginalTextError(OriginalSourceError):
     """The checkout does not hold the original EscapeAgent's texts where they should be."""
 
 
-# The messages of agent_creative.py the agent uses: (method, holes, rank among the method's
-# messages with those holes), found by the protocol's reader (OriginalSource.message).
-_MESSAGES: dict[str, tuple[str, tuple[str, ...], int]] = {
-    "task_line": ("format_task_list", ("count", "task[0]", "task[3]"), 0),
-    "task_description_line": ("format_task_list", ("task[1]",), 0),
-    "no_tasks": ("format_task_list", (), 1),
-    "tried_click": ("reflect", (), 0),
-    "tried_apply": ("reflect", ("tool",), 0),
-    "tried_input": ("reflect", ("input_string",), 0),
-    "tried_first": ("reflect", ("ori_strategy", "current_act"), 0),
-    "tried_more": ("reflect", ("previous_segment", "current_act"), 0),
-    "param_explain": ("reflect", (_PARAM_EXPLAIN,), 0),
-    "reflection_position": ("reflect", ("log['position']",), 0),
-    "reflection_scene": ("reflect", ("log['scene']",), 0),
-    "reflection_actions": ("reflect", ("log['possible_actions']",), 0),
-    "reflection_action": ("reflect", ("log['action_answer']",), 0),
-    "reflection_response": ("reflect", ("log['response']",), 0),
-    "reflection_closing": ("reflect", (), 1),
-    "new_task_period": ("reflect", ("new_strategy",), 0),
-    "new_task_tried": ("reflect", ("current_act",), 0),
-    "step_frame": ("take_action", ("step", "scene_prompt"), 0),
-    "help_closing": ("take_action", (), 0),
-    "try_action": ("take_action", ("first_action[1]",), 0),
-    "craft_prompt": ("take_action", (), 1),
-    "bad_action_item": ("take_action", ("bad_act[0]",), 0),
-    "bad_actions_end": ("take_action", ("bad_acts_string.strip().strip(',')",), 0),
-    "bad_actions_head": ("take_action", (), 2),
-    "bad_actions_tail": ("take_action", (), 3),
-    "unexplored_item": ("take_action", ("scene_act",), 0),
-    "unexplored_end": ("take_action", ("not_explored_scenes.strip().strip(',')",), 0),
-    "unexplored_head": ("take_action", (), 4),
-    "unexplored_tail": ("take_action", (), 5),
-    "tool_head": ("forethought", (), 0),
-    "tool_line": (
-        "forethought",
-        ("self.new_tool_collected.name", "self.new_tool_collected.current_desc()"),
-        0,
-    ),
-    "tool_bag_intro": ("forethought", ("tools_in_bag",), 0),
-    "tool_tasks_intro": ("forethought", ("task_list",), 0),
-    "tool_closing": ("forethought", (), 1),
-    "task_head": ("forethought", (), 2),
-    "task_line_foresight": (
-        "forethought",
-        (
-            "self.new_task_created[0][0]",
-            "self.new_task_created[0][3]",
-            "self.new_task_created[0][1]",
-        ),
-        0,
-    ),
-    "task_bag_intro": ("forethought", ("tools_in_bag",), 1),
-    "memory_pad_intro": ("forethought", ("self.memory_pad",), 0),
-    "task_closing": ("forethought", (), 3),
-    "memory_pad": ("setup", (), 0),
+# The messages of agent_creative.py the agent uses: (method, place among the method's
+# messages in source order, number of holes), found by the protocol's reader
+# (OriginalSource.message).
+_MESSAGES: dict[str, tuple[str, int, int]] = {
+    "task_line": ("format_task_list", 1, 3),
+    "task_description_line": ("format_task_list", 2, 1),
+    "no_tasks": ("format_task_list", 4, 0),
+    "tried_click": ("reflect", 0, 0),
+    "tried_apply": ("reflect", 1, 1),
+    "tried_input": ("reflect", 2, 1),
+    "tried_first": ("reflect", 3, 2),
+    "tried_more": ("reflect", 4, 2),
+    "param_explain": ("reflect", 5, 1),
+    "reflection_position": ("reflect", 6, 1),
+    "reflection_scene": ("reflect", 7, 1),
+    "reflection_actions": ("reflect", 8, 1),
+    "reflection_action": ("reflect", 9, 1),
+    "reflection_response": ("reflect", 10, 1),
+    "reflection_closing": ("reflect", 11, 0),
+    "new_task_period": ("reflect", 12, 1),
+    "new_task_tried": ("reflect", 13, 1),
+    "step_frame": ("take_action", 0, 2),
+    "help_closing": ("take_action", 1, 0),
+    "try_action": ("take_action", 2, 1),
+    "craft_prompt": ("take_action", 3, 0),
+    "bad_action_item": ("take_action", 4, 1),
+    "bad_actions_end": ("take_action", 5, 1),
+    "bad_actions_head": ("take_action", 6, 0),
+    "bad_actions_tail": ("take_action", 7, 0),
+    "unexplored_item": ("take_action", 8, 1),
+    "unexplored_end": ("take_action", 9, 1),
+    "unexplored_head": ("take_action", 10, 0),
+    "unexplored_tail": ("take_action", 11, 0),
+    "tool_head": ("forethought", 0, 0),
+    "tool_line": ("forethought", 1, 2),
+    "tool_bag_intro": ("forethought", 2, 1),
+    "tool_tasks_intro": ("forethought", 3, 1),
+    "tool_closing": ("forethought", 4, 0),
+    "task_head": ("forethought", 5, 0),
+    "task_line_foresight": ("forethought", 6, 3),
+    "task_bag_intro": ("forethought", 7, 1),
+    "memory_pad_intro": ("forethought", 8, 1),
+    "task_closing": ("forethought", 9, 0),
+    "memory_pad": ("setup", 0, 0),
 }
 
 # Texts that are not messages but literals the agent tests responses for or cuts texts at
@@ -240,8 +227,8 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
         source = OriginalSource(Path(source))
     try:
         messages = {
-            name: source.message(AGENT_FILE, f"{CLASS}.{method}", holes, rank)
-            for name, (method, holes, rank) in _MESSAGES.items()
+            name: source.message(AGENT_FILE, f"{CLASS}.{method}", at, holes)
+            for name, (method, at, holes) in _MESSAGES.items()
         }
         literals: dict[str, str] = {}
         found: dict[str, list[ast.AST]] = {}
@@ -256,11 +243,11 @@ def read_original_escape_texts(source: OriginalSource | Path) -> OriginalEscapeT
         }
         reflect_acts = source.constant(INSTRUCTION_FILE, "REFLECT_ACTS")
         verbs = source.function_constant(_UTILS, _READ_OPERATION, "function_names")
-        pattern = source.message(_UTILS, _READ_OPERATION, (_VERB_ALTERNATION,)).pieces()
+        pattern = source.message(_UTILS, _READ_OPERATION, 0, 1).pieces()
         operation_pattern = re.compile(
             pattern[0] + "|".join(re.escape(str(v)) for v in verbs) + pattern[1]
         )
-        no_operation = source.message(_UTILS, _READ_OPERATION, ()).literal
+        no_operation = source.message(_UTILS, _READ_OPERATION, 1, 0).literal
         patterns: dict[str, re.Pattern[str]] = {}
         in_utils: dict[str, list[ast.AST]] = {}
         for name, (function, index) in _READERS.items():

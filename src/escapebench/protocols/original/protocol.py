@@ -66,36 +66,36 @@ class OriginalTexts:
         self.system_prompt = str(s.constant("instruction.py", "BASE_SYS_PROMPT"))
         self.system_prompt_cot = str(s.constant("instruction.py", "BASE_SYS_PROMPT_COT"))
         self.helper_prompt = str(s.constant("instruction.py", "HELPER_PROMPT"))
-        self.helper_block = m(_AGENT, "BaseAgent.form_helper_prompt", (_HELPER_FILLED,))
-        self.history_step = m(_AGENT, "BaseAgent.add_history", ("i",))
-        self.history_position = m(_AGENT, "BaseAgent.add_history", (_H_POS,))
-        self.history_action = m(_AGENT, "BaseAgent.add_history", (_H_ACT,))
-        self.history_response = m(_AGENT, "BaseAgent.add_history", (_H_RESP,))
-        self.scene_block = m(_AGENT, "BaseAgent.take_action", ("scene_prompt",))
-        self.frame = m(_AGENT, "BaseAgent.take_action", ("step", "position", "prompt"))
+        self.helper_block = m(_AGENT, "BaseAgent.form_helper_prompt", 0, 1)
+        self.history_step = m(_AGENT, "BaseAgent.add_history", 0, 1)
+        self.history_position = m(_AGENT, "BaseAgent.add_history", 1, 1)
+        self.history_action = m(_AGENT, "BaseAgent.add_history", 2, 1)
+        self.history_response = m(_AGENT, "BaseAgent.add_history", 3, 1)
+        self.scene_block = m(_AGENT, "BaseAgent.take_action", 0, 1)
+        self.frame = m(_AGENT, "BaseAgent.take_action", 1, 3)
         # answers
         verbs = s.function_constant("utils.py", "find_last_function_call", "function_names")
-        pattern = m("utils.py", "find_last_function_call", (_VERB_ALTERNATION,)).pieces()
+        pattern = m("utils.py", "find_last_function_call", 0, 1).pieces()
         self.call_pattern = re.compile(
             pattern[0] + "|".join(re.escape(str(v)) for v in verbs) + pattern[1]
         )
-        self.no_action = m("utils.py", "find_last_function_call", ()).literal
+        self.no_action = m("utils.py", "find_last_function_call", 1, 0).literal
         # observation
-        self.describe = m(_GRAPH, "Graph.describe", _DESCRIBE_HOLES)
-        self.scene_head = m(_SCENE, "Scene.describe", ("self.name", "self.desc"))
-        self.seen_head = m(_SCENE, "Scene.describe", ()).literal
-        self.item_line = m(_SCENE, "Scene.describe", ("item_wrap['position']", "item.name", "desc"))
-        self.tool_line = m(_SCENE, "Scene.describe", ("tool_wrap['position']", "tool.name", "desc"))
-        self.actions_head = m(_SCENE, "Scene.actions", (), 0).literal
-        self.item_action = m(_SCENE, "Scene.actions", ("name",), 0)
-        self.tool_action = m(_SCENE, "Scene.actions", ("name",), 1)
-        self.links_head = m(_SCENE, "Scene.actions", (), 3).literal
-        self.link_line = m(_SCENE, "Scene.actions", ("action", "name"))
-        self.bag_empty = m(_BAG, "Bag.describe", (), 0).literal
-        self.bag_head = m(_BAG, "Bag.describe", (), 1).literal
-        self.bag_name = m(_BAG, "Bag.describe", ("name",))
-        self.bag_desc = m(_BAG, "Bag.describe", ("tool.describe()",))
-        self.bag_end = m(_BAG, "Bag.describe", (), 2).literal
+        self.describe = m(_GRAPH, "Graph.describe", 0, 3)
+        self.scene_head = m(_SCENE, "Scene.describe", 0, 2)
+        self.seen_head = m(_SCENE, "Scene.describe", 2, 0).literal
+        self.item_line = m(_SCENE, "Scene.describe", 3, 3)
+        self.tool_line = m(_SCENE, "Scene.describe", 4, 3)
+        self.actions_head = m(_SCENE, "Scene.actions", 0, 0).literal
+        self.item_action = m(_SCENE, "Scene.actions", 2, 1)
+        self.tool_action = m(_SCENE, "Scene.actions", 5, 1)
+        self.links_head = m(_SCENE, "Scene.actions", 7, 0).literal
+        self.link_line = m(_SCENE, "Scene.actions", 9, 2)
+        self.bag_empty = m(_BAG, "Bag.describe", 0, 0).literal
+        self.bag_head = m(_BAG, "Bag.describe", 1, 0).literal
+        self.bag_name = m(_BAG, "Bag.describe", 3, 1)
+        self.bag_desc = m(_BAG, "Bag.describe", 4, 1)
+        self.bag_end = m(_BAG, "Bag.describe", 5, 0).literal
         # feedback: errors
         self.arity = {
             verb: msg.literal
@@ -109,55 +109,44 @@ class OriginalTexts:
                 f"{source.src / _GRAPH}: Graph.parse_response does not name the five verbs' "
                 f"argument counts (not the original release?); {USAGE_HINT}"
             )
-        self.invalid_name = m(_GRAPH, "Graph.parse_response", ("arg.lower()",))
-        self.reaction_error = m(_GRAPH, "Graph.react", ("e",))
-        self.apply_not_item = m(_SCENE, "Scene.apply", ()).literal
-        self.input_not_item = m(_SCENE, "Scene.input", ()).literal
+        self.invalid_name = m(_GRAPH, "Graph.parse_response", 5, 1)
+        self.reaction_error = m(_GRAPH, "Graph.react", 1, 1)
+        self.apply_not_item = m(_SCENE, "Scene.apply", 0, 0).literal
+        self.input_not_item = m(_SCENE, "Scene.input", 0, 0).literal
         # feedback: outcomes
-        self.collected = m(_SCENE, "Scene.click", ("tool_name",))
-        self.moved = m(_SCENE, "Scene.move", ("scene_name",))
-        self.clicked_reward = m(_ITEM, "Item.click", ("self.name", _T_REWARD))
-        self.clicked = m(_ITEM, "Item.click", ("self.name",), 0)
-        self.click_failed_neg = m(_ITEM, "Item.click", ("self.name", _S_NEG))
-        self.click_failed = m(_ITEM, "Item.click", ("self.name",), 1)
-        self.input_wrong = m(_ITEM, "Item.input", ("self.name",))
-        self.input_reward = m(_ITEM, "Item.input", ("content", "self.name", _T_REWARD))
-        self.input_done = m(_ITEM, "Item.input", ("content", "self.name"))
-        self.input_failed_neg = m(_ITEM, "Item.input", (_S_NEG,))
-        self.input_failed = m(_ITEM, "Item.input", ()).literal
-        self.apply_wrong = m(_ITEM, "Item.apply", ("self.name",))
-        self.applied = m(_ITEM, "Item.apply", ("chosen_tool.name", "self.name"), 0)
-        self.applied_reward = m(_ITEM, "Item.apply", (_T_REWARD,))
-        self.applied_end = m(_ITEM, "Item.apply", (), 0).literal
-        self.applied_partial = m(_ITEM, "Item.apply", ("chosen_tool.name", "self.name"), 1)
-        self.apply_failed_neg = m(_ITEM, "Item.apply", (_S_NEG,))
-        self.apply_failed = m(_ITEM, "Item.apply", (), 1).literal
+        self.collected = m(_SCENE, "Scene.click", 0, 1)
+        self.moved = m(_SCENE, "Scene.move", 0, 1)
+        self.clicked_reward = m(_ITEM, "Item.click", 1, 2)
+        self.clicked = m(_ITEM, "Item.click", 2, 1)
+        self.click_failed_neg = m(_ITEM, "Item.click", 3, 2)
+        self.click_failed = m(_ITEM, "Item.click", 4, 1)
+        self.input_wrong = m(_ITEM, "Item.input", 1, 1)
+        self.input_reward = m(_ITEM, "Item.input", 2, 3)
+        self.input_done = m(_ITEM, "Item.input", 3, 2)
+        self.input_failed_neg = m(_ITEM, "Item.input", 4, 1)
+        self.input_failed = m(_ITEM, "Item.input", 5, 0).literal
+        self.apply_wrong = m(_ITEM, "Item.apply", 1, 1)
+        self.applied = m(_ITEM, "Item.apply", 2, 2)
+        self.applied_reward = m(_ITEM, "Item.apply", 3, 1)
+        self.applied_end = m(_ITEM, "Item.apply", 4, 0).literal
+        self.applied_partial = m(_ITEM, "Item.apply", 5, 2)
+        self.apply_failed_neg = m(_ITEM, "Item.apply", 6, 1)
+        self.apply_failed = m(_ITEM, "Item.apply", 7, 0).literal
         self.crafted = (
-            m(_BAG, "Bag.craft", ("tool_2.current_desc()", "tool_1.current_desc()")),
-            m(_BAG, "Bag.craft", ("tool_1.current_desc()", "tool_2.current_desc()")),
+            m(_BAG, "Bag.craft", 0, 2),
+            m(_BAG, "Bag.craft", 3, 2),
         )
         self.craft_new = (
-            m(_BAG, "Bag.craft", ("tool_1.current_desc()",), 0),
-            m(_BAG, "Bag.craft", ("tool_2.current_desc()",), 0),
+            m(_BAG, "Bag.craft", 1, 1),
+            m(_BAG, "Bag.craft", 4, 1),
         )
         self.craft_missing = (
-            m(_BAG, "Bag.craft", ("tool_1.current_desc()",), 1),
-            m(_BAG, "Bag.craft", ("tool_2.current_desc()",), 1),
+            m(_BAG, "Bag.craft", 2, 1),
+            m(_BAG, "Bag.craft", 5, 1),
         )
-        self.craft_failed = m(_BAG, "Bag.craft", ()).literal
+        self.craft_failed = m(_BAG, "Bag.craft", 6, 0).literal
 
 
-_HELPER_FILLED = (
-    "HELPER_PROMPT.replace('<cur_pos>', cur_pos).replace('<tar_pos>', tar_pos)"
-    ".replace('<tar_action>', tar_action)"
-)
-_H_POS = "self.history[i]['position']"
-_H_ACT = "self.history[i]['action_answer']"
-_H_RESP = "self.history[i]['response']"
-_VERB_ALTERNATION = "'|'.join((re.escape(fn) for fn in function_names))"
-_DESCRIBE_HOLES = ("scene_describe.strip()", "scene_actions.strip()", "bag_describe.strip()")
-_T_REWARD = "transition['reward'].strip().capitalize()"
-_S_NEG = "state['neg_reward'].strip().capitalize()"
 
 
 # ------------------------------------------------------------------ the game, read as the original
@@ -258,9 +247,9 @@ def _raw_reference(defn: GameDefinition) -> list[tuple[str, str]]:
     """(position, action_answer) of the reference chain as written in its key log."""
     out: list[tuple[str, str]] = []
     path = Path(defn.source)
-    stem = path.name.rsplit(".", 1)[0]
-    game = stem.replace("-easy", "").replace("-hard", "").replace("game", "")
-    log = path.parent / "reference" / f"key_log_{game}.txt"
+    # the key log is named by the game's number, shared by its easy, normal and hard files
+    number = defn.game.removeprefix("game")
+    log = path.parent / "reference" / f"key_log_{number}.txt"
     if log.is_file():
         text = log.read_text(encoding="utf-8")
         decoder = json.JSONDecoder()

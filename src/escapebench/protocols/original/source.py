@@ -14,9 +14,9 @@ Two kinds of text are read:
 * *messages* inside functions (the feedback of ``src/env/*.py``, the prompt frame of
   ``src/agent_base.py``): every string expression a statement assigns, adds, returns, asserts
   or raises, flattened into literal pieces and holes (:class:`Message`). A message is found by
-  its function, the source text of its holes and its rank among messages with those holes
-  (:meth:`OriginalSource.message`), so a changed checkout fails with a clear error instead of
-  showing a model the wrong text.
+  the name of its function and its place among that function's messages, and its number of
+  holes is checked (:meth:`OriginalSource.message`), so a changed checkout fails with a clear
+  error instead of showing a model the wrong text.
 
 Finding the checkout: the folder given with ``--original-source`` (the checkout or its
 ``src``), else, when the games come from ``CHECKOUT/data``, ``CHECKOUT/src``
@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,16 +244,22 @@ class OriginalSource:
             )
         return mod.messages[function]
 
-    def message(self, rel: str, function: str, holes: Sequence[str], rank: int = 0) -> Message:
-        """The ``rank``-th message of ``function`` whose holes are ``holes`` (source texts)."""
-        want = tuple(holes)
-        found = [m for m in self.messages(rel, function) if m.holes == want]
-        if rank >= len(found):
+    def message(self, rel: str, function: str, at: int, holes: int) -> Message:
+        """The message at place ``at`` (0-based, in source order) among ``function``'s messages,
+        which must have ``holes`` places filled at run time.
+
+        A message is known by where it stands, never by the code around it: a checkout whose
+        function has fewer messages, or a message with another number of holes there, is not
+        the release this protocol was written for and is refused with the place named.
+        """
+        found = self.messages(rel, function)
+        if at >= len(found) or len(found[at].holes) != holes:
+            have = "no" if at >= len(found) else f"{len(found[at].holes)} hole(s) in the"
             raise OriginalSourceError(
-                f"{self.src / rel}: {function} has {len(found)} message(s) with holes {want}, "
-                f"not {rank + 1} (not the original release?); {USAGE_HINT}"
+                f"{self.src / rel}: {function} has {have} message {at + 1} "
+                f"(expected one with {holes} hole(s); not the original release?); {USAGE_HINT}"
             )
-        return found[rank]
+        return found[at]
 
     def _function(self, rel: str, function: str) -> ast.AST:
         mod = self._module(rel)
