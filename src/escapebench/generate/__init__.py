@@ -1,0 +1,1 @@
+"""Game generator (placeholder; the generator code lands here)."""
