@@ -81,7 +81,6 @@ def affordance_problems(data: Any) -> list[str]:
         problems.append(f"objects: {len(objects)} < 160")
     check_names("objects", [o.get("name") for o in objects], problems)
     by_name = {o.get("name"): o for o in objects}
-    creative_objects = 0
     for o in objects:
         where = f"object {o.get('name')!r}"
         if len(o["name"].split()) > 3:
@@ -92,7 +91,9 @@ def affordance_problems(data: Any) -> list[str]:
         problems += [f"{where}: undeclared property {p!r}" for p in plist if p not in props]
         check_texts(f"{where}.suggests", o.get("suggests"), set(), problems)
         check_levels(where, o.get("desc"), set(), problems)
-        creative_objects += len(plist) > 1
+        desc = o.get("desc") or {}
+        if desc.get("easy") is not None and desc.get("easy") == desc.get("hard"):
+            problems.append(f"{where}: easy and hard read the same")
     obstacles = data.get("obstacles", [])
     if len(obstacles) < 45:
         problems.append(f"obstacles: {len(obstacles)} < 45")
@@ -244,12 +245,14 @@ def test_themes_have_varied_words() -> None:
 def test_a_broken_table_is_caught(affordances: Any) -> None:
     broken = copy.deepcopy(affordances)
     broken["objects"][0]["properties"].append("sparkly")  # undeclared
+    broken["objects"][1]["desc"]["hard"] = broken["objects"][1]["desc"]["easy"]
     broken["crafts"][0]["parts"][0] = "unicorn horn"  # not an object
     slotted = next(ob for ob in broken["obstacles"] if ob["needs"] == "flat")
     slotted["desc"]["normal"] = "A {item} you could open with a coin."  # names a flat object
     slotted["desc"]["hard"] = "A {item} with a {secret} placeholder."
     problems = "\n".join(affordance_problems(broken))
     assert "undeclared property 'sparkly'" in problems
+    assert "object 'kitchen knife': easy and hard read the same" in problems
     assert "part 'unicorn horn' is not an object" in problems
     assert "names its solution 'coin'" in problems
     assert "placeholders ['secret']" in problems
