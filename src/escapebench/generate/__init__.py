@@ -1,1 +1,3 @@
 """Game generator (placeholder; the generator code lands here)."""
+
+__all__: list[str] = []
