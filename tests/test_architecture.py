@@ -25,6 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "llm": set(),
     "protocols": {"engine", "llm"},
     "games": {"engine", "protocols"},
+    "generate": {"engine", "protocols", "games"},
     "agents": {"engine", "llm", "protocols"},
     "bench": {"engine", "llm", "protocols", "games", "agents"},
     "play": BELOW_PLAY,
@@ -37,7 +38,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 LEAVES = {"escapebench", "exit_codes"}
 PACKAGES = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
-            "integrations")
+            "integrations", "generate")
 
 
 @dataclass(frozen=True)
