@@ -76,14 +76,24 @@ def console_for(stream: IO[str], *, width: int | None = None) -> Console:
 
 
 def _table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], right: Collection[int], styled: bool
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    right: Collection[int],
+    styled: bool,
+    unbroken: Collection[int] = (),
+    fitted: bool = False,
 ) -> Table:
     table = Table(
         box=box.SIMPLE_HEAD if styled else _PLAIN_BOX, show_edge=False, pad_edge=False,
         padding=(0, 1, 0, 0), header_style="bold" if styled else "", highlight=False,
     )
     for i, header in enumerate(headers):
-        table.add_column(header, justify="right" if i in right else "left", overflow="fold")
+        # fitted to a terminal: a header wider than its cells wraps rather than widen them
+        cells = max((len(str(row[i])) for row in rows), default=0)
+        longest_word = max((len(w) for w in header.split()), default=0)
+        max_width = max(cells, longest_word) if fitted and i not in unbroken else None
+        table.add_column(header, justify="right" if i in right else "left", overflow="fold",
+                         no_wrap=i in unbroken, max_width=max_width)
     for row in rows:
         table.add_row(*(str(c) for c in row))
     return table
@@ -119,17 +129,33 @@ def _fitted(
     label_columns: int,
     styled: bool,
 ) -> list[Any]:
-    """What to print for a terminal of ``console.width``: the table, less the ``shared``
-    columns whose value is the same in every row (printed once under it); one block per row
-    when even the table's narrowest form would break a word."""
-    same = [i for i in shared if rows and len({str(r[i]) for r in rows}) == 1]
-    keep = [i for i in range(len(headers)) if i not in same]
+    """What to print for a terminal of ``console.width``: the table, with what every row of a
+    ``shared`` column says (its comma-separated parts common to all rows) said once under
+    it, and the column dropped when nothing else is left; one block per row when even the
+    table's narrowest form would break a word. Label columns and cells without spaces (model
+    names, counts) never wrap."""
+    rows = [list(map(str, row)) for row in rows]
+    notes = []
+    dropped = set()
+    for i in shared:
+        parts = [row[i].split(", ") for row in rows]
+        common = [p for p in parts[0] if all(p in other for other in parts)] if rows else []
+        if not common:
+            continue
+        notes.append(Text(f"{headers[i]} (every row): {', '.join(common)}"))
+        for row, mine in zip(rows, parts, strict=True):
+            row[i] = ", ".join(p for p in mine if p not in common)
+        if not any(row[i] for row in rows):
+            dropped.add(i)
+    keep = [i for i in range(len(headers)) if i not in dropped]
     kept_headers = [headers[i] for i in keep]
     kept_rows = [[row[i] for i in keep] for row in rows]
-    table = _table(kept_headers, kept_rows, {keep.index(i) for i in right if i in keep}, styled)
-    notes = [Text(f"{headers[i]} (every row): {rows[0][i]}") for i in same]
+    unbroken = {keep.index(i) for i in keep
+                if i < label_columns or not any(" " in row[i] for row in rows)}
+    table = _table(kept_headers, kept_rows, {keep.index(i) for i in right if i in keep}, styled,
+                   unbroken, fitted=True)
     if table.__rich_measure__(console, console.options).minimum > console.width:
-        return [_blocks(headers, rows, label_columns, styled)]
+        return [_blocks(headers, rows, label_columns, styled), *notes]
     return [table, *notes]
 
 
@@ -146,7 +172,7 @@ def render_table(
     """``rows`` under ``headers`` as text; the columns numbered in ``right`` are
     right-aligned. Without ``width``: the full table, one line per row (for files and pipes).
     With ``width`` (a terminal's): every line fits in it; long cells wrap inside their cell,
-    a ``shared`` column with one value in every row is said once under the table, and when
+    what every row of a ``shared`` column says is said once under the table, and when
     the columns cannot fit without breaking words each row is printed as a block (its first
     ``label_columns`` cells as title, then header: value lines). No line has trailing
     spaces; ``styled`` adds bold headers and box lines (escape codes)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -79,7 +80,8 @@ def format_table(summaries: Sequence[Summary], *, width: int | None = None,
     shared = [i for i, h in enumerate(headers) if h == TABLE_HEADERS[_COVERS]]
     text = render_table(headers, rows, right=right, width=width, shared=shared,
                         label_columns=3, styled=styled)
-    return text + "\n" + TABLE_FOOTNOTE
+    footnote = TABLE_FOOTNOTE if width is None else textwrap.fill(TABLE_FOOTNOTE, width)
+    return text + "\n" + footnote
 
 
 def print_table(summaries: Sequence[Summary], file: IO[str] | None = None) -> None:
