@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from escapebench.bench.metrics import EpisodeResult
@@ -109,7 +110,14 @@ def format_text(table: Table, *, width: int | None = None, styled: bool = False)
         range(1, len(headers)))
     shared = [len(headers) - 1] if headers and headers[-1] == COVERS else []
     text = render_table(headers, rows, right=right, width=width, shared=shared, styled=styled)
-    return "\n".join([table.title, "", text, "", *notes])
+    return "\n".join([table.title, "", text, "", *(_fit(n, width, "    ") for n in notes)])
+
+
+def _fit(line: str, width: int | None, indent: str = "") -> str:
+    """``line`` wrapped at ``width`` (unchanged without one)."""
+    if width is None or len(line) <= width:
+        return line
+    return textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False)
 
 
 # (metric, header, lower is better) of the paired comparison, in printed order
@@ -180,14 +188,15 @@ def paired_report(
         if d.settings == 0:
             continue
         table.append([header, *_paired_cells(d, name in _PERCENT, lower_better)])
+    lines = [_fit(line, width) for line in lines]
     lines.append(render_table(table[0], table[1:], right={1, 2, 3, 4, 5}, width=width,
                               styled=styled))
     lines += [
         "",
-        "A, B: means over settings of each setting's mean over repeats. B - A: the mean of "
-        "the per-setting differences; 95% CI: bootstrap over settings and repeats; p: "
-        "sign-flip permutation test over settings. 'not distinguishable': the interval "
-        "covers zero, or the test does not reach p < 0.05. See docs/metrics.md.",
+        _fit("A, B: means over settings of each setting's mean over repeats. B - A: the mean "
+             "of the per-setting differences; 95% CI: bootstrap over settings and repeats; p: "
+             "sign-flip permutation test over settings. 'not distinguishable': the interval "
+             "covers zero, or the test does not reach p < 0.05. See docs/metrics.md.", width),
     ]
     return "\n".join(lines)
 
