@@ -89,9 +89,13 @@ def _table(
     )
     for i, header in enumerate(headers):
         # fitted to a terminal: a header wider than its cells wraps rather than widen them
+        # (the width counts the cell's padding)
         cells = max((len(str(row[i])) for row in rows), default=0)
-        longest_word = max((len(w) for w in header.split()), default=0)
-        max_width = max(cells, longest_word) if fitted and i not in unbroken else None
+        longest_word = max(
+            (len(w) for text in [header, *(str(row[i]) for row in rows)] for w in text.split()),
+            default=0,
+        )
+        max_width = max(cells, longest_word) + 1 if fitted and i not in unbroken else None
         table.add_column(header, justify="right" if i in right else "left", overflow="fold",
                          no_wrap=i in unbroken, max_width=max_width)
     for row in rows:

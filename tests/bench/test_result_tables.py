@@ -7,7 +7,12 @@ import random
 import re
 
 from escapebench.bench.metrics import EpisodeResult
-from escapebench.bench.result_tables import format_markdown, format_table, print_table
+from escapebench.bench.result_tables import (
+    format_markdown,
+    format_table,
+    print_table,
+    table_rows,
+)
 from escapebench.bench.summaries import aggregate
 from escapebench.protocols.escapebench.protocol import ESCAPEBENCH_VERSION
 
@@ -80,3 +85,16 @@ def test_the_covers_label_names_the_protocol_once():
         assert "escapebench/1, max 500 steps, patience 50, help 10, 3 repeats, text actions" \
             in text
         assert "vescapebench" not in text and "escapebench-1" not in text
+
+
+def test_no_cell_is_cut_off_at_any_terminal_width():
+    summaries = aggregate(_results())
+    _, rows = table_rows(summaries)
+    for width in range(50, 260, 15):
+        text = format_table(summaries, width=width)
+        assert max(len(line) for line in text.splitlines()) <= width, width
+        flat = re.sub(r"\s+", "", text)
+        for row in rows:
+            for cell in row[:-1]:  # Covers: its shared part is said once, under the table
+                assert re.sub(r"\s+", "", cell) in flat or all(
+                    word in flat for word in cell.split()), (width, cell)
