@@ -136,8 +136,8 @@ def _fitted(
     """What to print for a terminal of ``console.width``: the table, with what every row of a
     ``shared`` column says (its comma-separated parts common to all rows) said once under
     it, and the column dropped when nothing else is left; one block per row when even the
-    table's narrowest form would break a word. Label columns and cells without spaces (model
-    names, counts) never wrap."""
+    table's narrowest form would break a word. Label columns never wrap; a header wider than
+    its cells wraps rather than widen its column."""
     rows = [list(map(str, row)) for row in rows]
     notes = []
     dropped = set()
@@ -154,8 +154,7 @@ def _fitted(
     keep = [i for i in range(len(headers)) if i not in dropped]
     kept_headers = [headers[i] for i in keep]
     kept_rows = [[row[i] for i in keep] for row in rows]
-    unbroken = {keep.index(i) for i in keep
-                if i < label_columns or not any(" " in row[i] for row in rows)}
+    unbroken = {keep.index(i) for i in keep if i < label_columns}
     table = _table(kept_headers, kept_rows, {keep.index(i) for i in right if i in keep}, styled,
                    unbroken, fitted=True)
     if table.__rich_measure__(console, console.options).minimum > console.width:
