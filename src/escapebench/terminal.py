@@ -103,16 +103,24 @@ def _table(
     return table
 
 
+_SHORT = 12  # values up to this long go on one line per row in the block form
+
+
 def _blocks(
     headers: Sequence[str], rows: Sequence[Sequence[str]], label_columns: int, styled: bool
 ) -> Group:
     """One block per row, for a terminal too narrow for the table: the row's first
     ``label_columns`` cells as its title, then one line per other column (header, value);
-    a long value wraps inside its cell."""
+    a long value wraps inside its cell. When every value is short (counts), a row's pairs
+    share a line instead."""
     parts: list[Any] = []
     for n, row in enumerate(rows):
         title = " / ".join(str(c) for c in row[:label_columns] if str(c))
-        parts.append(Text(title, style="bold" if styled else ""))
+        parts.append(Text.assemble((title, "bold" if styled else "")))
+        pairs = list(zip(headers[label_columns:], map(str, row[label_columns:]), strict=True))
+        if all(len(value) <= _SHORT for _, value in pairs):  # counts: a few lines, not one each
+            parts[-1].append(": " + ", ".join(f"{h} {v}" for h, v in pairs), style="")
+            continue
         grid = Table.grid(padding=(0, 2, 0, 2))
         grid.add_column(style="dim" if styled else "", no_wrap=True)
         grid.add_column(overflow="fold")
@@ -121,6 +129,8 @@ def _blocks(
         parts.append(grid)
         if n < len(rows) - 1:
             parts.append(Text(""))
+    if parts and all(isinstance(p, Text) for p in parts):  # compact rows: no blank lines
+        parts = [p for p in parts if p.plain]
     return Group(*parts)
 
 
