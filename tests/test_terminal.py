@@ -62,3 +62,15 @@ def test_a_table_too_wide_for_its_columns_becomes_one_block_per_row():
     assert max(len(line) for line in text.splitlines()) <= 60
     assert text.splitlines()[0] == "first"
     assert "a long header 7  value-7-without-spaces" in text
+
+
+def test_check_on_an_80_column_terminal_gives_each_setting_a_line_or_two():
+    code, screen = _in_a_terminal(["check", "--no-solver"], 80)
+    assert code == 0
+    lines = screen.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    starts = [line for line in lines if line.startswith("tutorial-easy: scenes 2, hidden 0,")]
+    assert len(starts) == 1
+    settings = sum(1 for line in lines if re.match(r"^[a-z-]+: scenes \d+", line))
+    assert f"{settings} setting(s) checked: all passed" in screen
+    assert len(lines) <= 2 * settings + 4
