@@ -16,8 +16,9 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-# What each part of the package may import (besides itself and the two leaf modules every part
-# may use: ``escapebench`` for the version and ``escapebench.exit_codes``). Lower layers first;
+# What each part of the package may import (besides itself and the leaf modules every part
+# may use: ``escapebench`` for the version, ``escapebench.exit_codes`` and
+# ``escapebench.terminal``). Lower layers first;
 # docs/architecture.md draws the same table.
 BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench"}
 ALLOWED: dict[str, set[str]] = {
@@ -36,7 +37,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": BELOW_PLAY | {"play", "report", "web", "integrations"},
     "escapebench_verifiers": {"integrations"},
 }
-LEAVES = {"escapebench", "exit_codes"}
+LEAVES = {"escapebench", "exit_codes", "terminal"}
 PACKAGES = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
             "integrations", "generate")
 

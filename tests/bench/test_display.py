@@ -4,25 +4,43 @@ from __future__ import annotations
 
 import io
 
+from rich.console import Console
+
 from escapebench.bench.display import LiveDisplay
 from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
 
 
-def test_the_live_display_redraws_one_line_per_running_episode(mini):
+def _result(spec: EpisodeSpec, **kw: object) -> EpisodeResult:
+    return EpisodeResult(spec.episode_id, "mini", "mini", "normal", "base", "m", **kw)
+
+
+def test_the_live_display_redraws_one_row_per_running_episode(mini):
     stream = io.StringIO()
-    display = LiveDisplay(total=3, stream=stream, live=True)
+    console = Console(file=stream, force_terminal=True, width=80, color_system=None)
+    display = LiveDisplay(total=3, stream=stream, live=True, console=console)
     spec = EpisodeSpec("mini__base__m__r0", mini, "base", "m")
     display.started(spec)
     display._last_draw = 0  # no throttling in the test
-    display.update(StepProgress(spec.episode_id, 42, 0.5, 2))
-    text = stream.getvalue()
-    assert "step    42  progress  50.0%  hints   2" in text
-    assert "[0/3 done, 1 running]" in text and "\x1b[" in text  # redrawn in place
-    display.finished(spec, EpisodeResult(spec.episode_id, "mini", "mini", "normal", "base", "m",
-                                         escaped=True, total_steps=50, progress=1.0))
+    display.update(StepProgress(spec.episode_id, 42, 0.5, 2, model_calls=40))
+    screen = Console(record=True, width=80, file=io.StringIO())
+    screen.print(display.renderable())
+    block = screen.export_text()  # what the terminal shows now
+    row = next(line for line in block.splitlines() if line.startswith("mini "))
+    assert row.split()[:7] == ["mini", "base", "/", "m", "0", "42", "50.0%"]
+    assert row.split()[-1] == "2"  # hints
+    assert "0/3 done, 1 running" in block and "ETA --" in block
+    assert display.calls() == 40
+    assert "\x1b[" in stream.getvalue()  # redrawn in place
+    assert all(len(line) <= 80 for line in block.splitlines())
+    display.finished(spec, _result(spec, escaped=True, total_steps=50, progress=1.0,
+                                   model_calls=45))
+    assert display.calls() == 45
     display.close()
-    assert "escaped in 50 steps" in stream.getvalue()
+    text = stream.getvalue()
+    assert "done   mini__base__m__r0: escaped in 50 steps" in text
+    tail = text[text.rindex("\x1b[?25h"):]  # the cursor shown again, then the block erased
+    assert tail.count("\x1b[1A\x1b[2K") == 2 and tail.endswith("\x1b[2K")
 
 
 def test_the_plain_display_prints_lines_without_escape_codes(mini):
@@ -31,6 +49,19 @@ def test_the_plain_display_prints_lines_without_escape_codes(mini):
     spec = EpisodeSpec("e", mini, "base", "m")
     display.started(spec)
     display.update(StepProgress("e", 3, 0.25, 0))
+    display.finished(spec, _result(spec, escaped=False, total_steps=3, progress=0.25))
+    display.close()
     assert "\x1b" not in stream.getvalue()
-    assert stream.getvalue().splitlines() == ["start  e", "[0/1 done, 1 running] "
-                                              "elapsed 0m00s, ETA --"]
+    assert stream.getvalue().splitlines() == [
+        "start  e",
+        "[0/1 done, 1 running] elapsed 0m00s, ETA --",
+        "done   e: not escaped in 3 steps, 0 hints, progress 25%  [1/1]",
+    ]
+
+
+def test_a_stream_that_is_not_a_terminal_gets_plain_lines(mini):
+    stream = io.StringIO()  # isatty() is False: no live block unless asked
+    display = LiveDisplay(total=1, stream=stream)
+    display.started(EpisodeSpec("e", mini, "base", "m"))
+    display.close()
+    assert stream.getvalue() == "start  e\n"

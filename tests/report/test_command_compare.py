@@ -92,3 +92,20 @@ def test_compare_errors_are_messages_not_tracebacks(
     err = capsys.readouterr().err
     assert "nothing to compare" in err and "agents found: base" in err
     assert "Traceback" not in err
+
+
+def test_compare_fits_an_80_column_terminal(runs: dict[str, Path]) -> None:
+    from escapebench.report.command_compare import comparison_table, format_text, paired_report
+    from escapebench.report.runs import all_results, load_runs
+
+    loaded = load_runs([str(p) for p in runs.values()])
+    wide = format_text(comparison_table(all_results(loaded)))
+    narrow = format_text(comparison_table(all_results(loaded)), width=80)
+    assert max(len(line) for line in wide.splitlines()) > 80  # the table needs fitting
+    assert max(len(line) for line in narrow.splitlines()) <= 80
+    for label in ("fake / base", "fake / escape", "fake / escape-no-foresight"):
+        assert label in narrow
+    # the rules every row shares are said once, not in each row
+    assert narrow.count("escapebench/1") == 1 and "vescapebench" not in wide
+    paired = paired_report(loaded[0], loaded[1], width=80)
+    assert max(len(line) for line in paired.splitlines()) <= 80 and "Total Steps" in paired

@@ -24,7 +24,7 @@ from escapebench.bench.folders import collect_results, read_run_json, write_tabl
 from escapebench.bench.metrics import ResultFileError, atomic_write_text, read_result_json
 from escapebench.bench.plan import FINGERPRINT_DEFAULTS, FINGERPRINT_KEYS, compatible
 from escapebench.bench.records import EPISODES_DIR, RUN_FILE
-from escapebench.bench.result_tables import format_table
+from escapebench.bench.result_tables import print_table
 from escapebench.bench.settings import RunConfigError
 from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
 
@@ -188,7 +188,7 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     summaries = write_tables(args.out, collect_results(args.out))
     if not args.quiet and summaries:
-        print(format_table(summaries))
+        print_table(summaries)
     print(f"merged {count} episodes into {args.out}", file=sys.stderr)
     merged = read_run_json(args.out) or {}
     if merged.get("partial"):

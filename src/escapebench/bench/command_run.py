@@ -15,7 +15,7 @@ from pathlib import Path
 
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
-from escapebench.bench.result_tables import format_table, format_usage
+from escapebench.bench.result_tables import format_usage, print_table
 from escapebench.bench.settings import (
     BUILTIN_AGENTS,
     DEFAULT_MEMORY,
@@ -247,7 +247,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"escapebench run: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     if outcome.summaries:
-        print(format_table(outcome.summaries))
+        print_table(outcome.summaries)
         usage = format_usage(outcome.summaries)
         if usage:
             print(usage)

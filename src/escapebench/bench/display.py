@@ -1,22 +1,29 @@
 """The live progress display of ``escapebench run`` (on stderr).
 
-On a terminal: a block redrawn a few times a second with one line per running episode
-(setting, agent, model, steps, progress, hints) under an overall line (done/total, elapsed,
-ETA). Elsewhere (a log file, a pipe, CI): plain lines, one when an episode starts, one when it
-ends, and a status line at most every ``status_every_s`` seconds.
+On a terminal: a block drawn with ``rich.live`` and redrawn a few times a second: an overall
+line (done/total with a bar, elapsed, ETA, model calls per second) over a table with one row
+per running episode (setting, agent / model, repeat, step, progress, hints). Lines that stay
+(an episode finished or stopped) are printed above the block; the block is erased when the
+run ends or is interrupted. Elsewhere (a log file, a pipe, CI): plain lines, one when an
+episode starts, one when it ends, and a status line at most every ``status_every_s`` seconds.
 """
 
 from __future__ import annotations
 
 import time
-from typing import IO
+from typing import IO, Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
 
 from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
 
 REDRAW_EVERY_S = 0.2
 STATUS_EVERY_S = 10.0
-_CLEAR_BELOW = "\x1b[J"
 
 
 def _count(n: float) -> str:
@@ -34,7 +41,10 @@ def _duration(seconds: float) -> str:
 
 
 class LiveDisplay:
-    """Shows the state of a run; all methods are cheap and safe to call from episode tasks."""
+    """Shows the state of a run; all methods are cheap and safe to call from episode tasks.
+
+    ``console`` (tests, screenshots) replaces the console the live block is drawn on.
+    """
 
     def __init__(
         self,
@@ -45,6 +55,7 @@ class LiveDisplay:
         live: bool | None = None,
         quiet: bool = False,
         status_every_s: float = STATUS_EVERY_S,
+        console: Console | None = None,
     ) -> None:
         self.total = total
         self.done = already_done
@@ -56,9 +67,17 @@ class LiveDisplay:
         self.status_every_s = status_every_s
         self.started_at = time.monotonic()
         self.running: dict[str, tuple[EpisodeSpec, StepProgress | None]] = {}
-        self._drawn_lines = 0
+        self.calls_done = 0  # model calls of the episodes finished in this run
         self._last_draw = 0.0
         self._last_status = self.started_at
+        self._live: Live | None = None
+        if self.live and not quiet:
+            console = console or Console(file=stream, force_terminal=True, highlight=False)
+            self._live = Live(
+                console=console, auto_refresh=False, transient=True,
+                get_renderable=self.renderable, redirect_stdout=False, redirect_stderr=False,
+            )
+            self._live.start()
         if not quiet and already_done:
             self._line(f"{already_done} of {total} episodes already finished in this folder")
 
@@ -86,6 +105,7 @@ class LiveDisplay:
         self.running.pop(spec.episode_id, None)
         self.done += 1
         self.done_here += 1
+        self.calls_done += result.model_calls
         outcome = "escaped" if result.escaped else "not escaped"
         usage = ""
         if result.model_calls:
@@ -104,9 +124,12 @@ class LiveDisplay:
         self._line(f"stop   {spec.episode_id}: {reason}")
 
     def close(self) -> None:
-        self._erase()
+        """Erase the live block (after the run, or when it is interrupted)."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
 
-    # ------------------------------------------------------------------ drawing
+    # ------------------------------------------------------------------ figures
     def eta(self) -> str:
         """Time left, from the rate at which this run has finished episodes."""
         elapsed = time.monotonic() - self.started_at
@@ -117,44 +140,67 @@ class LiveDisplay:
             return "--"
         return _duration(left * elapsed / self.done_here)
 
-    def _overall(self) -> str:
+    def calls(self) -> int:
+        """Model calls made in this run so far (finished and running episodes)."""
+        running = sum(p.model_calls for _, p in self.running.values() if p is not None)
+        return self.calls_done + running
+
+    def calls_per_second(self) -> float | None:
+        """Model calls per second of this run (None in its first second: too early)."""
         elapsed = time.monotonic() - self.started_at
-        return (
-            f"[{self.done}/{self.total} done, {len(self.running)} running] "
-            f"elapsed {_duration(elapsed)}, ETA {self.eta()}"
-        )
+        return self.calls() / elapsed if elapsed >= 1.0 else None
 
-    def _episode_line(self, spec: EpisodeSpec, p: StepProgress | None) -> str:
-        steps = p.step if p else 0
-        progress = 100 * p.progress if p else 0.0
-        hints = p.hints if p else 0
-        return (
-            f"  {spec.defn.setting:<22} {spec.agent}/{spec.model} r{spec.repeat}  "
-            f"step {steps:>5}  progress {progress:5.1f}%  hints {hints:>3}"
-        )
+    def _times(self) -> str:
+        elapsed = time.monotonic() - self.started_at
+        rate = self.calls_per_second()
+        calls = f", {rate:.1f} calls/s" if self.calls() and rate is not None else ""
+        return f"elapsed {_duration(elapsed)}, ETA {self.eta()}{calls}"
 
-    def _erase(self) -> None:
-        if self.live and self._drawn_lines and not self.quiet:
-            self.stream.write(f"\x1b[{self._drawn_lines}F{_CLEAR_BELOW}")
-            self.stream.flush()
-        self._drawn_lines = 0
+    def _overall(self) -> str:
+        return f"[{self.done}/{self.total} done, {len(self.running)} running] {self._times()}"
+
+    # ------------------------------------------------------------------ drawing
+    def renderable(self) -> Any:
+        """The live block: the overall line and bar, then one row per running episode."""
+        head = Table.grid(padding=(0, 1))
+        head.add_column(no_wrap=True)
+        head.add_column(width=20)
+        head.add_row(
+            Text(f"{self.done}/{self.total} done, {len(self.running)} running", style="bold"),
+            ProgressBar(total=max(self.total, 1), completed=self.done, width=20),
+        )
+        head.add_row(Text(self._times(), style="dim"), "")
+        table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), header_style="bold dim")
+        table.add_column("setting", overflow="fold")
+        table.add_column("agent / model", overflow="fold")
+        table.add_column("rep", justify="right")
+        table.add_column("step", justify="right")
+        table.add_column("progress", justify="right", no_wrap=True)
+        table.add_column("", width=12)
+        table.add_column("hints", justify="right")
+        for spec, p in self.running.values():
+            progress = p.progress if p else 0.0
+            table.add_row(
+                spec.defn.setting, f"{spec.agent} / {spec.model}", str(spec.repeat),
+                str(p.step if p else 0), f"{100 * progress:.1f}%",
+                ProgressBar(total=1.0, completed=progress, width=12),
+                str(p.hints if p else 0),
+            )
+        return Group(head, table) if self.running else head
 
     def _draw(self) -> None:
-        if not self.live or self.quiet:
+        if self._live is None:
             return
         self._last_draw = time.monotonic()
-        lines = [self._overall()]
-        lines += [self._episode_line(spec, p) for spec, p in self.running.values()]
-        self._erase()
-        self.stream.write("\n".join(lines) + "\n")
-        self.stream.flush()
-        self._drawn_lines = len(lines)
+        self._live.refresh()
 
     def _line(self, text: str) -> None:
         """A permanent line (kept above the live block)."""
         if self.quiet:
             return
-        self._erase()
+        if self._live is not None:
+            self._live.console.print(Text(text), soft_wrap=True)
+            self._draw()
+            return
         self.stream.write(text + "\n")
         self.stream.flush()
-        self._draw()

@@ -100,6 +100,7 @@ class StepProgress:
     hints: int
     done: bool = False
     escaped: bool = False
+    model_calls: int = 0  # model calls of the episode so far
 
 
 ProgressCallback = Callable[[StepProgress], None]
@@ -296,6 +297,7 @@ class Episode:
                     len(self.metrics.hints),
                     done=done,
                     escaped=self.game.ended,
+                    model_calls=self.metrics.model_calls,
                 )
             )
 

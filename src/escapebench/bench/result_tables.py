@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from escapebench.bench.metrics import RESULT_COLUMNS, EpisodeResult, atomic_write_text
 from escapebench.bench.summaries import ALL, SUMMARY_COLUMNS, Summary
+from escapebench.terminal import render_table, terminal_width
 
 TABLE_HEADERS: tuple[str, ...] = (
     "Agent",
@@ -56,20 +59,41 @@ def table_cells(s: Summary) -> list[str]:
     ]
 
 
-def format_table(summaries: Sequence[Summary]) -> str:
-    """A plain-text table in the columns of the paper's Table 3, plus what each row covers."""
-    rows = [list(TABLE_HEADERS)] + [table_cells(s) for s in summaries]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADERS))]
-    last = len(TABLE_HEADERS) - 1
-    lines = []
-    for n, r in enumerate(rows):
-        pairs = enumerate(zip(r, widths, strict=True))
-        cells = [c.ljust(w) if i < 3 or i == last else c.rjust(w) for i, (c, w) in pairs]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines) + "\n" + TABLE_FOOTNOTE
+# right-aligned columns of the terminal table: the numbers
+_RIGHT = frozenset(range(3, len(TABLE_HEADERS) - 1))
+_COVERS = len(TABLE_HEADERS) - 1
 
+
+def table_rows(summaries: Sequence[Summary]) -> tuple[list[str], list[list[str]]]:
+    """The headers and the cells of the terminal table (the data; the layout is
+    :func:`format_table`'s): one row per summary."""
+    return list(TABLE_HEADERS), [table_cells(s) for s in summaries]
+
+
+def format_table(summaries: Sequence[Summary], *, width: int | None = None,
+                 styled: bool = False) -> str:
+    """A text table in the columns of the paper's Table 3, plus what each row covers, and its
+    footnote. Without ``width``: full width, one line per row (for files and pipes); with a
+    terminal's ``width``: fitted to it (see :func:`escapebench.terminal.render_table`)."""
+    headers, rows = table_rows(summaries)
+    right = {i for i, h in enumerate(headers) if h in _NUMERIC_HEADERS}
+    shared = [i for i, h in enumerate(headers) if h == TABLE_HEADERS[_COVERS]]
+    text = render_table(headers, rows, right=right, width=width, shared=shared,
+                        label_columns=3, styled=styled)
+    footnote = TABLE_FOOTNOTE if width is None else textwrap.fill(TABLE_FOOTNOTE, width)
+    return text + "\n" + footnote
+
+
+def print_table(summaries: Sequence[Summary], file: IO[str] | None = None) -> None:
+    """Print :func:`format_table` to ``file`` (default: stdout), fitted to the terminal when
+    it is one."""
+    stream = sys.stdout if file is None else file
+    width = terminal_width(stream)
+    stream.write(format_table(summaries, width=width, styled=width is not None) + "\n")
+    stream.flush()
+
+
+_NUMERIC_HEADERS = frozenset(TABLE_HEADERS[i] for i in _RIGHT)
 
 TABLE_FOOTNOTE = (
     "Means over episodes with 95% bootstrap intervals [low, high] (settings and repeats "

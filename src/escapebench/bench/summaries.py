@@ -66,17 +66,30 @@ class Coverage:
         count = str(low) if low == high else f"{low}-{high}"
         return f"{count} repeat{'' if count == '1' else 's'}"
 
+    def protocol_label(self) -> str:
+        """The protocol and its version, the name said once: ``escapebench/1`` for version
+        ``escapebench-1+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
+        texts, are in ``summary.csv``'s ``protocol_version`` and in ``run.json``); a version
+        that does not start with the name is shown whole (``custom/v7``)."""
+        version = self.protocol_version.split("+", 1)[0]
+        name = self.protocol
+        if name and version.startswith(name + "-"):
+            version = version[len(name) + 1:]
+        if not version:
+            return name
+        return f"{name}/{version}" if name else version
+
     def rules_label(self) -> str:
-        """The rules in words: ``escapebench, max 200 steps, patience 50, help 10, text
+        """The rules in words: ``escapebench/1, max 200 steps, patience 50, help 10, text
         actions``."""
-        protocol = self.protocol + (f" v{self.protocol_version}" if self.protocol_version else "")
         return (
-            f"{protocol}, max {self.max_steps} steps, patience {_unknown(self.patience)}, "
-            f"help {_unknown(self.help_steps)}, {self.action_format} actions"
+            f"{self.protocol_label()}, max {self.max_steps} steps, "
+            f"patience {_unknown(self.patience)}, help {_unknown(self.help_steps)}, "
+            f"{self.action_format} actions"
         )
 
     def label(self) -> str:
-        """One line: ``21 settings #1a2b3c4d, escapebench, max 200 steps, ..., 5 repeats,
+        """One line: ``21 settings #1a2b3c4d, escapebench/1, max 200 steps, ..., 5 repeats,
         text actions``."""
         rules, _, actions = self.rules_label().rpartition(", ")
         return (

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
 from escapebench.games.loading import builtin_files
 from escapebench.games.validation import SettingReport, check_paths
+from escapebench.terminal import print_table, render_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,21 +68,19 @@ def _cell(report: SettingReport, attr: str) -> str:
     return "-" if value is None else str(value)
 
 
-def format_table(reports: Sequence[SettingReport]) -> str:
-    """A plain-text table of the counts, one row per setting."""
-    rows = [[head for head, _ in COLUMNS]]
-    rows += [[_cell(r, attr) for _, attr in COLUMNS] for r in reports]
-    widths = [max(len(row[c]) for row in rows) for c in range(len(COLUMNS))]
-    lines = []
-    for n, row in enumerate(rows):
-        cells = [
-            cell.ljust(w) if c == 0 or c >= len(COLUMNS) - 2 else cell.rjust(w)
-            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+_RIGHT = frozenset(range(1, len(COLUMNS) - 2))  # the counts
+
+
+def table_rows(reports: Sequence[SettingReport]) -> tuple[list[str], list[list[str]]]:
+    """The headers and cells of the table, one row per setting."""
+    return [head for head, _ in COLUMNS], [[_cell(r, attr) for _, attr in COLUMNS]
+                                           for r in reports]
+
+
+def format_table(reports: Sequence[SettingReport], *, width: int | None = None) -> str:
+    """A text table of the counts, one row per setting (full width unless ``width``)."""
+    headers, rows = table_rows(reports)
+    return render_table(headers, rows, right=_RIGHT, width=width)
 
 
 def format_issues(reports: Sequence[SettingReport], *, errors_only: bool = False) -> list[str]:
@@ -117,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=2, ensure_ascii=False))
         return EXIT_OK if ok else EXIT_PROBLEMS_FOUND
     if not args.quiet:
-        print(format_table(reports))
+        print_table(*table_rows(reports), right=_RIGHT)
     lines = format_issues(reports, errors_only=args.quiet)
     if lines:
         print()

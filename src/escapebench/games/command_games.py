@@ -17,6 +17,7 @@ from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
 from escapebench.games.loading import GameFileError, builtin_files, game_files, load_file
 from escapebench.games.playable import split_playable
 from escapebench.games.reference import replay_reference
+from escapebench.terminal import print_table, render_table
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,21 +51,18 @@ KEYS = ("setting", "difficulty", "scenes", "key_steps", "tools", "oracle_steps",
 NUMERIC = {"scenes", "key_steps", "tools", "oracle_steps"}
 
 
-def format_table(rows: list[dict[str, object]]) -> str:
-    cells = [list(HEADERS)] + [
-        ["-" if r[k] is None else str(r[k]) for k in KEYS] for r in rows
-    ]
-    widths = [max(len(row[c]) for row in cells) for c in range(len(KEYS))]
-    lines = []
-    for n, row in enumerate(cells):
-        parts = [
-            cell.rjust(w) if KEYS[c] in NUMERIC else cell.ljust(w)
-            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
-        ]
-        lines.append("  ".join(parts).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+_RIGHT = frozenset(i for i, k in enumerate(KEYS) if k in NUMERIC)
+
+
+def table_rows(rows: list[dict[str, object]]) -> tuple[list[str], list[list[str]]]:
+    """The headers and cells of the listing, one row per setting."""
+    return list(HEADERS), [["-" if r[k] is None else str(r[k]) for k in KEYS] for r in rows]
+
+
+def format_table(rows: list[dict[str, object]], *, width: int | None = None) -> str:
+    """The listing as a text table (full width unless ``width``)."""
+    headers, cells = table_rows(rows)
+    return render_table(headers, cells, right=_RIGHT, width=width)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -99,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
     elif rows:
-        print(format_table(rows))
+        print_table(*table_rows(rows), right=_RIGHT)
     else:
         print("no games found", file=sys.stderr)
     return EXIT_PROBLEMS_FOUND if failed else EXIT_OK

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from escapebench.bench.metrics import EpisodeResult
@@ -35,6 +36,7 @@ from escapebench.report.tables import (
     table3,
     table5,
 )
+from escapebench.terminal import render_table, terminal_width
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,27 +87,37 @@ def _with_change(cell: str, change: str) -> str:
     return f"{value} {change} {share}".rstrip()
 
 
-def format_text(table: Table) -> str:
-    """The table as aligned plain text (changes after the values), then one note per row."""
-    lines_in: list[list[str]] = [table.headers]
+def table_rows(table: Table) -> tuple[list[str], list[list[str]], list[str]]:
+    """The headers, the cells (changes after the values) and one note per row of ``table``."""
+    rows: list[list[str]] = []
     notes = []
     for row in table.rows:
         cells = [
             _with_change(cell, row.deltas[i][0] if i < len(row.deltas) and row.deltas[i] else "")
             for i, cell in enumerate(row.cells)
         ]
-        lines_in.append([row.label, *cells])
+        rows.append([row.label, *cells])
         if row.note:
             notes.append(f"  {row.label}: {row.note}")
-    widths = [max(len(line[i]) for line in lines_in) for i in range(len(table.headers))]
-    out = []
-    for n, line in enumerate(lines_in):
-        cells = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
-                 enumerate(zip(line, widths, strict=True))]
-        out.append("  ".join(cells).rstrip())
-        if n == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join([table.title, "", *out, "", *notes])
+    return list(table.headers), rows, notes
+
+
+def format_text(table: Table, *, width: int | None = None, styled: bool = False) -> str:
+    """The table as text (changes after the values), then one note per row; full width, one
+    line per row, unless ``width`` (a terminal's) is given."""
+    headers, rows, notes = table_rows(table)
+    right = set(range(1, len(headers) - 1)) if headers and headers[-1] == COVERS else set(
+        range(1, len(headers)))
+    shared = [len(headers) - 1] if headers and headers[-1] == COVERS else []
+    text = render_table(headers, rows, right=right, width=width, shared=shared, styled=styled)
+    return "\n".join([table.title, "", text, "", *(_fit(n, width, "    ") for n in notes)])
+
+
+def _fit(line: str, width: int | None, indent: str = "") -> str:
+    """``line`` wrapped at ``width`` (unchanged without one)."""
+    if width is None or len(line) <= width:
+        return line
+    return textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False)
 
 
 # (metric, header, lower is better) of the paired comparison, in printed order
@@ -141,8 +153,11 @@ def _one_row(run: RunFolder) -> list[EpisodeResult]:
     return results
 
 
-def paired_report(a_run: RunFolder, b_run: RunFolder) -> str:
-    """The paired comparison of B against A as text (raises :class:`CompareError`)."""
+def paired_report(
+    a_run: RunFolder, b_run: RunFolder, *, width: int | None = None, styled: bool = False
+) -> str:
+    """The paired comparison of B against A as text (raises :class:`CompareError`); its
+    table is full width unless ``width`` (a terminal's) is given."""
     a, b = _one_row(a_run), _one_row(b_run)
     ca, cb = coverage_of(a), coverage_of(b)
     rules = ca.differences(cb, settings=False)
@@ -173,19 +188,15 @@ def paired_report(a_run: RunFolder, b_run: RunFolder) -> str:
         if d.settings == 0:
             continue
         table.append([header, *_paired_cells(d, name in _PERCENT, lower_better)])
-    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    for n, r in enumerate(table):
-        cells = [c.ljust(w) if i in (0, 6) else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = [_fit(line, width) for line in lines]
+    lines.append(render_table(table[0], table[1:], right={1, 2, 3, 4, 5}, width=width,
+                              styled=styled))
     lines += [
         "",
-        "A, B: means over settings of each setting's mean over repeats. B - A: the mean of "
-        "the per-setting differences; 95% CI: bootstrap over settings and repeats; p: "
-        "sign-flip permutation test over settings. 'not distinguishable': the interval "
-        "covers zero, or the test does not reach p < 0.05. See docs/metrics.md.",
+        _fit("A, B: means over settings of each setting's mean over repeats. B - A: the mean "
+             "of the per-setting differences; 95% CI: bootstrap over settings and repeats; p: "
+             "sign-flip permutation test over settings. 'not distinguishable': the interval "
+             "covers zero, or the test does not reach p < 0.05. See docs/metrics.md.", width),
     ]
     return "\n".join(lines)
 
@@ -221,13 +232,16 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     results = all_results(runs)
     table = comparison_table(results)
+    width = terminal_width(sys.stdout)
+    styled = width is not None
     printed = False
     if table.rows:
-        print(markdown(table) if args.markdown else format_text(table))
+        print(markdown(table) if args.markdown else format_text(table, width=width,
+                                                                 styled=styled))
         printed = True
     if len(runs) == 2:
         try:
-            text = paired_report(runs[0], runs[1])
+            text = paired_report(runs[0], runs[1], width=width, styled=styled)
         except CompareError as exc:
             if not printed:
                 print(f"escapebench compare: cannot compare: {exc}", file=sys.stderr)
