@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import IO
 
+from escapebench.bench.costs import Prices, format_cost
 from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
 
@@ -24,6 +25,13 @@ def _count(n: float) -> str:
     from escapebench.bench.result_tables import short_count
 
     return short_count(n)
+
+
+def _tokens(tokens_in: float, tokens_cached: float, tokens_out: float) -> str:
+    """``"12.3k in / 8.1k cached / 950 out"``."""
+    from escapebench.bench.result_tables import token_cells
+
+    return token_cells(tokens_in, tokens_cached, tokens_out)
 
 
 def _duration(seconds: float) -> str:
@@ -45,6 +53,7 @@ class LiveDisplay:
         live: bool | None = None,
         quiet: bool = False,
         status_every_s: float = STATUS_EVERY_S,
+        prices: Prices | None = None,
     ) -> None:
         self.total = total
         self.done = already_done
@@ -56,6 +65,9 @@ class LiveDisplay:
         self.status_every_s = status_every_s
         self.started_at = time.monotonic()
         self.running: dict[str, tuple[EpisodeSpec, StepProgress | None]] = {}
+        self.prices = prices
+        self.finished_tokens = [0, 0, 0]  # tokens in, cached, out of the episodes finished here
+        self.finished_cost = 0.0
         self._drawn_lines = 0
         self._last_draw = 0.0
         self._last_status = self.started_at
@@ -88,11 +100,14 @@ class LiveDisplay:
         self.done_here += 1
         outcome = "escaped" if result.escaped else "not escaped"
         usage = ""
+        tokens = (result.tokens_in, result.tokens_cached, result.tokens_out)
+        self.finished_tokens = [a + b for a, b in zip(self.finished_tokens, tokens, strict=True)]
+        if self.prices is not None:
+            self.finished_cost += result.cost(self.prices)
         if result.model_calls:
-            usage = (
-                f", {result.model_calls} model calls, {_count(result.tokens_in)} tokens in, "
-                f"{_count(result.tokens_out)} out"
-            )
+            usage = f", {result.model_calls} model calls, tokens {_tokens(*tokens)}"
+            if self.prices is not None:
+                usage += f", {format_cost(result.cost(self.prices))}"
         self._line(
             f"done   {spec.episode_id}: {outcome} in {result.total_steps} steps, "
             f"{result.hints_used} hints, progress {100 * result.progress:.0f}%{usage}  "
@@ -117,20 +132,38 @@ class LiveDisplay:
             return "--"
         return _duration(left * elapsed / self.done_here)
 
+    def tokens(self) -> tuple[int, int, int]:
+        """Tokens (in, cached, out) of this run so far: finished and running episodes."""
+        totals = list(self.finished_tokens)
+        for _, p in self.running.values():
+            if p is not None:
+                totals = [totals[0] + p.tokens_in, totals[1] + p.tokens_cached,
+                          totals[2] + p.tokens_out]
+        return totals[0], totals[1], totals[2]
+
     def _overall(self) -> str:
         elapsed = time.monotonic() - self.started_at
+        tokens = self.tokens()
+        usage = f", tokens {_tokens(*tokens)}" if any(tokens) else ""
+        if usage and self.prices is not None:
+            running = [p for _, p in self.running.values() if p is not None]
+            spent = self.finished_cost + sum(
+                self.prices.cost(p.tokens_in, p.tokens_cached, p.tokens_out) for p in running)
+            usage += f", {format_cost(spent)}"
         return (
             f"[{self.done}/{self.total} done, {len(self.running)} running] "
-            f"elapsed {_duration(elapsed)}, ETA {self.eta()}"
+            f"elapsed {_duration(elapsed)}, ETA {self.eta()}{usage}"
         )
 
     def _episode_line(self, spec: EpisodeSpec, p: StepProgress | None) -> str:
         steps = p.step if p else 0
         progress = 100 * p.progress if p else 0.0
         hints = p.hints if p else 0
+        usage = f"  {_tokens(p.tokens_in, p.tokens_cached, p.tokens_out)}" if (
+            p and p.tokens_in) else ""
         return (
             f"  {spec.defn.setting:<22} {spec.agent}/{spec.model} r{spec.repeat}  "
-            f"step {steps:>5}  progress {progress:5.1f}%  hints {hints:>3}"
+            f"step {steps:>5}  progress {progress:5.1f}%  hints {hints:>3}{usage}"
         )
 
     def _erase(self) -> None:

@@ -100,6 +100,9 @@ class StepProgress:
     hints: int
     done: bool = False
     escaped: bool = False
+    tokens_in: int = 0  # model tokens so far: in, the server's prefix-cached part, out
+    tokens_cached: int = 0
+    tokens_out: int = 0
 
 
 ProgressCallback = Callable[[StepProgress], None]
@@ -296,6 +299,9 @@ class Episode:
                     len(self.metrics.hints),
                     done=done,
                     escaped=self.game.ended,
+                    tokens_in=self.metrics.tokens_in,
+                    tokens_cached=self.metrics.tokens_cached,
+                    tokens_out=self.metrics.tokens_out,
                 )
             )
 
