@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import sys
 import tempfile
@@ -81,6 +82,7 @@ def _gguf_counter(path: Path) -> TokenCounter | None:
     except Exception:  # a file llama.cpp cannot read: fall back to the estimate
         return None
 
+    @functools.lru_cache(maxsize=4096)  # the system prompt and answers repeat
     def count(text: str) -> int:
         return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 

@@ -71,10 +71,13 @@ RESULT_COLUMNS: tuple[str, ...] = (
 
 #: Columns that describe the transport or the clock, not the play: they may differ between
 #: two runs whose results are the same (retries after server faults, wall time).
-ACCOUNTING_COLUMNS: frozenset[str] = frozenset({"retries", "wall_time_s", "tokens_cached",
-                                               "cost_usd"})
-"""(``tokens_cached`` depends on what the server's prefix cache held, ``cost_usd`` on it and
-on which calls the response cache answered.)"""
+ACCOUNTING_COLUMNS: frozenset[str] = frozenset({
+    "retries", "wall_time_s", "tokens_cached", "sent_tokens_in", "sent_tokens_cached",
+    "sent_tokens_out",
+})
+"""(``tokens_cached`` depends on what the server's prefix cache held; the ``sent_tokens_*``
+fields of ``result.json`` on which calls the response cache answered. ``cost_usd``, a column
+only when priced, depends on both.)"""
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read the process umask (there is no way to read it without setting it)
