@@ -4,8 +4,9 @@ It takes the arguments of ``escapebench run`` and prints, per setting and in tot
 episodes, model calls and tokens in and out of two cases:
 
 * **reference**: a model that plays the reference chain. The real agent and protocol play each
-  setting with a scripted model that answers the next reference action; every prompt it would
-  have sent is counted (no request leaves the process);
+  setting with a scripted model that answers the next reference action (as a function call
+  with ``--action-format tools``, whose definitions are counted with every call); every prompt
+  it would have sent is counted (no request leaves the process);
 * **upper bound**: a model that never progresses. The hint system is played with an action
   that does nothing (patience, help steps, the hinted action forced at the end of help, the
   step limit), which gives its exact steps, forced steps and model calls; the tokens of a call
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import json
 import os
 import sys
 import tempfile
@@ -41,6 +43,8 @@ from escapebench.llm.base import (
     Completion,
     Message,
     SamplingSettings,
+    ToolCall,
+    ToolSpec,
     estimate_prompt_tokens,
     estimate_tokens,
 )
@@ -144,9 +148,28 @@ class _ReferenceModel:
     async def complete(self, messages: Sequence[Message], settings: SamplingSettings
                        ) -> Completion:
         text = f"Thought: this is the next step of the solution.\nAction: {self.action}"
-        tokens_out = self.counter.count(text) if self.counter.exact else estimate_tokens(text)
-        return Completion(text=text, tokens_in=self.counter.prompt(messages),
-                          tokens_out=tokens_out, model=self.name)
+        calls = _as_tool_call(self.action, settings.tools)
+        if calls:  # --action-format tools: the action as a function call
+            text = "Thought: this is the next step of the solution."
+        shown = text + "".join(c.name + c.arguments for c in calls)
+        tokens_out = self.counter.count(shown) if self.counter.exact else estimate_tokens(shown)
+        tokens_in = self.counter.prompt(messages)
+        if settings.tools:  # the function definitions are sent with every call
+            schema = json.dumps([t.openai_tool() for t in settings.tools])
+            tokens_in += self.counter.count(schema)
+        return Completion(text=text, tokens_in=tokens_in, tokens_out=tokens_out,
+                          model=self.name, tool_calls=calls)
+
+
+def _as_tool_call(action: str, tools: Sequence[ToolSpec]) -> tuple[ToolCall, ...]:
+    """``click(box)`` as a call of the offered function ``click`` (none when not offered)."""
+    verb, _, rest = action.partition("(")
+    spec = next((t for t in tools if t.name == verb.strip().lower()), None)
+    if spec is None:
+        return ()
+    values = [v.strip() for v in rest.rstrip().removesuffix(")").split(",", len(spec.params) - 1)]
+    arguments = {p.name: v for p, v in zip(spec.params, values, strict=False)}
+    return (ToolCall(spec.name, json.dumps(arguments)),)
 
 
 # ---------------------------------------------------------------------- estimates
