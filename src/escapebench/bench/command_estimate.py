@@ -210,6 +210,7 @@ class Estimate:
     settings: list[SettingEstimate]
     counter: str
     exact: bool
+    needs_model: bool = True
     seconds: float = 0.0
     total_reference: Case = field(default_factory=Case)
     total_upper: Case = field(default_factory=Case)
@@ -297,7 +298,7 @@ async def _estimate(settings: RunSettings) -> Estimate:
     by_setting: dict[str, list[Any]] = {}
     for spec in plan.specs:
         by_setting.setdefault(spec.defn.setting, []).append(spec)
-    out = Estimate([], counter.how, counter.exact)
+    out = Estimate([], counter.how, counter.exact, needs_model=settings.needs_model)
     with tempfile.TemporaryDirectory(prefix="escapebench-estimate-") as tmp:
         for n, (setting, specs) in enumerate(sorted(by_setting.items())):
             spec = specs[0]
@@ -361,7 +362,8 @@ def format_estimate(est: Estimate, prices: Prices | None) -> str:
         "ref: a model that plays the reference chain; max: the upper bound of a model that "
         "never progresses (hints after --patience steps, the hinted action played for it "
         "after --help-steps, up to --max-steps; every answer at --max-tokens).",
-        f"Tokens {est.counter}.",
+        f"Tokens {est.counter}." if est.needs_model else
+        "This agent calls no model: its steps cost nothing (steps shown for the upper bound).",
     ]
     if prices is not None:
         ref, up = est.total_reference.cost(prices), est.total_upper.cost(prices)
