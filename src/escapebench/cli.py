@@ -17,6 +17,8 @@ from escapebench.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAG
 # verb -> (module, one-line help)
 VERBS: dict[str, tuple[str, str]] = {
     "run": ("escapebench.bench.command_run", "benchmark an agent on a set of games"),
+    "estimate": ("escapebench.bench.command_estimate",
+                 "what a run would cost (calls, tokens, USD range), without calling a model"),
     "games": ("escapebench.games.command_games", "list built-in and discovered games"),
     "check": ("escapebench.games.command_check", "validate game files and their solutions"),
     "replay": ("escapebench.games.command_replay", "replay a JSON Lines trace of actions"),

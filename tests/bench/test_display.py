@@ -65,3 +65,22 @@ def test_a_stream_that_is_not_a_terminal_gets_plain_lines(mini):
     display.started(EpisodeSpec("e", mini, "base", "m"))
     display.close()
     assert stream.getvalue() == "start  e\n"
+
+
+def test_the_display_shows_tokens_in_cached_out_and_the_cost_so_far(mini):
+    from escapebench.bench.costs import Prices
+
+    stream = io.StringIO()
+    display = LiveDisplay(total=2, stream=stream, live=True, prices=Prices(1.0, 0.5, 4.0))
+    spec = EpisodeSpec("mini__base__m__r0", mini, "base", "m")
+    display.started(spec)
+    display._last_draw = 0
+    display.update(StepProgress(spec.episode_id, 7, 0.5, 0, tokens_in=12_000,
+                                tokens_cached=8_000, tokens_out=900))
+    assert "12k in / 8000 cached / 900 out" in stream.getvalue()
+    display.finished(spec, EpisodeResult(spec.episode_id, "mini", "mini", "normal", "base", "m",
+                                         total_steps=9, model_calls=9, tokens_in=1_000_000,
+                                         tokens_cached=0, tokens_out=250_000))
+    assert "9 model calls, tokens 1M in / 0 cached / 250k out, $2.00" in stream.getvalue()
+    assert display.tokens() == (1_000_000, 0, 250_000)  # the finished episode's, in the total
+    assert "$2.00" in display._overall()

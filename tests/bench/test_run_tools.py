@@ -168,10 +168,10 @@ def test_cli_plays_with_tools_and_prints_model_usage(tmp_path: Path) -> None:
         [row] = list(csv.DictReader(f))
     assert int(row["model_calls"]) == asked == 13
     tokens_in, tokens_out = (short_count(int(row[k])) for k in ("tokens_in", "tokens_out"))
-    assert f"{asked} model calls, {tokens_in} tokens in, {tokens_out} out" in done.stderr
+    tokens = f"{tokens_in} in / 0 cached / {tokens_out} out"  # the fake server caches nothing
+    assert f"{asked} model calls, tokens {tokens}" in done.stderr
     usage = [line for line in done.stdout.splitlines() if line.startswith("model usage")]
     assert usage == [
-        f"model usage, base-tools / fake-model: {asked} calls, {tokens_in} tokens in, "
-        f"{tokens_out} out in 1 episode; per episode {asked} calls, {tokens_in} in, "
-        f"{tokens_out} out"
+        f"model usage, base-tools / fake-model: {asked} calls, tokens {tokens} in 1 episode; "
+        f"per episode {asked} calls, {tokens}"
     ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import random
 import socket
 import threading
@@ -108,6 +109,9 @@ class FakeOpenAIServer:
         retry_after_s: value of the ``Retry-After`` header sent with 429 and 503.
         slow_s: delay of the ``slow`` fault.
         include_usage: send ``usage`` token counts (turn off to test client estimates).
+        report_cached: also send ``usage.prompt_tokens_details.cached_tokens``, as a prefix
+            cache would: the tokens (4 characters each) of the longest common prefix of this
+            request's message contents (joined) and the previous request's.
         require_api_key: if set, requests without ``Authorization: Bearer <key>`` get 401.
         model_name: the model id listed by ``/v1/models``.
         port: port to listen on; 0 picks a free one (kept across :meth:`restart`).
@@ -125,6 +129,7 @@ class FakeOpenAIServer:
         retry_after_s: float = 1.0,
         slow_s: float = 5.0,
         include_usage: bool = True,
+        report_cached: bool = False,
         require_api_key: str | None = None,
         model_name: str = "fake-model",
         port: int = 0,
@@ -141,6 +146,8 @@ class FakeOpenAIServer:
         self.retry_after_s = retry_after_s
         self.slow_s = slow_s
         self.include_usage = include_usage
+        self.report_cached = report_cached
+        self._last_prompt = ""
         self.require_api_key = require_api_key
         self.model_name = model_name
         self._rng = random.Random(seed)
@@ -470,6 +477,14 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                     "completion_tokens": completion,
                     "total_tokens": prompt + completion,
                 }
+                if server.report_cached:
+                    serialised = "".join(str(m.get("content", "")) for m in
+                                         body.get("messages", []) if isinstance(m, dict))
+                    with server._lock:
+                        before, server._last_prompt = server._last_prompt, serialised
+                    same = len(os.path.commonprefix([before, serialised]))
+                    payload["usage"]["prompt_tokens_details"] = {
+                        "cached_tokens": min(same // 4, prompt)}
             if body.get("stream") and fault is None:
                 self._stream(payload, message, finish_reason, body)
                 return

@@ -54,9 +54,10 @@ class ModelCallRecord:
     kind: str  # "action", "reflection", "foresight_tool", "foresight_task", ...
     tokens_in: int = 0
     tokens_out: int = 0
-    cached: bool = False
+    cached: bool = False  # answered from the response cache: nothing sent, nothing paid
     retries: int = 0
     latency_s: float = 0.0
+    tokens_cached: int = 0  # the part of tokens_in the server read from its prefix cache
 
 
 @dataclass

@@ -62,6 +62,7 @@ def call_record(kind: str, completion: Completion) -> ModelCallRecord:
         kind=kind,
         tokens_in=completion.tokens_in,
         tokens_out=completion.tokens_out,
+        tokens_cached=completion.tokens_cached,
         cached=completion.cached,
         retries=completion.retries,
         latency_s=completion.latency_s,

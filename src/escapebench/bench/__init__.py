@@ -35,6 +35,7 @@ from escapebench.bench.build import (
     sampling_for,
     server_identity,
 )
+from escapebench.bench.costs import Prices, add_price_arguments, format_cost, prices_from_args
 from escapebench.bench.display import LiveDisplay
 from escapebench.bench.episode import (
     DEFAULT_MAX_STEPS,
@@ -153,6 +154,11 @@ from escapebench.bench.summaries import (
 )
 
 __all__ = [
+    # costs
+    "Prices",
+    "add_price_arguments",
+    "format_cost",
+    "prices_from_args",
     # settings
     "BUILTIN_AGENTS",
     "DEFAULT_MEMORY",

@@ -13,6 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
+from escapebench.bench.costs import add_price_arguments, prices_from_args
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
 from escapebench.bench.result_tables import format_usage, print_table
@@ -142,6 +143,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="flush step logs without fsync (still safe against kill -9, not "
                    "against power loss)")
     r.add_argument("--quiet", action="store_true", help="no live progress, only the table")
+    add_price_arguments(parser.add_argument_group(
+        "cost (USD per million tokens; no prices are built in, recorded in run.json)"))
 
 
 def settings_from_args(args: argparse.Namespace) -> RunSettings:
@@ -178,6 +181,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         command_line=["escapebench", *sys.argv[1:]],
         protocol=args.protocol,
         original_source=args.original_source,
+        prices=prices_from_args(args),
     )
 
 
@@ -248,7 +252,7 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if outcome.summaries:
         print_table(outcome.summaries)
-        usage = format_usage(outcome.summaries)
+        usage = format_usage(outcome.summaries, settings.prices or outcome.prices)
         if usage:
             print(usage)
     print(f"\nresults: {outcome.out}  ({outcome.finished} of {outcome.planned} episodes "

@@ -19,6 +19,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from escapebench.bench.costs import Prices, format_cost
 from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
 
@@ -31,6 +32,13 @@ def _count(n: float) -> str:
     from escapebench.bench.result_tables import short_count
 
     return short_count(n)
+
+
+def _tokens(tokens_in: float, tokens_cached: float, tokens_out: float) -> str:
+    """``"12.3k in / 8.1k cached / 950 out"``."""
+    from escapebench.bench.result_tables import token_cells
+
+    return token_cells(tokens_in, tokens_cached, tokens_out)
 
 
 def _duration(seconds: float) -> str:
@@ -56,6 +64,7 @@ class LiveDisplay:
         quiet: bool = False,
         status_every_s: float = STATUS_EVERY_S,
         console: Console | None = None,
+        prices: Prices | None = None,
     ) -> None:
         self.total = total
         self.done = already_done
@@ -68,6 +77,9 @@ class LiveDisplay:
         self.started_at = time.monotonic()
         self.running: dict[str, tuple[EpisodeSpec, StepProgress | None]] = {}
         self.calls_done = 0  # model calls of the episodes finished in this run
+        self.prices = prices
+        self.finished_tokens = [0, 0, 0]  # tokens in, cached, out of the episodes finished here
+        self.finished_cost = 0.0
         self._last_draw = 0.0
         self._last_status = self.started_at
         self._live: Live | None = None
@@ -108,11 +120,14 @@ class LiveDisplay:
         self.calls_done += result.model_calls
         outcome = "escaped" if result.escaped else "not escaped"
         usage = ""
+        tokens = (result.tokens_in, result.tokens_cached, result.tokens_out)
+        self.finished_tokens = [a + b for a, b in zip(self.finished_tokens, tokens, strict=True)]
+        if self.prices is not None:
+            self.finished_cost += result.cost(self.prices)
         if result.model_calls:
-            usage = (
-                f", {result.model_calls} model calls, {_count(result.tokens_in)} tokens in, "
-                f"{_count(result.tokens_out)} out"
-            )
+            usage = f", {result.model_calls} model calls, tokens {_tokens(*tokens)}"
+            if self.prices is not None:
+                usage += f", {format_cost(result.cost(self.prices))}"
         self._line(
             f"done   {spec.episode_id}: {outcome} in {result.total_steps} steps, "
             f"{result.hints_used} hints, progress {100 * result.progress:.0f}%{usage}  "
@@ -156,8 +171,34 @@ class LiveDisplay:
         calls = f", {rate:.1f} calls/s" if self.calls() and rate is not None else ""
         return f"elapsed {_duration(elapsed)}, ETA {self.eta()}{calls}"
 
+    def tokens(self) -> tuple[int, int, int]:
+        """Tokens (in, cached, out) of this run so far: finished and running episodes."""
+        totals = list(self.finished_tokens)
+        for _, p in self.running.values():
+            if p is not None:
+                totals = [totals[0] + p.tokens_in, totals[1] + p.tokens_cached,
+                          totals[2] + p.tokens_out]
+        return totals[0], totals[1], totals[2]
+
+    def _usage(self) -> str:
+        """Tokens in / cached / out so far, and their cost when priced ("" before any call)."""
+        tokens = self.tokens()
+        if not any(tokens):
+            return ""
+        usage = f"tokens {_tokens(*tokens)}"
+        if self.prices is not None:
+            running = [p for _, p in self.running.values() if p is not None]
+            spent = self.finished_cost + sum(
+                self.prices.cost(p.tokens_in, p.tokens_cached, p.tokens_out) for p in running)
+            usage += f", {format_cost(spent)}"
+        return usage
+
     def _overall(self) -> str:
-        return f"[{self.done}/{self.total} done, {len(self.running)} running] {self._times()}"
+        usage = self._usage()
+        return (
+            f"[{self.done}/{self.total} done, {len(self.running)} running] {self._times()}"
+            + (f", {usage}" if usage else "")
+        )
 
     # ------------------------------------------------------------------ drawing
     def renderable(self) -> Any:
@@ -170,6 +211,8 @@ class LiveDisplay:
             ProgressBar(total=max(self.total, 1), completed=self.done, width=20),
         )
         head.add_row(Text(self._times(), style="dim"), "")
+        if self._usage():
+            head.add_row(Text(self._usage(), style="dim"), "")
         table = Table(box=None, pad_edge=False, padding=(0, 2, 0, 0), header_style="bold dim")
         table.add_column("setting", overflow="fold")
         table.add_column("agent / model", overflow="fold")
@@ -178,6 +221,7 @@ class LiveDisplay:
         table.add_column("progress", justify="right", no_wrap=True)
         table.add_column("", width=12)
         table.add_column("hints", justify="right")
+        table.add_column("tokens in / cached / out", overflow="fold")
         for spec, p in self.running.values():
             progress = p.progress if p else 0.0
             table.add_row(
@@ -185,6 +229,7 @@ class LiveDisplay:
                 str(p.step if p else 0), f"{100 * progress:.1f}%",
                 ProgressBar(total=1.0, completed=progress, width=12),
                 str(p.hints if p else 0),
+                _tokens(p.tokens_in, p.tokens_cached, p.tokens_out) if p and p.tokens_in else "",
             )
         return Group(head, table) if self.running else head
 

@@ -101,6 +101,9 @@ class StepProgress:
     done: bool = False
     escaped: bool = False
     model_calls: int = 0  # model calls of the episode so far
+    tokens_in: int = 0  # model tokens so far: in, the server's prefix-cached part, out
+    tokens_cached: int = 0
+    tokens_out: int = 0
 
 
 ProgressCallback = Callable[[StepProgress], None]
@@ -298,6 +301,9 @@ class Episode:
                     done=done,
                     escaped=self.game.ended,
                     model_calls=self.metrics.model_calls,
+                    tokens_in=self.metrics.tokens_in,
+                    tokens_cached=self.metrics.tokens_cached,
+                    tokens_out=self.metrics.tokens_out,
                 )
             )
 

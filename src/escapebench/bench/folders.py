@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from escapebench.bench.costs import Prices
 from escapebench.bench.metrics import (
     EpisodeResult,
     ResultFileError,
@@ -135,6 +136,8 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
         "repeats": max(s.repeats, int((existing or {}).get("repeats", 0))),
         "shard": list(s.shard) if s.shard else None,
         "concurrency": s.concurrency,
+        "prices": (s.prices.record() if s.prices is not None
+                   else (existing or {}).get("prices")),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "command_line": _redacted_command(s.command_line or sys.argv),
@@ -164,12 +167,17 @@ def collect_results(folder: Path) -> list[EpisodeResult]:
     return out
 
 
-def write_tables(folder: Path, results: Sequence[EpisodeResult]) -> list[Summary]:
-    """Rebuild ``results.csv``, ``summary.csv`` and ``summary.md`` of a folder."""
+def write_tables(folder: Path, results: Sequence[EpisodeResult],
+                 prices: Prices | None = None) -> list[Summary]:
+    """Rebuild ``results.csv``, ``summary.csv`` and ``summary.md`` of a folder (with cost
+    columns at ``prices``; without, at the prices its ``run.json`` records, if any)."""
+    if prices is None:
+        prices = Prices.from_record((read_run_json(folder) or {}).get("prices"))
     summaries = aggregate(results)
-    write_results_csv(folder / RESULTS_FILE, results)
-    write_summary_csv(folder / SUMMARY_CSV, summaries)
-    write_summary_md(folder / SUMMARY_MD, summaries, title=f"escapebench results: {folder.name}")
+    write_results_csv(folder / RESULTS_FILE, results, prices)
+    write_summary_csv(folder / SUMMARY_CSV, summaries, prices)
+    write_summary_md(folder / SUMMARY_MD, summaries, title=f"escapebench results: {folder.name}",
+                     prices=prices)
     return summaries
 
 

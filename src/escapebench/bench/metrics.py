@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from escapebench.bench.costs import Prices
 from escapebench.bench.hints import ReferenceEffect
 from escapebench.engine.actions import VERBS
 from escapebench.engine.model import GameDefinition
@@ -55,6 +56,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "progress",
     "model_calls",
     "tokens_in",
+    "tokens_cached",
     "tokens_out",
     "retries",
     "wall_time_s",
@@ -69,7 +71,13 @@ RESULT_COLUMNS: tuple[str, ...] = (
 
 #: Columns that describe the transport or the clock, not the play: they may differ between
 #: two runs whose results are the same (retries after server faults, wall time).
-ACCOUNTING_COLUMNS: frozenset[str] = frozenset({"retries", "wall_time_s"})
+ACCOUNTING_COLUMNS: frozenset[str] = frozenset({
+    "retries", "wall_time_s", "tokens_cached", "sent_tokens_in", "sent_tokens_cached",
+    "sent_tokens_out",
+})
+"""(``tokens_cached`` depends on what the server's prefix cache held; the ``sent_tokens_*``
+fields of ``result.json`` on which calls the response cache answered. ``cost_usd``, a column
+only when priced, depends on both.)"""
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)  # read the process umask (there is no way to read it without setting it)
@@ -125,6 +133,14 @@ class EpisodeResult:
     cached_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached: int = 0
+    """The part of ``tokens_in`` the server read from its prefix cache (where it says)."""
+    sent_tokens_in: int | None = None
+    """Tokens in, cached and out of the calls sent to the model: the calls answered from
+    escapebench's response cache left out, as they cost nothing (None: not recorded,
+    results written before; taken as all calls)."""
+    sent_tokens_cached: int | None = None
+    sent_tokens_out: int | None = None
     retries: int = 0
     wall_time_s: float = 0.0
     prompt_version: str = ""
@@ -150,6 +166,17 @@ class EpisodeResult:
     def total_units(self) -> int:
         return self.total_key_steps + self.total_tools
 
+    def sent_tokens(self) -> tuple[int, int, int]:
+        """Tokens (in, cached, out) of the calls sent to the model, which is what costs."""
+        if self.sent_tokens_in is None:
+            return self.tokens_in, self.tokens_cached, self.tokens_out
+        return (self.sent_tokens_in, self.sent_tokens_cached or 0,
+                self.sent_tokens_out or 0)
+
+    def cost(self, prices: Prices) -> float:
+        """USD spent on this episode's model calls at ``prices``."""
+        return prices.cost(*self.sent_tokens())
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data."""
         data = asdict(self)
@@ -165,10 +192,13 @@ class EpisodeResult:
         values["progress_curve"] = [tuple(p) for p in data.get("progress_curve", [])]
         return cls(**values)
 
-    def row(self) -> dict[str, Any]:
-        """The ``results.csv`` row."""
+    def row(self, prices: Prices | None = None) -> dict[str, Any]:
+        """The ``results.csv`` row (with ``cost_usd`` when priced)."""
         data = self.to_dict()
-        return {c: data[c] for c in RESULT_COLUMNS}
+        row = {c: data[c] for c in RESULT_COLUMNS}
+        if prices is not None:
+            row["cost_usd"] = round(self.cost(prices), 6)
+        return row
 
 
 def _reference_key_steps_by_verb(effects: Sequence[ReferenceEffect]) -> dict[str, int]:
@@ -205,6 +235,8 @@ class EpisodeMetrics:
         self.cached_calls = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.tokens_cached = 0
+        self.sent = [0, 0, 0]  # tokens in, cached, out of the calls sent to the model
         self.retries = 0
         self.wall_s = 0.0
         self.curve: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
@@ -235,8 +267,13 @@ class EpisodeMetrics:
         for call in record.get("calls") or ():
             self.model_calls += 1
             self.cached_calls += bool(call.get("cached"))
-            self.tokens_in += int(call.get("tokens_in", 0))
-            self.tokens_out += int(call.get("tokens_out", 0))
+            tokens = (int(call.get("tokens_in", 0)), int(call.get("tokens_cached", 0)),
+                      int(call.get("tokens_out", 0)))
+            self.tokens_in += tokens[0]
+            self.tokens_cached += tokens[1]
+            self.tokens_out += tokens[2]
+            if not call.get("cached"):
+                self.sent = [a + b for a, b in zip(self.sent, tokens, strict=True)]
             self.retries += int(call.get("retries", 0))
         self.wall_s += float(record.get("wall_s", 0.0))
         if hint is not None and record.get("hint_done"):
@@ -321,6 +358,10 @@ class EpisodeMetrics:
             cached_calls=self.cached_calls,
             tokens_in=self.tokens_in,
             tokens_out=self.tokens_out,
+            tokens_cached=self.tokens_cached,
+            sent_tokens_in=self.sent[0],
+            sent_tokens_cached=self.sent[1],
+            sent_tokens_out=self.sent[2],
             retries=self.retries,
             wall_time_s=round(self.wall_s, 6),
             prompt_version=prompt_version,

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from escapebench.bench.costs import Prices, format_cost
 from escapebench.bench.metrics import RESULT_COLUMNS, EpisodeResult, atomic_write_text
 from escapebench.bench.summaries import ALL, SUMMARY_COLUMNS, Summary
 from escapebench.terminal import render_table, terminal_width
@@ -110,21 +111,63 @@ def short_count(n: float) -> str:
     return f"{n:.0f}" if float(n).is_integer() else f"{n:.1f}"
 
 
-def format_usage(summaries: Sequence[Summary]) -> str:
-    """Model calls and tokens of each agent x model, in total and per episode (from the
-    summaries over all difficulties); empty when no model was called."""
+def token_cells(tokens_in: float, tokens_cached: float, tokens_out: float) -> str:
+    """``"12.3k in / 8.1k cached / 950 out"``."""
+    return (f"{short_count(tokens_in)} in / {short_count(tokens_cached)} cached / "
+            f"{short_count(tokens_out)} out")
+
+
+def format_usage(summaries: Sequence[Summary], prices: Prices | None = None) -> str:
+    """Model calls and tokens (in / cached / out) of each agent x model, in total and per
+    episode (from the summaries over all difficulties), with the cost when priced; empty
+    when no model was called."""
     lines = []
     for s in summaries:
         if s.difficulty != ALL or not s.model_calls:
             continue
         n = s.episodes
+        cost = ""
+        if prices is not None:
+            cost = (f"; cost {format_cost(s.cost(prices) * n)} "
+                    f"({format_cost(s.cost(prices))} per episode at {prices.label()})")
         lines.append(
             f"model usage, {s.agent} / {s.model}: {short_count(s.model_calls * n)} calls, "
-            f"{short_count(s.tokens_in * n)} tokens in, {short_count(s.tokens_out * n)} out "
+            f"tokens {token_cells(s.tokens_in * n, s.tokens_cached * n, s.tokens_out * n)} "
             f"in {n} episode{'s' if n != 1 else ''}; per episode {short_count(s.model_calls)} "
-            f"calls, {short_count(s.tokens_in)} in, {short_count(s.tokens_out)} out"
+            f"calls, {token_cells(s.tokens_in, s.tokens_cached, s.tokens_out)}{cost}"
         )
     return "\n".join(lines)
+
+
+USAGE_HEADERS: tuple[str, ...] = ("Agent", "Model", "Difficulty", "Episodes", "Calls",
+                                  "Tokens in", "Cached", "Tokens out")
+
+
+def usage_cells(s: Summary, prices: Prices | None = None) -> list[str]:
+    """One row of the usage table: totals of a summary's episodes (cost when priced)."""
+    n = s.episodes
+    cells = [s.agent, s.model, s.difficulty, str(n), short_count(s.model_calls * n),
+             short_count(s.tokens_in * n), short_count(s.tokens_cached * n),
+             short_count(s.tokens_out * n)]
+    if prices is not None:
+        cells.append(format_cost(s.cost(prices) * n))
+    return cells
+
+
+def format_usage_markdown(summaries: Sequence[Summary], prices: Prices | None = None) -> str:
+    """Calls and tokens (in / cached / out) per row in Markdown; empty without model calls."""
+    rows = [s for s in summaries if s.model_calls]
+    if not rows:
+        return ""
+    headers = [*USAGE_HEADERS, *(["Cost (USD)"] if prices is not None else [])]
+    out = ["| " + " | ".join(headers) + " |",
+           "|" + "|".join("---" if i < 3 else "---:" for i in range(len(headers))) + "|"]
+    out += ["| " + " | ".join(usage_cells(s, prices)) + " |" for s in rows]
+    note = ("Tokens are totals over the row's episodes; cached: input tokens the server read "
+            "from its prompt cache.")
+    if prices is not None:
+        note += f" Cost at {prices.label()}; calls answered by the response cache cost nothing."
+    return "\n".join(out) + "\n\n" + note + "\n"
 
 
 def format_markdown(summaries: Sequence[Summary]) -> str:
@@ -153,18 +196,32 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def write_results_csv(path: Path, results: Iterable[EpisodeResult]) -> None:
-    """``results.csv``: one row per episode, sorted by episode id."""
-    rows = [r.row() for r in sorted(results, key=lambda r: r.episode_id)]
-    atomic_write_text(path, _csv_text(RESULT_COLUMNS, rows))
+COST_COLUMNS: tuple[str, ...] = ("cost_usd",)
+SUMMARY_COST_COLUMNS: tuple[str, ...] = ("cost_usd_per_episode", "cost_usd")
 
 
-def write_summary_csv(path: Path, summaries: Sequence[Summary]) -> None:
-    """``summary.csv``: one row per agent x model x difficulty (and "all")."""
-    atomic_write_text(path, _csv_text(SUMMARY_COLUMNS, (s.row() for s in summaries)))
+def write_results_csv(path: Path, results: Iterable[EpisodeResult],
+                      prices: Prices | None = None) -> None:
+    """``results.csv``: one row per episode, sorted by episode id (``cost_usd`` when
+    priced)."""
+    rows = [r.row(prices) for r in sorted(results, key=lambda r: r.episode_id)]
+    columns = RESULT_COLUMNS + (COST_COLUMNS if prices is not None else ())
+    atomic_write_text(path, _csv_text(columns, rows))
 
 
-def write_summary_md(path: Path, summaries: Sequence[Summary], title: str = "") -> None:
-    """``summary.md``: the Table-3 columns as a Markdown table."""
+def write_summary_csv(path: Path, summaries: Sequence[Summary],
+                      prices: Prices | None = None) -> None:
+    """``summary.csv``: one row per agent x model x difficulty (and "all"), with the cost
+    columns when priced."""
+    columns = SUMMARY_COLUMNS + (SUMMARY_COST_COLUMNS if prices is not None else ())
+    atomic_write_text(path, _csv_text(columns, (s.row(prices) for s in summaries)))
+
+
+def write_summary_md(path: Path, summaries: Sequence[Summary], title: str = "",
+                     prices: Prices | None = None) -> None:
+    """``summary.md``: the Table-3 columns as a Markdown table, then model usage (tokens in
+    / cached / out, and cost when priced)."""
     head = f"# {title}\n\n" if title else ""
-    atomic_write_text(path, head + format_markdown(summaries))
+    usage = format_usage_markdown(summaries, prices)
+    atomic_write_text(path, head + format_markdown(summaries)
+                      + (f"\n## Model usage\n\n{usage}" if usage else ""))

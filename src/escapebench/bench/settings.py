@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from escapebench.bench.costs import Prices
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
 from escapebench.llm.base import SamplingSettings
@@ -74,6 +75,7 @@ class RunSettings:
     command_line: list[str] = field(default_factory=list)
     protocol: str | None = None  # None: original for games of an original checkout
     original_source: Path | None = None  # the original checkout (or its src folder)
+    prices: Prices | None = None  # USD per 1M tokens, for cost columns (not in the fingerprint)
 
     @property
     def needs_model(self) -> bool:

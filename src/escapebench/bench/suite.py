@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from escapebench.bench.build import build_model, make_episode_agent, server_identity
+from escapebench.bench.costs import Prices
 from escapebench.bench.display import LiveDisplay
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.folders import (
@@ -69,6 +70,7 @@ class RunOutcome:
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
     skipped: list[dict[str, Any]] = field(default_factory=list)  # see RunPlan.skipped
+    prices: Prices | None = None  # the prices of the cost columns (given, or from run.json)
 
     @property
     def exit_code(self) -> int:
@@ -143,7 +145,7 @@ async def _run_plan(
     outcome.finished = len(plan.specs) - len(todo)
     display = LiveDisplay(
         total=len(plan.specs), already_done=outcome.finished, stream=stream,
-        live=live, quiet=settings.quiet,
+        live=live, quiet=settings.quiet, prices=settings.prices,
     )
     queue: asyncio.Queue[EpisodeSpec] = asyncio.Queue()
     for spec in todo:
@@ -231,7 +233,9 @@ async def _run_plan(
                 await aclose()
         try:
             results = collect_results(plan.out)
-            outcome.summaries = write_tables(plan.out, results)
+            outcome.prices = plan.settings.prices or Prices.from_record(
+                (read_run_json(plan.out) or {}).get("prices"))
+            outcome.summaries = write_tables(plan.out, results, outcome.prices)
             complete = outcome.finished == outcome.planned
             write_run_json(plan, model_record, read_run_json(plan.out), finished=complete,
                            server=server)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from escapebench.bench.costs import Prices
 from escapebench.bench.metrics import KEY_STEP_VERBS, EpisodeResult
 
 ALL = "all"
@@ -166,6 +167,7 @@ EPISODE_VALUES: dict[str, Callable[[EpisodeResult], float]] = {
     "model_calls": lambda r: float(r.model_calls),
     "tokens_in": lambda r: float(r.tokens_in),
     "tokens_out": lambda r: float(r.tokens_out),
+    "tokens_cached": lambda r: float(r.tokens_cached),
 }
 CI_METRICS: tuple[str, ...] = tuple(EPISODE_VALUES)
 """Metrics with a 95% interval in :attr:`Summary.ci` (``escaped`` as the escaped share)."""
@@ -391,6 +393,13 @@ class Summary:
     model_calls: float
     tokens_in: float
     tokens_out: float
+    tokens_cached: float = 0.0
+    """Mean per episode of the input tokens the server read from its prefix cache."""
+    sent_tokens_in: float = 0.0
+    """Means per episode of tokens in, cached and out of the calls sent to the model (those
+    the response cache answered left out): what :meth:`cost` prices."""
+    sent_tokens_cached: float = 0.0
+    sent_tokens_out: float = 0.0
     early_exit_progress_pooled: float = 0.0
     tool_hint_share_pooled: float = 0.0
     key_step_hint_share_pooled: float = 0.0
@@ -400,9 +409,17 @@ class Summary:
     """Metric name -> (low, high) 95% interval (no entry: too few episodes)."""
     coverage: Coverage | None = None
 
-    def row(self) -> dict[str, Any]:
-        """A flat row for ``summary.csv``."""
+    def cost(self, prices: Prices) -> float:
+        """Mean USD per episode at ``prices`` (times :attr:`episodes` for the total)."""
+        return prices.cost(self.sent_tokens_in, self.sent_tokens_cached, self.sent_tokens_out)
+
+    def row(self, prices: Prices | None = None) -> dict[str, Any]:
+        """A flat row for ``summary.csv`` (with the cost per episode and in total when
+        priced)."""
         data = asdict(self)
+        if prices is not None:
+            data["cost_usd_per_episode"] = round(self.cost(prices), 6)
+            data["cost_usd"] = round(self.cost(prices) * self.episodes, 6)
         data.pop("coverage")
         data.pop("ci")
         by_action = data.pop("hint_share_by_action")
@@ -470,6 +487,10 @@ def _summarize(agent: str, model: str, difficulty: str, group: list[EpisodeResul
         model_calls=mean(r.model_calls for r in group),
         tokens_in=mean(r.tokens_in for r in group),
         tokens_out=mean(r.tokens_out for r in group),
+        tokens_cached=mean(r.tokens_cached for r in group),
+        sent_tokens_in=mean(r.sent_tokens()[0] for r in group),
+        sent_tokens_cached=mean(r.sent_tokens()[1] for r in group),
+        sent_tokens_out=mean(r.sent_tokens()[2] for r in group),
         early_exit_progress_pooled=pooled(
             sum(r.early_exit_units for r in group), sum(r.total_units for r in group)
         ),

@@ -86,11 +86,15 @@ class Completion:
     tokens_out: int = 0
     model: str = ""
     cached: bool = False
+    """Answered from escapebench's own response cache (no request was sent)."""
     retries: int = 0
     latency_s: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
     tool_calls: tuple[ToolCall, ...] = ()
     """The answer's function calls, in order (only when functions were offered)."""
+    tokens_cached: int = 0
+    """The part of ``tokens_in`` the server read from its prompt (prefix) cache, where it
+    reports one (``usage.prompt_tokens_details.cached_tokens``, llama.cpp's ``cache_n``)."""
 
 
 def settings_record(settings: SamplingSettings) -> dict[str, object]:

@@ -74,6 +74,7 @@ def cache_key(
 
 
 _TOOL_CALLS = "_tool_calls"
+_TOKENS_CACHED = "_tokens_cached"  # the server-side prefix-cached part, kept in extra
 """Where an answer's function calls are kept in the ``extra`` column."""
 
 def _stored_calls(calls: object) -> tuple[ToolCall, ...]:
@@ -192,10 +193,12 @@ class ResponseCache:
         model, text, tokens_in, tokens_out, extra = row
         stored_extra = json.loads(extra)
         calls = stored_extra.pop(_TOOL_CALLS, None) or []
+        tokens_cached = int(stored_extra.pop(_TOKENS_CACHED, 0) or 0)
         return Completion(
             text=text,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
+            tokens_cached=tokens_cached,
             model=model,
             cached=True,
             retries=0,
@@ -213,6 +216,8 @@ class ResponseCache:
         stored_extra = dict(completion.extra)
         if completion.tool_calls:
             stored_extra[_TOOL_CALLS] = [asdict(c) for c in completion.tool_calls]
+        if completion.tokens_cached:
+            stored_extra[_TOKENS_CACHED] = completion.tokens_cached
         extra = json.dumps(stored_extra, sort_keys=True, default=str)
         with self._lock:
             cursor = self._connect().execute(
@@ -264,7 +269,9 @@ class ResponseCache:
 class CachedChatModel:
     """Wraps any :class:`ChatModel` with a :class:`ResponseCache`.
 
-    A hit returns the stored completion with ``cached=True`` and the original token counts;
+    A hit returns the stored completion with ``cached=True`` and the original token counts
+    (in, the server's prefix-cached part, out): results count a replayed call like the call
+    it replays, and cost columns leave it out (nothing was sent, so nothing was paid);
     a miss calls the inner model, stores its answer and returns it. ``name`` is the inner
     model's name, so wrapping changes neither results nor cache keys.
     """
@@ -343,6 +350,7 @@ def _replayed(completion: Completion) -> Completion:
         text=completion.text,
         tokens_in=completion.tokens_in,
         tokens_out=completion.tokens_out,
+        tokens_cached=completion.tokens_cached,
         model=completion.model,
         cached=True,
         retries=0,
@@ -358,6 +366,7 @@ def _with_fields(stored: Completion, fresh: Completion) -> Completion:
         text=stored.text,
         tokens_in=stored.tokens_in,
         tokens_out=stored.tokens_out,
+        tokens_cached=min(fresh.tokens_cached, stored.tokens_in),
         model=stored.model,
         cached=False,
         retries=fresh.retries,

@@ -546,12 +546,14 @@ class OpenAIChatModel:
             usage = meta.get("usage")
             estimated = not isinstance(usage, dict) or "prompt_tokens" not in usage
             if estimated:
+                tokens_cached = 0
                 tokens_in = estimate_prompt_tokens(messages)
                 tokens_out = estimate_tokens(text)
             else:
                 assert isinstance(usage, dict)
                 tokens_in = _as_int(usage.get("prompt_tokens"))
                 tokens_out = _as_int(usage.get("completion_tokens"))
+            tokens_cached = min(prompt_cache_tokens(meta), tokens_in)
             extra: dict[str, object] = {
                 "base_url": safe_url(url),
                 "finish_reason": meta.get("finish_reason"),
@@ -563,6 +565,7 @@ class OpenAIChatModel:
                 text=text,
                 tokens_in=tokens_in,
                 tokens_out=tokens_out,
+                tokens_cached=tokens_cached,
                 model=self.name,
                 cached=False,
                 retries=attempt,
@@ -662,6 +665,23 @@ def _as_int(value: object) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
+def prompt_cache_tokens(meta: dict[str, Any]) -> int:
+    """Prompt tokens the server says it read from its prefix cache (0 where it says nothing).
+
+    OpenAI and vLLM report ``usage.prompt_tokens_details.cached_tokens``; llama.cpp's server
+    reports ``timings.cache_n`` (tokens reused) next to ``timings.prompt_n`` (evaluated).
+    """
+    usage = meta.get("usage")
+    if isinstance(usage, dict):
+        details = usage.get("prompt_tokens_details")
+        if isinstance(details, dict) and "cached_tokens" in details:
+            return _as_int(details.get("cached_tokens"))
+    timings = meta.get("timings")
+    if isinstance(timings, dict) and "cache_n" in timings:
+        return _as_int(timings.get("cache_n"))
+    return 0
+
+
 def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     """Extract the answer from a chat-completion JSON body, or raise ``_RetryableError``."""
     try:
@@ -693,6 +713,7 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
     content = clean_model_text(content)
     meta: dict[str, Any] = {
         "usage": data.get("usage"),
+        "timings": data.get("timings"),
         "finish_reason": choice.get("finish_reason"),
         "model": data.get("model"),
         "tool_calls": tool_calls,

@@ -21,10 +21,17 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
+from escapebench.bench.costs import add_price_arguments, prices_from_args
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.summaries import PairedDifference, coverage_of, paired_compare, rules_of
 from escapebench.exit_codes import EXIT_NOTHING_TO_COMPARE, EXIT_OK, EXIT_USAGE
-from escapebench.report.runs import ReportInputError, RunFolder, all_results, load_runs
+from escapebench.report.runs import (
+    ReportInputError,
+    RunFolder,
+    all_results,
+    load_runs,
+    recorded_prices,
+)
 from escapebench.report.tables import (
     COVERS,
     HUMAN_AGENT,
@@ -35,6 +42,7 @@ from escapebench.report.tables import (
     markdown,
     table3,
     table5,
+    usage_table,
 )
 from escapebench.terminal import render_table, terminal_width
 
@@ -47,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "BaseAgent and EscapeAgent runs (any number, any mix) for the Table-5 form",
     )
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    add_price_arguments(parser)
 
 
 def comparison_table(results: Sequence[EpisodeResult]) -> Table:
@@ -234,6 +243,7 @@ def main(args: argparse.Namespace) -> int:
     table = comparison_table(results)
     width = terminal_width(sys.stdout)
     styled = width is not None
+    usage = usage_table(results, prices_from_args(args) or recorded_prices(runs))
     printed = False
     if table.rows:
         print(markdown(table) if args.markdown else format_text(table, width=width,
@@ -249,6 +259,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"\n(no paired comparison: {exc})")
         else:
             print(("\n" if printed else "") + text)
+        _print_usage(usage, args.markdown)
         return EXIT_OK
     if not printed:
         agents = sorted({r.agent for r in results}) or ["none (no finished episodes)"]
@@ -259,4 +270,12 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NOTHING_TO_COMPARE
+    _print_usage(usage, args.markdown)
     return EXIT_OK
+
+
+def _print_usage(usage: Table, as_markdown: bool) -> None:
+    """Calls and tokens in / cached / out of each run's agent (and cost when priced)."""
+    if usage.rows:
+        print("\n" + (markdown(usage) if as_markdown else format_text(usage)))
+        print(usage.caption)

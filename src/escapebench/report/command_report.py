@@ -17,6 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder to write the report into (index.html, figures/, tables.md)",
     )
     parser.add_argument("--title", default="EscapeBench report", help="title of the page")
+    from escapebench.bench.costs import add_price_arguments
+
+    add_price_arguments(parser)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -32,7 +35,10 @@ def main(args: argparse.Namespace) -> int:
                   "pick another folder", file=sys.stderr)
             return EXIT_USAGE
     try:
-        result = build_report(args.run_dirs, out, title=args.title)
+        from escapebench.bench.costs import prices_from_args
+
+        result = build_report(args.run_dirs, out, title=args.title,
+                              prices=prices_from_args(args))
     except ReportInputError as exc:
         print(f"escapebench report: {exc}", file=sys.stderr)
         return EXIT_USAGE

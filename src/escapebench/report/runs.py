@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from escapebench.bench.costs import Prices
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.records import (
     EPISODES_DIR,
@@ -46,6 +47,7 @@ __all__ = [  # the layout's names are re-exported for the report modules
     "read_episode",
     "read_json",
     "read_result",
+    "recorded_prices",
     "safe_slug",
 ]
 
@@ -249,3 +251,9 @@ def load_runs(paths: Iterable[str | Path]) -> list[RunFolder]:
 def all_results(runs: Iterable[RunFolder]) -> list[EpisodeResult]:
     """The results of every finished episode of ``runs``."""
     return [r for run in runs for r in run.results]
+
+
+def recorded_prices(runs: Sequence[RunFolder]) -> Prices | None:
+    """The prices the runs' ``run.json`` record, when every run records the same ones."""
+    found = {Prices.from_record(r.run_info.get("prices")) for r in runs}
+    return found.pop() if len(found) == 1 else None

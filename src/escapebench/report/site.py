@@ -19,6 +19,7 @@ from typing import Any
 import jinja2
 
 from escapebench import __version__
+from escapebench.bench.costs import Prices
 from escapebench.report import tables
 from escapebench.report.figures import Figure, draw_all
 from escapebench.report.runs import (
@@ -28,6 +29,7 @@ from escapebench.report.runs import (
     RunFolder,
     all_results,
     load_runs,
+    recorded_prices,
 )
 from escapebench.report.trajectory import viewer_payload
 
@@ -184,6 +186,7 @@ def build_report(
     title: str = "EscapeBench report",
     links: dict[str, str] | None = None,
     cache_dir: Path | None = None,
+    prices: Prices | None = None,
 ) -> ReportResult:
     """Write the static report of ``run_dirs`` into ``out_dir``.
 
@@ -191,7 +194,8 @@ def build_report(
     ``cache_dir`` keeps what an earlier build made from the same inputs: figures per set of
     results (see ``figures.draw_all``) and each episode's viewer data per state of its files.
     ``escapebench serve`` rebuilds whenever a step of a live run is written; with the cache
-    only what changed is made again.
+    only what changed is made again. ``prices`` price the usage table (without them, the
+    prices the runs' ``run.json`` record when they all record the same).
     """
     items = list(run_dirs)
     runs = (
@@ -226,7 +230,7 @@ def build_report(
     figures = draw_all(
         results, out, cache_dir=None if cache_dir is None else cache_dir / "figures"
     )
-    shown = tables.all_tables(results)
+    shown = tables.all_tables(results, prices or recorded_prices(runs))
 
     (out / "data" / "index.js").write_text(
         js_assignment(

@@ -19,8 +19,9 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from escapebench.bench.costs import Prices, format_cost
 from escapebench.bench.metrics import EpisodeResult
-from escapebench.bench.result_tables import table_cells
+from escapebench.bench.result_tables import short_count, table_cells
 from escapebench.bench.summaries import ALL, Summary, aggregate, rules_of
 
 HUMAN_AGENT = "human"
@@ -339,10 +340,36 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
     )
 
 
-def all_tables(results: Sequence[EpisodeResult]) -> list[Table]:
-    """The report's tables that have rows."""
+def usage_table(results: Sequence[EpisodeResult], prices: Prices | None = None) -> Table:
+    """Model calls and tokens in / cached / out per agent x model (totals over its
+    episodes), with the cost at ``prices``; rows only for agents that called a model."""
+    rows = []
+    for s in aggregate(results, intervals=False):
+        if s.difficulty != ALL or not s.model_calls:
+            continue
+        n = s.episodes
+        cells = [str(n), short_count(s.model_calls * n), short_count(s.tokens_in * n),
+                 short_count(s.tokens_cached * n), short_count(s.tokens_out * n)]
+        if prices is not None:
+            cells += [format_cost(s.cost(prices) * n), format_cost(s.cost(prices))]
+        cells.append(s.coverage.label() if s.coverage is not None else "")
+        rows.append(TableRow(agent_label(s.agent, s.model), cells, s,
+                             note=f"{n} episodes, {s.escaped} escaped"))
+    headers = ["Agent / model", "Episodes", "Calls", "Tokens in", "Cached", "Tokens out"]
+    if prices is not None:
+        headers += ["Cost (USD)", "Per episode"]
+    caption = ("Totals over each row's episodes; cached: input tokens the server read from "
+               "its prompt cache (where it reports them).")
+    if prices is not None:
+        caption += (f" Cost at {prices.label()}; calls answered by the response cache cost "
+                    "nothing.")
+    return Table("Model usage", caption, [*headers, COVERS], rows)
+
+
+def all_tables(results: Sequence[EpisodeResult], prices: Prices | None = None) -> list[Table]:
+    """The report's tables that have rows (the usage table priced at ``prices``)."""
     made = [table3(results), table5(results), *leaderboards(results), human_table(results),
-            by_difficulty(results)]
+            by_difficulty(results), usage_table(results, prices)]
     return [t for t in made if t.rows]
 
 
