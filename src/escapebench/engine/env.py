@@ -910,6 +910,10 @@ class EscapeGame:
             if tool >= 0:
                 self._release_if_spent(tool, events)
             return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
+        # The original engine's rule: a tool spent in its last state leaves the bag before the
+        # triggers fire; one spent in an earlier state stays, and a trigger may move it on.
+        if tool >= 0:
+            self._release_if_spent(tool, events)
         tools_before = self.tools_collected
         if ops and plan.past_possible:
             try:
@@ -921,9 +925,6 @@ class EscapeGame:
                 return StepResult(action, False, True, str(exc))
         elif ops:
             self._fire(i, ops, events)
-        # Checked after the triggers: a trigger may move the tool to a state with new uses.
-        if tool >= 0:
-            self._release_if_spent(tool, events)
         if ends_game:
             self.ended = True
             events.append(_GAME_END_EVENT)
@@ -966,10 +967,14 @@ class EscapeGame:
             used.add(target)
 
     def _release_if_spent(self, t: int, events: list[Event]) -> None:
-        """A tool leaves the bag once its current state has nothing left to be used on."""
+        """A tool leaves the bag once it is in its last state and that state has nothing left
+        to be used on. A tool spent in an earlier state stays in the bag (as in the original
+        engine), where a trigger may still move it to a state with new uses."""
         if self.tool_where[t] != _IN_BAG:
             return
         s = self.tool_state[t]
+        if s + 1 < len(self.defn.tools[t].states):
+            return
         used = self.used.get((t, s))
         targets = self._plan.tool_targets[t][s]
         if used.issuperset(targets) if used is not None else not targets:
