@@ -19,13 +19,14 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # What each part of the package may import (besides itself and the two leaf modules every part
 # may use: ``escapebench`` for the version and ``escapebench.exit_codes``). Lower layers first;
 # docs/architecture.md draws the same table.
-BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench"}
+BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench", "generate"}
 ALLOWED: dict[str, set[str]] = {
     "engine": set(),
     "llm": set(),
     "protocols": {"engine", "llm"},
     "games": {"engine", "protocols"},
     "agents": {"engine", "llm", "protocols"},
+    "generate": {"engine", "games"},
     "bench": {"engine", "llm", "protocols", "games", "agents"},
     "play": BELOW_PLAY,
     "report": {"engine", "protocols", "games", "bench"},
@@ -37,7 +38,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 LEAVES = {"escapebench", "exit_codes"}
 PACKAGES = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
-            "integrations")
+            "integrations", "generate")
 
 
 @dataclass(frozen=True)
