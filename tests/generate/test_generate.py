@@ -130,3 +130,18 @@ def test_a_bad_gen_spec_is_one_clear_line(tmp_path: Path) -> None:
     done = cli("check", "gen:tier=9,count=1,seed=0", cwd=tmp_path)
     assert done.returncode != 0
     assert "tier must be 1-5" in done.stdout + done.stderr
+
+
+def test_gym_generated_v0_draws_a_game_per_seed_and_passes_the_checker() -> None:
+    gym = pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    import escapebench.gym  # noqa: F401  (registers the ids)
+
+    env = gym.make("escapebench/generated-v0", tier=1)
+    check_env(env.unwrapped, skip_render_check=True)
+    a, _ = env.reset(seed=11)
+    b, _ = env.reset(seed=11)
+    c, _ = env.reset(seed=12)
+    assert a == b and a != c
+    env.close()
