@@ -145,3 +145,16 @@ def test_gym_generated_v0_draws_a_game_per_seed_and_passes_the_checker() -> None
     c, _ = env.reset(seed=12)
     assert a == b and a != c
     env.close()
+
+
+def test_graph_draws_a_generated_and_a_builtin_game(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    done = cli("generate", "--tier", "1", "--count", "1", "--seed", "2", "--graph", "--out",
+               str(tmp_path / "g"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    png = tmp_path / "g" / "gen-t1-s2-000.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    done = cli("generate", "--graph", "--from", "tutorial", "--out", str(tmp_path / "b"),
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "b" / "tutorial.png").stat().st_size > 1000

@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override one knob of the tier (repeatable)")
     parser.add_argument("--graph", action="store_true",
                         help="also draw each game's dependency graph as <game>.png")
+    parser.add_argument("--from", dest="draw_from", metavar="SPEC",
+                        help="with --graph: draw the games SPEC names (built-in, files, "
+                        "original folders) instead of generating")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -44,6 +47,8 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"escapebench generate: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.draw_from:
+        return _draw_existing(args)
     try:
         games = generate_games(args.tier, args.count, args.seed, overrides)
     except RuntimeError as exc:
@@ -64,11 +69,28 @@ def main(args: argparse.Namespace) -> int:
         if args.graph:
             from escapebench.generate.graph import draw_design
 
-            draw_design(g.design, out / f"{g.game_id}.png")
+            normal = next(d for d in g.settings if d.difficulty == "normal")
+            draw_design(g.design, out / f"{g.game_id}.png", normal)
     (out / "generated.json").write_text(json.dumps({
         "generator_version": GENERATOR_VERSION, "tier": args.tier, "count": args.count,
         "seed": args.seed, "knobs": overrides, "games": manifest,
     }, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"{len(games)} games written to {out}; {rejects} candidates rejected "
           f"({rejects / (rejects + len(games)):.0%})")
+    return EXIT_OK
+
+
+def _draw_existing(args: argparse.Namespace) -> int:
+    from escapebench.games.loading import GameFileError, load_games
+    from escapebench.generate.graph import draw_definition
+
+    try:
+        defs = [d for d in load_games([args.draw_from]) if d.difficulty == "normal"]
+    except GameFileError as exc:
+        print(f"escapebench generate: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for d in defs:
+        print(draw_definition(d, out / f"{d.setting}.png"))
     return EXIT_OK
