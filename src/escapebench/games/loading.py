@@ -660,10 +660,12 @@ def _own_from_data(data: Any, text: str, source: str) -> list[GameDefinition]:
         raise _raise_at(exc, source, text) from None
 
 
-def load_own_text(text: str, source: str) -> list[GameDefinition]:
+def load_own_text(text: str, source: str, data: Any = None) -> list[GameDefinition]:
     """Load a game in our format from its YAML text (e.g. a generated game, never written to
-    disk); ``source`` names it in messages."""
-    data = yaml.safe_load(text)
+    disk); ``source`` names it in messages. ``data``, when given, is that text already read
+    (the generator passes the document it dumped, to skip reading it again)."""
+    if data is None:
+        data = yaml.safe_load(text)
     return _own_from_data(data, text, source)
 
 

@@ -392,6 +392,15 @@ class _Builder:
         steps.append((where["name"], f"input({code}, {cont})"))
         self.design.key_steps.append(f"input({code}, {cont})")
         self.design.node_kind[cont] = "code"
+        if self.k.indirection == 0:  # the whole code on one note, as the tutorial has it
+            spot = self.pick(rooms[s])
+            clue = self.unique("code note")
+            self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
+                f"A note: the code of the {cont} is {code}.", f"A note that reads '{code}'.",
+                f"A note: {code}.")}]}, "Here")
+            self.design.edges.append((clue, cont, "clue"))
+            self.design.node_kind[clue] = "clue"
+            return item, None
         # one clue per digit, spread over this scene and earlier ones
         for i, d in enumerate(digits):
             room = rooms[self.rng.randrange(s + 1)]
