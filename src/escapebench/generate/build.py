@@ -121,7 +121,7 @@ class _Builder:
             rooms.append(group)
         # units per scene, chains per scene
         per = [k.steps // k.scenes + (1 if s < k.steps % k.scenes else 0) for s in range(k.scenes)]
-        inputs_at = set(self.rng.sample(range(k.scenes), min(k.inputs, k.scenes)))
+        inputs_at = set(range(min(k.inputs, k.scenes)))  # codes gate the first scenes
         for s in range(len(walk)):
             chains = max(1, min(k.breadth, per[s] or 1))
             units = [per[s] // chains + (1 if c < per[s] % chains else 0) for c in range(chains)]
@@ -375,7 +375,7 @@ class _Builder:
         cont = self.unique(self.pick(th["containers"])["name"])
         ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
         lock = next((lk for lk in th["locks"] if lk["kind"] == "code"), th["locks"][0])
-        n = min(4, max(2, s + 2))
+        n = 3 if s < 3 else 4  # digits of the code
         digits = [str(self.rng.randrange(10)) for _ in range(n)]
         code = "".join(digits)
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
