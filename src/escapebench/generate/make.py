@@ -110,6 +110,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         if abstract_reaches_end(normal, [step]):
             problems.append(f"shortcut: GAME END is reachable without {step}")
     # distractors are inert: no transitions, no targets, named by nothing
+    named = {w.arg for it in normal.items for st in it.states for tr in st.transitions
+             for w in tr.waits} | {t.target for it in normal.items for st in it.states
+                                   for tr in st.transitions for t in tr.triggers} | {
+        x for tl in normal.tools for st in tl.states for x in (*st.apply_to, *st.wait_for)}
     for name, kind in design.node_kind.items():
         if kind != "distractor":
             continue
@@ -121,7 +125,7 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             tl = normal.tools[normal.tool_index[name]]
             if any(st.apply_to or st.wait_for for st in tl.states):
                 problems.append(f"distractor {name} can be used")
-        if f", {name}" in text.replace(f"name: {name}", ""):
+        if name in named:
             problems.append(f"distractor {name} is named by a step")
     return settings, problems
 
