@@ -258,7 +258,7 @@ def check_paths(specs: Sequence[str], *, run_solver: bool = True) -> list[Settin
     out: list[SettingReport] = []
     for spec in specs:
         if spec.startswith("gen:"):  # generated in memory: check each setting of each game
-            from escapebench.games.loading import GameFileError, generated_games
+            from escapebench.games.loading import generated_games
 
             try:
                 defs = generated_games(spec)
