@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # may use: ``escapebench`` for the version, ``escapebench.exit_codes`` and
 # ``escapebench.terminal``). Lower layers first;
 # docs/architecture.md draws the same table.
-BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench"}
+BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench", "generate"}
 ALLOWED: dict[str, set[str]] = {
     "engine": set(),
     "llm": set(),
@@ -28,6 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"engine", "protocols"},
     "generate": {"engine", "protocols", "games"},
     "agents": {"engine", "llm", "protocols"},
+    "generate": {"engine", "games"},
     "bench": {"engine", "llm", "protocols", "games", "agents"},
     "play": BELOW_PLAY,
     "report": {"engine", "protocols", "games", "bench"},

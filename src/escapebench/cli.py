@@ -21,6 +21,8 @@ VERBS: dict[str, tuple[str, str]] = {
                  "what a run would cost (calls, tokens, USD range), without calling a model"),
     "games": ("escapebench.games.command_games", "list built-in and discovered games"),
     "check": ("escapebench.games.command_check", "validate game files and their solutions"),
+    "generate": ("escapebench.generate.command_generate",
+                 "write fresh, proven games of a difficulty tier"),
     "replay": ("escapebench.games.command_replay", "replay a JSON Lines trace of actions"),
     "play": ("escapebench.play.command_play", "play a game yourself in the terminal"),
     "merge": ("escapebench.bench.command_merge", "combine result folders of sharded runs"),

@@ -2,14 +2,17 @@
 
 One id per built-in setting (``escapebench/lab-hard-v0``, ``escapebench/tutorial-v0`` for the
 normal version) and the generic ``escapebench/game-v0`` (``game=`` a game file, an original
-data folder or a built-in name; ``setting=`` one setting of it). The environments and
-wrappers are in :mod:`escapebench.integrations.gym`; ``gym.make("escapebench.gym:ID")``
-imports this module itself.
+data folder or a built-in name; ``setting=`` one setting of it), and
+``escapebench/generated-v0`` (``tier=``: a fresh generated game at each reset, from its
+seed). The environments and wrappers are in :mod:`escapebench.integrations.gym`;
+``gym.make("escapebench.gym:ID")`` imports this module itself.
 """
 
 from escapebench.integrations.gym import (
+    GENERATED_ID,
     GENERIC_ID,
     EscapeBenchEnv,
+    GeneratedEnv,
     HintWrapper,
     RecordSteps,
     builtin_ids,
@@ -18,8 +21,10 @@ from escapebench.integrations.gym import (
 )
 
 __all__ = [
+    "GENERATED_ID",
     "GENERIC_ID",
     "EscapeBenchEnv",
+    "GeneratedEnv",
     "HintWrapper",
     "RecordSteps",
     "builtin_ids",

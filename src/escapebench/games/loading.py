@@ -14,6 +14,7 @@ wrong. YAML is always read with a safe loader (:mod:`escapebench.games.yaml_read
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -659,6 +660,15 @@ def _own_from_data(data: Any, text: str, source: str) -> list[GameDefinition]:
         raise _raise_at(exc, source, text) from None
 
 
+def load_own_text(text: str, source: str, data: Any = None) -> list[GameDefinition]:
+    """Load a game in our format from its YAML text (e.g. a generated game, never written to
+    disk); ``source`` names it in messages. ``data``, when given, is that text already read
+    (the generator passes the document it dumped, to skip reading it again)."""
+    if data is None:
+        data = yaml.safe_load(text)
+    return _own_from_data(data, text, source)
+
+
 def load_file(path: str | Path) -> list[GameDefinition]:
     """Load every setting a file holds, whichever the format."""
     p = Path(path)
@@ -776,7 +786,37 @@ def _load_each(files: Iterable[Path], failed: list[GameFileError]) -> list[GameD
     return out
 
 
+def generated_games(spec: str) -> list[GameDefinition]:
+    """The settings of a ``gen:tier=T,count=N,seed=S[,knob=v]`` spec, generated in memory.
+
+    The generator (:mod:`escapebench.generate`) sits above this package; it is loaded here by
+    name, at call time, only when a ``gen:`` spec is given. Each setting's ``derived`` map
+    holds ``generated``: the spec, the generator version and the sha256 of the game's YAML.
+    Raises :class:`GameFileError` for a bad spec.
+    """
+    make = importlib.import_module("escapebench.generate.make")
+    try:
+        parsed = make.parse_gen_spec(spec)
+        games = make.generate_spec(parsed)
+    except (ValueError, RuntimeError) as exc:
+        raise GameFileError(spec, str(exc)) from None
+    out: list[GameDefinition] = []
+    for g in games:
+        for d in g.settings:
+            d.derived["generated"] = {"spec": parsed.text(), "generator_version":
+                                      make.GENERATOR_VERSION, "sha256": g.sha256,
+                                      "file": f"{g.game_id}.yaml"}
+            out.append(d)
+    return out
+
+
 def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition]:
+    if spec.startswith("gen:"):
+        try:
+            return generated_games(spec)
+        except GameFileError as exc:
+            failed.append(exc)
+            return []
     if spec == "builtin":
         return _load_each(builtin_files(), failed)
     try:

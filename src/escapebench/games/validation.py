@@ -257,6 +257,16 @@ def check_paths(specs: Sequence[str], *, run_solver: bool = True) -> list[Settin
     failed report, not an exception)."""
     out: list[SettingReport] = []
     for spec in specs:
+        if spec.startswith("gen:"):  # generated in memory: check each setting of each game
+            from escapebench.games.loading import generated_games
+
+            try:
+                defs = generated_games(spec)
+            except GameFileError as exc:
+                out.append(_failed_file(Path(spec), exc))
+                continue
+            out.extend(check_definition(d, run_solver=run_solver) for d in defs)
+            continue
         try:
             files = game_files(spec)
         except GameFileError as exc:

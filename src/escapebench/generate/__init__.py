@@ -1,12 +1,37 @@
-"""Generated escape-room games (issue 22).
+"""The game generator: fresh, proven EscapeBench-style games in difficulty tiers.
 
-Placeholder until the generator lands: for now it only names where its data files live
-(``data/affordances.yaml`` and ``data/themes/*.yaml``; see docs/generator-data.md).
+* :mod:`~escapebench.generate.knobs`: the knobs and the tier presets.
+* :mod:`~escapebench.generate.build`: one candidate, a dependency graph built backward from
+  the exit and rendered in our game format.
+* :mod:`~escapebench.generate.proof`: the no-shortcut proof over an abstraction of the states.
+* :mod:`~escapebench.generate.make`: candidates checked and proven, rejects replaced.
+* :mod:`~escapebench.generate.data`: the affordance table and themes (``data/``).
+
+This package imports only :mod:`escapebench.engine` and :mod:`escapebench.games`; ``games``
+imports it lazily where a ``gen:`` spec is resolved.
 """
 
-from pathlib import Path
+from escapebench.generate.knobs import KNOB_NAMES, TIERS, Knobs, knobs_for
+from escapebench.generate.make import (
+    GENERATOR_VERSION,
+    Generated,
+    GenSpec,
+    generate_games,
+    parse_gen_spec,
+    prove,
+)
+from escapebench.generate.proof import abstract_reaches_end
 
-DATA = Path(__file__).resolve().parent / "data"
-"""The folder holding the affordance table and the theme files."""
-
-__all__ = ["DATA"]
+__all__ = [
+    "GENERATOR_VERSION",
+    "KNOB_NAMES",
+    "TIERS",
+    "GenSpec",
+    "Generated",
+    "Knobs",
+    "abstract_reaches_end",
+    "generate_games",
+    "knobs_for",
+    "parse_gen_spec",
+    "prove",
+]

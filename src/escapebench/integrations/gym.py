@@ -73,6 +73,8 @@ __all__ = [
 NAMESPACE = "escapebench"
 VERSION = 0
 GENERIC_ID = f"{NAMESPACE}/game-v{VERSION}"
+#: A fresh generated game at each reset (``tier=``; the reset's seed picks the game).
+GENERATED_ID = f"{NAMESPACE}/generated-v{VERSION}"
 ENTRY_POINT = "escapebench.integrations.gym:EscapeBenchEnv"
 #: Longest action text the action space holds (a model answer with its reasoning fits).
 ACTION_MAX_LENGTH = 4096
@@ -106,6 +108,10 @@ def register_envs() -> list[str]:
     for setting in _builtin_settings():
         ids.append(_register(env_id(setting), {"game": setting}))
     ids.append(_register(GENERIC_ID, {}))
+    if GENERATED_ID not in gym.registry:
+        gym.register(id=GENERATED_ID, entry_point=f"{__name__}:GeneratedEnv",
+                     max_episode_steps=DEFAULT_MAX_STEPS, kwargs={}, disable_env_checker=False)
+    ids.append(GENERATED_ID)
     return ids
 
 
@@ -493,3 +499,51 @@ class RecordSteps(gym.Wrapper):
             self._file.close()
             self._file = None
         super().close()
+
+
+#: Observations of generated games are cut to this length (their texts vary per game).
+GENERATED_MAX_LENGTH = 400_000
+
+
+class GeneratedEnv(EscapeBenchEnv):
+    """A fresh generated game of ``tier`` at every reset (``escapebench/generated-v0``).
+
+    ``reset(seed=S)`` plays the game of ``gen:tier=T,count=1,seed=S`` (the same seed gives the
+    same game, different seeds different games); a reset without a seed draws the next seed
+    from the environment's random generator. ``difficulty`` picks the version played.
+    """
+
+    def __init__(self, tier: int = 2, difficulty: str = "normal", *,
+                 reward: RewardMode = "progress", step_cost: float = 0.0,
+                 valid_actions: bool = True, render_mode: str | None = None) -> None:
+        self.tier = int(tier)
+        self.difficulty = difficulty
+        super().__init__(self._game(0), reward=reward, step_cost=step_cost,
+                         valid_actions=valid_actions, render_mode=render_mode)
+        self.alphabet = frozenset(string.printable) | frozenset(REPLACEMENT)
+        self.observation_space = GameText(max_length=GENERATED_MAX_LENGTH, min_length=0,
+                                          charset=self.alphabet)
+        self.action_space = GameText(max_length=ACTION_MAX_LENGTH, min_length=1,
+                                     charset=self.alphabet)
+        self.game_seed = 0
+
+    def _game(self, seed: int) -> GameDefinition:
+        from escapebench.generate.make import generate_games
+
+        game = generate_games(self.tier, 1, seed)[0]
+        return next(d for d in game.settings if d.difficulty == self.difficulty)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Draw the game of ``seed`` (or of a seed drawn from the generator) and start it."""
+        gym.Env.reset(self, seed=seed)
+        self.game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31))
+        self.defn = self._game(self.game_seed)
+        self.game = EscapeGame(self.defn)
+        self.last_result = None
+        self.feedback = ""
+        self.steps = 0
+        obs, info = self.observe()
+        info["game_seed"] = self.game_seed
+        return obs, info

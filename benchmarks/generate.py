@@ -1,0 +1,147 @@
+"""Measure the game generator: verified games per second and difficulty per tier.
+
+    python benchmarks/generate.py [--games 50] [--speed-games 20] [--plot docs/generator.png]
+
+Prints (1) verified games per second at each tier (median of 3 rounds of ``--speed-games``
+games: built, checked with the solver in all three versions, proven), with the rate of the
+built-in tutorial's check measured in the same run as the baseline ratio; (2) per tier over
+``--games`` games: median oracle steps, key steps, the random and explorer baselines' steps
+(under the paper's hint system) and early-exit progress (progress when the first hint came),
+and the share of candidates rejected. Difficulty rises with the tier when oracle, key steps and
+baseline steps rise and early-exit progress falls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from escapebench.agents.base import Decision, TurnContext
+from escapebench.agents.explorer import ExplorerAgent
+from escapebench.agents.random_agent import RandomAgent
+from escapebench.bench.hints import HintPolicy
+from escapebench.engine.env import EscapeGame
+from escapebench.games.loading import builtin_files, load_file
+from escapebench.games.validation import check_definition
+from escapebench.generate import generate_games
+
+
+def play(defn, agent, steps: int = 4000) -> tuple[int, float, bool]:  # noqa: ANN001
+    """Steps taken, early-exit progress and whether it escaped."""
+    game = EscapeGame(defn)
+    policy = HintPolicy(defn)
+    agent.reset(game)
+    total = defn.total_key_steps + defn.total_tools
+    early = None
+    n = 0
+    for n in range(steps):
+        if game.ended:
+            break
+        hint = policy.before_step(game)
+        if hint is not None and early is None:
+            early = (game.key_steps + game.tools_collected) / total
+        forced = policy.forced_action()
+        ctx = TurnContext(game, n, game.scene_name, hint)
+        if forced:
+            decision = Decision(forced)
+        else:
+            coro = agent.decide(ctx)
+            try:
+                coro.send(None)
+            except StopIteration as stop:
+                decision = stop.value
+        result = game.step(decision.action)
+        if not forced:
+            agent.observe(ctx, decision, result, game.scene_name)
+        policy.after_step(game, result)
+    else:
+        n = steps
+    final = (game.key_steps + game.tools_collected) / total
+    return n, early if early is not None else final, game.ended
+
+
+def speed(tier: int, count: int, rounds: int = 3) -> float:
+    rates = []
+    for r in range(rounds):
+        t0 = time.perf_counter()
+        generate_games(tier, count, 10_000 + r)
+        rates.append(count / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def baseline_rate(rounds: int = 3) -> float:
+    """Built-in games checked per second (the tutorial, all three versions), same run."""
+    path = builtin_files()[0]
+    rates = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(10):
+            for d in load_file(path):
+                check_definition(d, path.read_text())
+        rates.append(10 / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=50, help="games per tier for the table")
+    ap.add_argument("--speed-games", type=int, default=20, help="games per speed round")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--plot", type=Path, default=None, help="write the per-tier plot (PNG)")
+    args = ap.parse_args()
+    base = baseline_rate()
+    print("tier | verified games/s (median of 3) | ratio to the tutorial's check rate")
+    for tier in range(1, 6):
+        rate = speed(tier, args.speed_games)
+        print(f"{tier} | {rate:.1f} | {rate / base:.2f}")
+    print()
+    cols = ["oracle", "key steps", "explorer steps", "random steps", "explorer early-exit",
+            "random early-exit", "rejects"]
+    print("| tier | " + " | ".join(cols) + " |")
+    print("|" + "---|" * (len(cols) + 1))
+    rows = []
+    for tier in range(1, 6):
+        games = generate_games(tier, args.games, args.seed)
+        oracle, keys, ex_s, rd_s, ex_e, rd_e = [], [], [], [], [], []
+        rejects = sum(g.rejects for g in games)
+        for i, g in enumerate(games):
+            d = next(x for x in g.settings if x.difficulty == "normal")
+            rep = check_definition(d, g.text, run_solver=False)
+            oracle.append(rep.oracle_steps or 0)
+            keys.append(d.total_key_steps)
+            s, e, _ = play(d, ExplorerAgent())
+            ex_s.append(s)
+            ex_e.append(e)
+            s, e, _ = play(d, RandomAgent(i))
+            rd_s.append(s)
+            rd_e.append(e)
+        med = [statistics.median(v) for v in (oracle, keys, ex_s, rd_s, ex_e, rd_e)]
+        share = rejects / (rejects + len(games))
+        rows.append(med)
+        print(f"| {tier} | {med[0]:.0f} | {med[1]:.0f} | {med[2]:.0f} | {med[3]:.0f} | "
+              f"{med[4]:.2f} | {med[5]:.2f} | {share:.0%} |", flush=True)
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(6, 4))
+        tiers = list(range(1, 6))
+        for k, name in enumerate(cols[:4]):
+            ax.plot(tiers, [r[k] for r in rows], marker="o", label=name)
+        ax.set_yscale("log")
+        ax.set_xlabel("tier")
+        ax.set_ylabel("median steps (log)")
+        ax.set_xticks(tiers)
+        ax.legend(fontsize=8)
+        ax.set_title(f"Generated games: difficulty per tier ({args.games} games each)")
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=110)
+        print(f"plot written to {args.plot}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,473 @@
+"""Building one game: a puzzle-dependency graph built backward from the exit, laid out over
+scenes and close-ups, and rendered into our YAML game format (three versions, one reference).
+
+Each scene's way on (the next scene's door, or the exit in the last scene) waits for one key
+per chain of that scene (a transition that waits for several things). A chain is built backward
+from its key: the key lies hidden in a container or behind an obstacle; that obstacle needs a
+tool for a property (creative or plain), a key, or a code; the tool in turn lies hidden behind
+the unit before, or may have to be crafted, prepared or first pulled loose (an item that
+becomes a tool). A chain starts at a tool lying in the open (in this or an earlier scene) or at
+a code lock whose digits are written in several scenes.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from escapebench.generate.data import affordances, themes
+from escapebench.generate.knobs import Knobs
+
+__all__ = ["Design", "build_design"]
+
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"]
+MARKS = ["I", "II", "III", "IV", "V", "VI"]
+COLORS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "glass",
+          "black", "red", "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat",
+          "bent", "square", "round", "heavy", "thin"]
+
+
+def _t(easy: str, normal: str, hard: str | None) -> dict[str, Any]:
+    return {"easy": easy, "normal": normal, "hard": hard}
+
+
+@dataclass
+class Design:
+    """A built game: the YAML document and its dependency graph."""
+
+    doc: dict[str, Any]
+    key_steps: list[str] = field(default_factory=list)    # step ids the design calls required
+    creative: list[str] = field(default_factory=list)     # creative steps, as sentences
+    edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, kind)
+    node_kind: dict[str, str] = field(default_factory=dict)
+
+
+class _Builder:
+    def __init__(self, knobs: Knobs, rng: random.Random, game_id: str):
+        self.k = knobs
+        self.rng = rng
+        self.aff = affordances()
+        self.theme = rng.choice(themes())
+        self.game_id = game_id
+        self.names: set[str] = set()
+        self.used_objects: set[str] = set()
+        self.scenes: list[dict[str, Any]] = []       # rendered scene maps (walk scenes + close-ups)
+        self.parent: dict[str, str] = {}             # close-up -> its scene; scene -> previous
+        self.ref: list[tuple[str, str]] = []         # (scene name, action)
+        self.design = Design(doc={})
+        self.crafts_left = knobs.crafts
+        self.creative_count = 0
+        self.property_count = 0
+        self.sources_used: set[str] = set()
+
+    # -- names -------------------------------------------------------------------------------
+    def unique(self, base: str) -> str:
+        name = base
+        n = 0
+        while name in self.names:
+            name = f"{COLORS[n % len(COLORS)]} {base}" if n < len(COLORS) else f"{base} {n}"
+            n += 1
+        self.names.add(name)
+        return name
+
+    def pick(self, options: list[Any]) -> Any:
+        return options[self.rng.randrange(len(options))]
+
+    # -- layout ------------------------------------------------------------------------------
+    def add_scene(self, base: str, desc: str, visible: bool) -> dict[str, Any]:
+        sc = {"name": self.unique(base), "desc": desc, "visible": visible,
+              "scene_relations": {}, "items": [], "tools": []}
+        self.scenes.append(sc)
+        return sc
+
+    def path_to(self, name: str) -> str:
+        chain = [name]
+        while chain[-1] in self.parent:
+            chain.append(self.parent[chain[-1]])
+        return " -> ".join(reversed(chain))
+
+    def place_item(self, where: dict[str, Any], item: dict[str, Any], position: str) -> None:
+        where["items"].append({"position": position, "item": item})
+
+    def place_tool(self, where: dict[str, Any], tool: dict[str, Any], position: str) -> None:
+        where["tools"].append({"position": position, "tool": tool})
+
+    # -- building ----------------------------------------------------------------------------
+    def build(self) -> Design:
+        k = self.k
+        th = self.theme
+        archetypes = list(th["scenes"])
+        self.rng.shuffle(archetypes)
+        walk: list[dict[str, Any]] = []
+        rooms: list[list[dict[str, Any]]] = []   # per walk scene: the scene and its close-ups
+        for s in range(k.scenes):
+            arch = archetypes[s % len(archetypes)]
+            sc = self.add_scene(arch["name"], self.pick(arch["desc"]), visible=(s == 0))
+            if s == 0:
+                sc["desc"] = f"{th['intro']} {sc['desc']}"
+            else:
+                self.parent[sc["name"]] = walk[-1]["name"]
+            walk.append(sc)
+            group = [sc]
+            cls = list(th["closeups"])
+            self.rng.shuffle(cls)
+            for c in cls[: k.closeups]:
+                cu = self.add_scene(f"{c['name']} close-up", self.pick(c["desc"]), visible=True)
+                sc["scene_relations"][f"To the {c['name']}"] = cu["name"]
+                cu["scene_relations"]["Step back"] = sc["name"]
+                self.parent[cu["name"]] = sc["name"]
+                group.append(cu)
+            rooms.append(group)
+        # units per scene, chains per scene
+        per = [k.steps // k.scenes + (1 if s < k.steps % k.scenes else 0) for s in range(k.scenes)]
+        inputs_at = set(range(min(k.inputs, k.scenes)))  # codes gate the first scenes
+        for s in range(len(walk)):
+            chains = max(1, min(k.breadth, per[s] or 1))
+            units = [per[s] // chains + (1 if c < per[s] % chains else 0) for c in range(chains)]
+            door_t = self.pick(self.theme["doors"])
+            door = self.unique(door_t["name"])
+            keys: list[str] = []
+            steps_at: list[list[tuple[str, str]]] = []
+            for c in range(chains):
+                start_input = s in inputs_at and c == 0
+                key, steps = self.chain(s, rooms, max(1, units[c]), start_input, door)
+                keys.append(key)
+                steps_at.append(steps)
+            # the chains' steps may be done in any order: interleave them in the reference
+            order = [i for i, st in enumerate(steps_at) for _ in st]
+            self.rng.shuffle(order)
+            pos = [0] * len(steps_at)
+            for i in order:
+                self.ref.append(steps_at[i][pos[i]])
+                pos[i] += 1
+            self.way_on(s, walk, keys, door_t, door)
+        self.distractors(rooms)
+        return self.finish()
+
+    def way_on(self, s: int, walk: list[dict[str, Any]], keys: list[str],
+               door_t: dict[str, Any], door: str) -> None:
+        th = self.theme
+        sc = walk[s]
+        last = s == len(walk) - 1
+        trig: list[str] = ["change_state, 1"]
+        if last:
+            reward = th["exit"].replace("{door}", door)
+        else:
+            nxt = walk[s + 1]
+            trig.append(f"change_visible, scene, {nxt['name']}, true")
+            reward = f"The {door} opens onto the {nxt['name']}."
+            sc["scene_relations"][f"Through the {door}"] = nxt["name"]
+            nxt["scene_relations"]["Back"] = sc["name"]
+        n = len(keys)
+        self.last_door_at = len(self.ref)
+        locked = door_t["locked"].replace("{name}", door)
+        item = {"name": door, "states": [
+            {"desc": _t(f"{locked} It has {n} lock{'s' if n > 1 else ''}; each needs its own key.",
+                        f"{locked} {n} keyhole{'s' if n > 1 else ''}.", locked),
+             "neg_reward": _t("That does not fit any of its locks.", "It stays shut.", None),
+             "transitions": [{"wait_for": [f"apply, {key}" for key in keys], "trigger": trig,
+                              "reward": reward}]},
+            {"desc": door_t["opened"].replace("{name}", door)},
+        ]}
+        if last:
+            item["states"][1]["desc"] = "The way out stands open."
+            trig.append("change_interact, false")
+        self.place_item(sc, item, "In the wall")
+        for key in keys:
+            self.ref.append((sc["name"], f"apply({key}, {door})"))
+            self.design.key_steps.append(f"apply({key}, {door})")
+            self.design.edges.append((key, door, "key"))
+        self.design.node_kind[door] = "door"
+        if not last:
+            self.design.edges.append((door, walk[s + 1]["name"], "opens"))
+            self.design.node_kind[walk[s + 1]["name"]] = "scene"
+
+    def chain(self, s: int, rooms: list[list[dict[str, Any]]], units: int,
+              start_input: bool, door: str) -> tuple[str, list[tuple[str, str]]]:
+        """One chain of ``units`` puzzle units ending in a key, built backward from the key;
+        returns the key and the reference steps (scene, action) in order."""
+        key = self.unique(f"{self.pick(COLORS)} key")
+        need: dict[str, Any] = {"tool": key, "desc": _t(
+            f"A {key}. It looks like it fits a door lock.", f"A {key}.", "A key."),
+            "apply_to": [door]}
+        seq: list[list[tuple[str, str]]] = []
+        for u in range(units):
+            where = self.pick(rooms[s])
+            first = u == units - 1
+            kind = "input" if (first and start_input) else self.rng.choice(
+                ["property", "property", "property", "lock"])
+            solve: list[tuple[str, str]] = []
+            if kind == "input":
+                item, new_need = self.input_unit(s, rooms, where, solve)
+            elif kind == "lock":
+                item, new_need = self.lock_unit(where, solve)
+            else:
+                item, new_need = self.property_unit(where, solve)
+            reveal: list[tuple[str, str]] = []
+            self.place_need(where, need, reveal, hidden_in=item)
+            seq.insert(0, solve + reveal)
+            if new_need is None:
+                break
+            need = new_need
+        else:
+            room = rooms[self.rng.randrange(s + 1)] if self.rng.random() < 0.4 else rooms[s]
+            pre: list[tuple[str, str]] = []
+            self.place_need(self.pick(room), need, pre, hidden_in=None)
+            seq.insert(0, pre)
+        return key, [step for unit in seq for step in unit]
+
+    def place_need(self, where: dict[str, Any], need: dict[str, Any],
+                   pre: list[tuple[str, str]], hidden_in: dict[str, Any] | None) -> None:
+        """Put the tool ``need`` (with its parts and preparation) in ``where``: hidden in the
+        item ``hidden_in`` (shown when it is solved) or in the open."""
+        tool = need["tool"]
+        target = need.get("apply_to", [])
+        states = need.get("states") or [{"desc": need["desc"], "apply_to": target}]
+        tmap: dict[str, Any] = {"name": tool, "states": states}
+        if need.get("prepare"):
+            src_name, prep = need["prepare"]
+            src = self.unique(src_name)
+            cap = tool[0].upper() + tool[1:]
+            tmap["states"] = [
+                {"desc": prep["before"].replace("{tool}", cap), "apply_to": [src]},
+                {"desc": prep["after"].replace("{tool}", cap), "apply_to": target}]
+            self.place_item(where, {"name": src, "states": [
+                {"desc": _t(f"A {src}; you could fill something here.", f"A {src}.", f"A {src}."),
+                 "transitions": [{"wait_for": [f"apply, {tool}"],
+                                  "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
+                                  "reward": prep["done"].replace("{tool}", tool)
+                                  .replace("{source}", src)}]},
+                {"desc": f"A {src}; you have used it already."}]}, "By the wall")
+        if hidden_in is not None:
+            tmap["visible"] = False
+            hidden_in["states"][0]["transitions"][0]["trigger"].append(
+                f"change_visible, tool, {tool}, true")
+            self.place_tool(where, tmap, f"In the {hidden_in['name']}")
+            pre.append((where["name"], f"click({tool})"))
+            self.design.edges.append((hidden_in["name"], tool, "reveals"))
+        elif need.get("loose"):
+            loose = self.unique(f"{tool} stuck fast")
+            tmap["visible"] = False
+            self.place_item(where, {"name": loose, "states": [{
+                "desc": _t(f"A {tool}, wedged in place. Pull it loose to take it.",
+                           f"A {tool}, wedged in place.", f"A {tool}."),
+                "transitions": [{"wait_for": ["click"], "trigger": [f"become_tool, {tool}"],
+                                 "reward": f"You work the {tool} loose and take it."}]}]},
+                "Wedged in place")
+            self.place_tool(where, tmap, "In your hands")
+            pre.append((where["name"], f"click({loose})"))
+            self.design.key_steps.append(f"click({loose})")
+            self.design.edges.append((loose, tool, "becomes"))
+        else:
+            self.place_tool(where, tmap, self.pick(["On the floor", "On a shelf", "In a corner",
+                                                    "Half hidden", "On a hook"]))
+            pre.append((where["name"], f"click({tool})"))
+        self.design.node_kind.setdefault(tool, "tool")
+        for part in need.get("parts", []):
+            self.place_tool(where, part, "Next to it")
+            pre.insert(0, (where["name"], f"click({part['name']})"))
+            pre.append((where["name"], f"craft({part['name']}, {tool})"))
+            self.design.key_steps.append(f"craft({part['name']}, {tool})")
+            self.design.edges.append((part["name"], tool, "craft"))
+        if need.get("prepare"):
+            pre.append((where["name"], f"apply({tool}, {src})"))
+            self.design.key_steps.append(f"apply({tool}, {src})")
+            self.design.edges.append((src, tool, "prepares"))
+
+    def lock_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+        th = self.theme
+        cont = self.unique(self.pick(th["containers"])["name"])
+        ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
+        lock = next((lk for lk in th["locks"] if lk["kind"] == "key"), th["locks"][0])
+        key = self.unique(f"{self.pick(COLORS)} key")
+        locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
+        item = {"name": cont, "states": [
+            {"desc": _t(f"{locked} A small key would open it.", locked, f"A {cont}."),
+             "neg_reward": _t("That does not open the lock.", "It stays locked.", None),
+             "transitions": [{"wait_for": [f"apply, {key}"], "trigger": [
+                 "change_state, 1"] + [], "reward": f"The {lock['name']} springs open."}]},
+            {"desc": ct["opened"].replace("{name}", cont)}]}
+        self.place_item(where, item, self.pick(
+            ["Against the wall", "On a table", "Under the bench", "In a niche"]))
+        steps.append((where["name"], f"apply({key}, {cont})"))
+        self.design.key_steps.append(f"apply({key}, {cont})")
+        self.design.edges.append((key, cont, "key"))
+        self.design.node_kind[cont] = "lock"
+        return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
+                                              f"A {key}.", "A key."), "apply_to": [cont]}
+
+    def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
+                      ) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs_t = self.pick(self.aff["obstacles"])
+        prop = obs_t["needs"]
+        item = self.unique(self.pick(obs_t["item"]))
+        need = self.solver_for(prop, item)
+        tool = need["tool"]
+        imap = {"name": item, "states": [
+            {"desc": {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal",
+                                                                           "hard")},
+             "neg_reward": _t(obs_t["fail"], obs_t["fail"], None),
+             "transitions": [{"wait_for": [f"apply, {tool}"], "trigger": ["change_state, 1"],
+                              "reward": obs_t["solved"].replace("{tool}", tool)
+                              .replace("{item}", item)}]},
+            {"desc": f"The {item}, dealt with."}]}
+        self.place_item(where, imap, self.pick(
+            ["In the wall", "On the floor", "Up high", "Behind a curtain", "In the middle"]))
+        steps.append((where["name"], f"apply({tool}, {item})"))
+        self.design.key_steps.append(f"apply({tool}, {item})")
+        self.design.edges.append((tool, item, "creative" if need.get("creative") else "apply"))
+        self.design.node_kind[item] = "obstacle"
+        if need.get("creative"):
+            self.design.creative.append(
+                f"{tool} (name suggests {need['suggests']}) applied to {item} for being {prop}")
+        return imap, need
+
+    def solver_for(self, prop: str, item: str) -> dict[str, Any]:
+        aff = self.aff
+        self.property_count += 1
+        want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
+        crafts = [c for c in aff.get("crafts", []) if prop in c["properties"]
+                  and not (set(c["parts"]) & self.used_objects)
+                  and not (set(c["parts"]) & self.names)]
+        if crafts and self.crafts_left > 0:
+            self.crafts_left -= 1
+            c = self.pick(crafts)
+            a, b = c["parts"]
+            self.used_objects |= {a, b}
+            self.names |= {a, b}
+            objs = {o["name"]: o for o in aff["objects"]}
+            part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
+                                           "apply_to": [b]}]}
+            states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
+                      {"desc": c["desc"], "apply_to": [item]}]
+            return {"tool": b, "states": states, "parts": [part]}
+        cands = [o for o in aff["objects"] if prop in o["properties"]
+                 and o["name"] not in self.used_objects and o["name"] not in self.names]
+        creative = [o for o in cands if o["properties"][0] != prop]
+        plain = [o for o in cands if o["properties"][0] == prop]
+        pool = creative if (want_creative and creative) else (plain or creative)
+        if not pool:
+            key = self.unique(f"{self.pick(COLORS)} pry bar")
+            return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.", "A bar."),
+                    "apply_to": [item]}
+        o = self.pick(pool)
+        self.used_objects.add(o["name"])
+        self.names.add(o["name"])
+        is_creative = o["properties"][0] != prop
+        if is_creative:
+            self.creative_count += 1
+        need: dict[str, Any] = {"tool": o["name"], "desc": o["desc"], "apply_to": [item],
+                                "creative": is_creative, "suggests": o.get("suggests", "")}
+        prep = next((p for p in aff.get("preparations", []) if p["gives"] == prop), None)
+        if prep is not None:
+            srcs = [x for x in prep["source"] if x not in self.names]
+            if srcs:
+                need["prepare"] = (self.pick(srcs), prep)
+        elif self.rng.random() < 0.25:
+            need["loose"] = True
+        return need
+
+    def input_unit(self, s: int, rooms: list[list[dict[str, Any]]], where: dict[str, Any],
+                   steps: list[tuple[str, str]]) -> tuple[dict[str, Any], None]:
+        th = self.theme
+        cont = self.unique(self.pick(th["containers"])["name"])
+        ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
+        lock = next((lk for lk in th["locks"] if lk["kind"] == "code"), th["locks"][0])
+        n = 3 if s < 3 else 4  # digits of the code
+        digits = [str(self.rng.randrange(10)) for _ in range(n)]
+        code = "".join(digits)
+        locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
+        item = {"name": cont, "states": [
+            {"desc": _t(f"{locked} It takes a {n}-digit code; its digits are written around "
+                        f"the place, marked I to {MARKS[n - 1]}.", f"{locked} {n} digits.",
+                        f"A {cont}. {n} digits."),
+             "neg_reward": _t("Wrong code. Look for the marked digits.", "The dial sticks.",
+                              None),
+             "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
+                              "reward": f"The {lock['name']} clicks and the {cont} opens."}]},
+            {"desc": ct["opened"].replace("{name}", cont)}]}
+        self.place_item(where, item, "On a stand")
+        steps.append((where["name"], f"input({code}, {cont})"))
+        self.design.key_steps.append(f"input({code}, {cont})")
+        self.design.node_kind[cont] = "code"
+        if self.k.indirection == 0:  # the whole code on one note, as the tutorial has it
+            spot = self.pick(rooms[s])
+            clue = self.unique("code note")
+            self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
+                f"A note: the code of the {cont} is {code}.", f"A note that reads '{code}'.",
+                f"A note: {code}.")}]}, "Here")
+            self.design.edges.append((clue, cont, "clue"))
+            self.design.node_kind[clue] = "clue"
+            return item, None
+        # one clue per digit, spread over this scene and earlier ones
+        for i, d in enumerate(digits):
+            room = rooms[self.rng.randrange(s + 1)]
+            spot = self.pick(room)
+            carrier = self.pick(th["clue_carriers"])
+            place = self.pick(["wall", "floor", "door frame", "window", "beam", "table leg"])
+            clue = self.unique(f"{place} marks")
+            text = carrier.replace("{place}", place)
+            lvl = self.k.indirection
+            easy = f"There is {text}: the {ORDINALS[i]} digit of the {cont} code is {d}."
+            normal = (f"There is {text}: '{MARKS[i]} = {d}'." if lvl < 2
+                      else f"There is {text}: a {d} beside {i + 1} dot{'s' if i else ''}.")
+            hard = f"{text.capitalize()}: {MARKS[i]}-{d}." if lvl < 2 else \
+                f"{text.capitalize()}: {d} {'.' * (i + 1)}"
+            self.place_item(spot, {"name": clue, "interactable": False,
+                                   "states": [{"desc": _t(easy, normal, hard)}]}, "Here")
+            self.design.edges.append((clue, cont, "clue"))
+            self.design.node_kind[clue] = "clue"
+        return item, None
+
+    def distractors(self, rooms: list[list[dict[str, Any]]]) -> None:
+        th = self.theme
+        fillers = list(th["filler_items"])
+        objs = [o for o in self.aff["objects"] if o["name"] not in self.names]
+        self.rng.shuffle(fillers)
+        self.rng.shuffle(objs)
+        for i in range(self.k.distractors):
+            room = self.pick(rooms)
+            where = self.pick(room)
+            if i % 2 == 0 and fillers:
+                f = fillers.pop()
+                name = self.unique(f["name"])
+                self.place_item(where, {"name": name, "states": [
+                    {"desc": self.pick(f["desc"]),
+                     "neg_reward": {"easy": f["fail"] + " It is only there for show.",
+                                    "normal": f["fail"], "hard": None}}]}, "Nearby")
+                self.design.node_kind[name] = "distractor"
+            elif objs:
+                o = objs.pop()
+                self.names.add(o["name"])
+                self.place_tool(where, {"name": o["name"], "states": [{"desc": o["desc"]}]},
+                                "Lying about")
+                # the reference picks it up before the last door (all tools count)
+                self.ref.insert(self.last_door_at, (where["name"], f"click({o['name']})"))
+                self.design.node_kind[o["name"]] = "distractor"
+
+    def finish(self) -> Design:
+        for sc in self.scenes:
+            if not sc["items"]:
+                sc.pop("items")
+            if not sc["tools"]:
+                sc.pop("tools")
+            if sc["visible"]:
+                sc.pop("visible")
+        ref = [{"position": self.path_to(scene), "action": action} for scene, action in self.ref]
+        # reference: pick up everything of a unit before using it (steps are in order)
+        self.design.doc = {
+            "escapebench": 1,
+            "id": self.game_id,
+            "title": self.theme["title"],
+            "notes": "Generated by escapebench.generate; see docs/generator.md.",
+            "scenes": self.scenes,
+            "reference": ref,
+        }
+        return self.design
+
+
+def build_design(knobs: Knobs, rng: random.Random, game_id: str) -> Design:
+    """Build one candidate game (not yet proven) from ``knobs`` and ``rng``."""
+    return _Builder(knobs, rng, game_id).build()

@@ -1,0 +1,59 @@
+"""The generator's knobs and the tier presets over them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+__all__ = ["KNOB_NAMES", "TIERS", "Knobs", "knobs_for"]
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """What a generated game is made of (see docs/generator.md)."""
+
+    scenes: int = 3          # scenes the player walks through (close-ups come on top)
+    steps: int = 6           # puzzle units on the way to the exit (depth)
+    breadth: int = 2         # chains per scene that can be done in any order
+    crafts: int = 1          # units solved by a crafted tool
+    inputs: int = 1          # code locks whose answer is spread over clues
+    creative: float = 0.3    # share of property steps whose tool is not what its name suggests
+    distractors: int = 2     # useless tools and items with their own failure texts
+    indirection: int = 1     # 0: clues say which digit they are plainly; 2: only by a mark
+    closeups: int = 1        # close-ups per scene
+
+
+TIERS: dict[int, Knobs] = {
+    1: Knobs(scenes=1, steps=3, breadth=1, crafts=1, inputs=1, creative=0.0, distractors=1,
+             indirection=0, closeups=1),
+    2: Knobs(scenes=3, steps=7, breadth=2, crafts=1, inputs=1, creative=0.3, distractors=3,
+             indirection=1, closeups=1),
+    3: Knobs(scenes=7, steps=18, breadth=2, crafts=2, inputs=2, creative=0.5, distractors=6,
+             indirection=1, closeups=2),
+    4: Knobs(scenes=11, steps=26, breadth=3, crafts=3, inputs=3, creative=0.7, distractors=10,
+             indirection=2, closeups=2),
+    5: Knobs(scenes=16, steps=36, breadth=3, crafts=4, inputs=4, creative=0.9, distractors=16,
+             indirection=2, closeups=2),
+}
+
+KNOB_NAMES = tuple(f.name for f in fields(Knobs))
+
+
+def knobs_for(tier: int, overrides: dict[str, str] | None = None) -> Knobs:
+    """The preset of ``tier`` with ``overrides`` (``name -> text``) applied.
+
+    Raises ValueError naming an unknown tier or knob, or a value that is not a number.
+    """
+    if tier not in TIERS:
+        raise ValueError(f"tier must be 1-5, not {tier}")
+    k = TIERS[tier]
+    for name, text in (overrides or {}).items():
+        if name not in KNOB_NAMES:
+            raise ValueError(f"unknown knob {name!r} (knobs: {', '.join(KNOB_NAMES)})")
+        try:
+            value: float | int = float(text) if name == "creative" else int(text)
+        except ValueError:
+            raise ValueError(f"knob {name}={text!r} is not a number") from None
+        if value < 0 or (name in ("scenes", "steps", "breadth") and value < 1):
+            raise ValueError(f"knob {name}={text!r} is out of range")
+        k = replace(k, **{name: value})
+    return k

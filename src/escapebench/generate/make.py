@@ -1,0 +1,161 @@
+"""Generating proven games: candidates built by :mod:`~escapebench.generate.build`, checked
+and proven, the failed ones replaced by the next sub-seed."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from escapebench.engine.model import GameDefinition
+from escapebench.games.loading import load_own_text
+from escapebench.games.validation import check_definition
+from escapebench.generate.build import Design, build_design
+from escapebench.generate.knobs import Knobs, knobs_for
+from escapebench.generate.proof import abstract_reaches_end
+
+GENERATOR_VERSION = "1"
+MAX_TRIES = 50
+
+__all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
+           "prove"]
+
+
+@dataclass(frozen=True)
+class GenSpec:
+    """``gen:tier=T,count=N,seed=S[,knob=v...]``."""
+
+    tier: int = 2
+    count: int = 1
+    seed: int = 0
+    overrides: tuple[tuple[str, str], ...] = ()
+
+    def text(self) -> str:
+        extra = "".join(f",{k}={v}" for k, v in self.overrides)
+        return f"gen:tier={self.tier},count={self.count},seed={self.seed}{extra}"
+
+
+def parse_gen_spec(spec: str) -> GenSpec:
+    """Read a ``gen:`` spec; raises ValueError naming the bad part."""
+    body = spec[4:] if spec.startswith("gen:") else spec
+    vals: dict[str, int] = {}
+    over: list[tuple[str, str]] = []
+    for part in filter(None, (p.strip() for p in body.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"{spec}: {part!r} should be name=value")
+        if key in ("tier", "count", "seed"):
+            try:
+                vals[key] = int(value)
+            except ValueError:
+                raise ValueError(f"{spec}: {key} must be a whole number, not {value!r}") from None
+        else:
+            over.append((key, value))
+    out = GenSpec(vals.get("tier", 2), vals.get("count", 1), vals.get("seed", 0), tuple(over))
+    knobs_for(out.tier, dict(out.overrides))  # refuse bad knobs now
+    if out.count < 1:
+        raise ValueError(f"{spec}: count must be at least 1")
+    return out
+
+
+@dataclass
+class Generated:
+    """One proven game: its YAML text, its three settings and its design."""
+
+    game_id: str
+    text: str
+    settings: list[GameDefinition]
+    design: Design
+    rejects: int = 0
+    sha256: str = ""
+    reasons: list[str] = field(default_factory=list)
+
+
+def _sub_rng(seed: int, tier: int, index: int, attempt: int) -> random.Random:
+    digest = hashlib.sha256(
+        f"escapebench-gen/{GENERATOR_VERSION}/{tier}/{seed}/{index}/{attempt}".encode()
+    ).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The YAML text of a game document (stable: keys in insertion order)."""
+    return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
+
+
+# libyaml's dumper when present (5x faster); both write the same text for these documents
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = None
+          ) -> tuple[list[GameDefinition], list[str]]:
+    """Check and prove one candidate; returns its settings and the problems found (none: the
+    game passes ``escapebench check`` with no error or warning, its reference reaches GAME END,
+    each required step is needed, and the distractors are inert)."""
+    settings = load_own_text(text, source, doc)
+    problems: list[str] = []
+    for d in settings:
+        # the three versions share all logic: the solver runs once, on the normal version
+        report = check_definition(d, text, run_solver=d.difficulty == "normal")
+        problems += [f"{d.setting}: {i.check}: {i.message}" for i in report.issues]
+        if d.difficulty == "normal" and report.solver != "reached":
+            problems.append(f"{d.setting}: solver {report.solver}")
+    normal = next(d for d in settings if d.difficulty == "normal")
+    if not abstract_reaches_end(normal):
+        problems.append("abstract search does not reach GAME END")
+    for step in design.key_steps:
+        if abstract_reaches_end(normal, [step]):
+            problems.append(f"shortcut: GAME END is reachable without {step}")
+    # distractors are inert: no transitions, no targets, named by nothing
+    named = {w.arg for it in normal.items for st in it.states for tr in st.transitions
+             for w in tr.waits} | {t.target for it in normal.items for st in it.states
+                                   for tr in st.transitions for t in tr.triggers} | {
+        x for tl in normal.tools for st in tl.states for x in (*st.apply_to, *st.wait_for)}
+    for name, kind in design.node_kind.items():
+        if kind != "distractor":
+            continue
+        if name in normal.item_index:
+            it = normal.items[normal.item_index[name]]
+            if any(st.transitions for st in it.states):
+                problems.append(f"distractor {name} has a transition")
+        if name in normal.tool_index:
+            tl = normal.tools[normal.tool_index[name]]
+            if any(st.apply_to or st.wait_for for st in tl.states):
+                problems.append(f"distractor {name} can be used")
+        if name in named:
+            problems.append(f"distractor {name} is named by a step")
+    return settings, problems
+
+
+def generate_one(tier: int, seed: int, index: int, knobs: Knobs) -> Generated:
+    """The ``index``-th game of ``(tier, seed)``: the first sub-seed whose candidate is
+    proven. Raises RuntimeError after :data:`MAX_TRIES` failed candidates."""
+    game_id = f"gen-t{tier}-s{seed}-{index:03d}"
+    reasons: list[str] = []
+    for attempt in range(MAX_TRIES):
+        try:
+            design = build_design(knobs, _sub_rng(seed, tier, index, attempt), game_id)
+            text = render(design.doc)
+            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc)
+        except (ValueError, KeyError, IndexError) as exc:  # a candidate the data cannot fill
+            problems = [f"build failed: {type(exc).__name__}: {exc}"]
+        if not problems:
+            return Generated(game_id, text, settings, design, rejects=attempt,
+                             sha256=hashlib.sha256(text.encode()).hexdigest(), reasons=reasons)
+        reasons.append(problems[0])
+    raise RuntimeError(f"{game_id}: no candidate passed in {MAX_TRIES} tries: {reasons[-1]}")
+
+
+def generate_games(tier: int, count: int, seed: int,
+                   overrides: dict[str, str] | None = None) -> list[Generated]:
+    """``count`` proven games of ``tier`` from ``seed`` (deterministic)."""
+    knobs = knobs_for(tier, overrides)
+    return [generate_one(tier, seed, i, knobs) for i in range(count)]
+
+
+def generate_spec(spec: GenSpec) -> list[Generated]:
+    """The games a ``gen:`` spec names."""
+    return generate_games(spec.tier, spec.count, spec.seed, dict(spec.overrides))

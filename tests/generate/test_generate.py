@@ -1,0 +1,160 @@
+"""The game generator: deterministic files, proven games each tier, the no-shortcut proof, and
+gen: specs where --games works."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from escapebench.agents.base import Decision, TurnContext
+from escapebench.agents.explorer import ExplorerAgent
+from escapebench.bench.hints import HintPolicy
+from escapebench.engine.env import EscapeGame
+from escapebench.games.loading import load_games, load_own_text
+from escapebench.games.validation import check_paths
+from escapebench.generate import abstract_reaches_end, generate_games, prove
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env_path = str(ROOT / "src")
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from escapebench.cli import main; sys.exit(main())",
+         *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+    )
+
+
+def explorer_escapes(defn, steps: int = 4000) -> bool:  # noqa: ANN001
+    game = EscapeGame(defn)
+    policy = HintPolicy(defn)
+    agent = ExplorerAgent()
+    agent.reset(game)
+    for n in range(steps):
+        if game.ended:
+            return True
+        hint = policy.before_step(game)
+        forced = policy.forced_action()
+        ctx = TurnContext(game, n, game.scene_name, hint)
+        if forced:
+            decision = Decision(forced)
+        else:
+            coro = agent.decide(ctx)
+            try:
+                coro.send(None)
+            except StopIteration as stop:
+                decision = stop.value
+        result = game.step(decision.action)
+        if not forced:
+            agent.observe(ctx, decision, result, game.scene_name)
+        policy.after_step(game, result)
+    return game.ended
+
+
+def test_the_same_tier_count_and_seed_write_byte_identical_files(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        done = cli("generate", "--tier", "2", "--count", "3", "--seed", "7", "--out", str(out),
+                   cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir()) and len(names) == 4
+    for n in names:
+        assert (a / n).read_bytes() == (b / n).read_bytes(), n
+    other = generate_games(2, 1, 8)[0].text
+    assert other != (a / "gen-t2-s7-000.yaml").read_text()
+
+
+@pytest.mark.parametrize("tier", [1, 2, 3, 4, 5])
+def test_each_tier_passes_check_and_the_explorer_escapes(tier: int, tmp_path: Path) -> None:
+    games = generate_games(tier, 2, 100 + tier)
+    for g in games:
+        path = tmp_path / f"{g.game_id}.yaml"
+        path.write_text(g.text)
+        reports = check_paths([str(path)])
+        assert [r.setting for r in reports if not r.ok or r.warnings] == []
+        assert len(reports) == 3
+        normal = next(d for d in g.settings if d.difficulty == "normal")
+        assert explorer_escapes(normal), g.game_id
+    key = [len(g.design.key_steps) for g in games]
+    if tier > 1:
+        assert min(key) > 8
+
+
+def test_key_steps_rise_with_the_tier() -> None:
+    medians = []
+    for tier in range(1, 6):
+        ks = sorted(len(g.design.key_steps) for g in generate_games(tier, 3, 1))
+        medians.append(ks[1])
+    assert medians == sorted(medians) and len(set(medians)) == 5, medians
+
+
+def test_the_proof_catches_a_planted_shortcut() -> None:
+    g = generate_games(3, 1, 4)[0]
+    assert prove(g.text, g.design, "x.yaml")[1] == []
+    doc = yaml.safe_load(g.text)
+    first = doc["scenes"][0]
+    # a loose floorboard in the first room that opens the way out at once
+    first.setdefault("items", []).append({"position": "Underfoot", "item": {
+        "name": "loose floorboard", "states": [{"desc": "A loose floorboard.", "transitions": [
+            {"wait_for": ["click"], "trigger": ["change_interact, false"],
+             "reward": "A tunnel leads outside. GAME END"}]}]}})
+    text = yaml.safe_dump(doc, sort_keys=False)
+    normal = next(d for d in load_own_text(text, "planted.yaml") if d.difficulty == "normal")
+    assert abstract_reaches_end(normal, [g.design.key_steps[0]])
+    problems = prove(text, g.design, "planted.yaml")[1]
+    assert any(p.startswith("shortcut:") for p in problems), problems
+
+
+def test_a_gen_spec_loads_in_memory_and_the_run_records_it(tmp_path: Path) -> None:
+    defs = load_games(["gen:tier=1,count=2,seed=3"])
+    assert sorted(d.setting for d in defs) == sorted(
+        f"gen-t1-s3-00{i}{v}" for i in range(2) for v in ("", "-easy", "-hard"))
+    out = tmp_path / "run"
+    done = cli("run", "--games", "gen:tier=1,count=1,seed=3", "--agent", "explorer",
+               "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr + done.stdout
+    run = json.loads(next(out.rglob("run.json")).read_text())
+    text = json.dumps(run)
+    assert "gen:tier=1,count=1,seed=3" in text and '"generator_version"' in text
+    assert generate_games(1, 1, 3)[0].sha256 in text
+
+
+def test_a_bad_gen_spec_is_one_clear_line(tmp_path: Path) -> None:
+    done = cli("check", "gen:tier=9,count=1,seed=0", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "tier must be 1-5" in done.stdout + done.stderr
+
+
+def test_gym_generated_v0_draws_a_game_per_seed_and_passes_the_checker() -> None:
+    gym = pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    import escapebench.gym  # noqa: F401  (registers the ids)
+
+    env = gym.make("escapebench/generated-v0", tier=1)
+    check_env(env.unwrapped, skip_render_check=True)
+    a, _ = env.reset(seed=11)
+    b, _ = env.reset(seed=11)
+    c, _ = env.reset(seed=12)
+    assert a == b and a != c
+    env.close()
+
+
+def test_graph_draws_a_generated_and_a_builtin_game(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    done = cli("generate", "--tier", "1", "--count", "1", "--seed", "2", "--graph", "--out",
+               str(tmp_path / "g"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    png = tmp_path / "g" / "gen-t1-s2-000.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    done = cli("generate", "--graph", "--from", "tutorial", "--out", str(tmp_path / "b"),
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "b" / "tutorial.png").stat().st_size > 1000
