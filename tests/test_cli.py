@@ -34,3 +34,31 @@ def test_help_says_what_the_tool_is_and_what_no_verb_does() -> None:
     ).stdout
     assert "room-escape games" in out and "escapebench run" in out
     assert "``" not in out  # no source markup in what users read
+
+
+def _cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", *args], capture_output=True, text=True,
+        cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL,
+    )
+
+
+def test_a_number_too_long_for_python_is_a_line_of_the_file_in_every_verb(tmp_path: Path) -> None:
+    # 4,400 digits: past Python's int conversion limit (a traceback in check and run, before).
+    from escapebench.games.loading import builtin_files
+
+    tutorial = next(p for p in builtin_files() if p.stem == "tutorial").read_text("utf-8")
+    lines = tutorial.splitlines()
+    title = next(i for i, line in enumerate(lines) if line.startswith("title:"))
+    lines[title] = "title: " + "7" * 4400
+    (tmp_path / "big.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    where = f"big.yaml:{title + 1}"
+    check = _cli("check", "big.yaml", cwd=tmp_path)
+    assert check.returncode == 1 and f"{where}: error: a number of 4400" in check.stdout
+    run = _cli("run", "--games", "./big.yaml", "--out", "out", "--quiet", cwd=tmp_path)
+    play = _cli("play", "./big.yaml", "--no-result", cwd=tmp_path)
+    for proc in (check, run, play):
+        assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    for proc in (run, play):
+        assert proc.returncode == 2 and where in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) <= 2, proc.stderr

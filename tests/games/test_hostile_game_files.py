@@ -55,8 +55,10 @@ HOSTILE = {
                           TUTORIAL.count("\n") + 1, f"nested more than {MAX_YAML_DEPTH} levels"),
     "deep block nesting": (TUTORIAL + "".join("  " * i + f"k{i}:\n" for i in range(80)) + "x\n",
                            None, f"nested more than {MAX_YAML_DEPTH} levels"),
-    "alias after an explicit tag": ("escapebench: !!int 1\nid: t\nx: &y [1]\nz: *y\n", 3,
-                                    "anchors and aliases are not allowed"),
+    "alias after an integer key": ("escapebench: 1\n1: t\nx: &y [1]\nz: *y\n", 3,
+                                   "anchors and aliases are not allowed"),
+    "explicit tag": ("escapebench: !!int 1\nid: t\n", 1, "explicit YAML tags are not allowed"),
+    "long number": ("escapebench: 1\nid: t\nx: " + "1" * 4300 + "\n", 3, "put it in quotes"),
 }
 
 
