@@ -668,8 +668,12 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
         # A body that is JSON except for bytes that are not UTF-8 (a server cutting a
         # multi-byte character in two) is read with those bytes replaced: the answer is
         # the model's and goes to the game; retrying would get the same bytes at temperature 0.
-        data = json.loads(body.decode("utf-8", errors="replace"))
-    except ValueError:
+        decoded = body.decode("utf-8", errors="replace")
+        try:
+            data = json.loads(decoded, parse_int=_json_int)
+        except RecursionError:
+            data = json.loads(_collapse_deep_json(decoded), parse_int=_json_int)
+    except (ValueError, RecursionError):
         start = body[:80].decode("utf-8", errors="replace")
         raise _RetryableError(f"malformed response: invalid JSON ({start!r})") from None
     if not isinstance(data, dict):
@@ -708,16 +712,21 @@ def _tool_calls(message: dict[str, Any]) -> tuple[ToolCall, ...]:
     sense is for the agent to judge, so a broken call is never an error here.
     """
     calls = message.get("tool_calls")
-    if not isinstance(calls, list):
+    if calls is None or calls == []:
         return ()
+    if not isinstance(calls, list):
+        calls = [calls]  # a single call, or something else: the agent judges it
     out: list[ToolCall] = []
     for call in calls:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict):
+            # Not a function call: kept as a call without a name, which the agent plays as a
+            # wasted step with feedback (retrying would get the same answer).
+            out.append(ToolCall(name="", arguments=clean_model_text(_json_text(call))))
             continue
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {})
+            arguments = _json_text(arguments if arguments is not None else {})
         out.append(
             ToolCall(
                 name=clean_model_text(str(function.get("name") or "")),
@@ -726,6 +735,58 @@ def _tool_calls(message: dict[str, Any]) -> tuple[ToolCall, ...]:
             )
         )
     return tuple(out)
+
+
+def _json_text(value: object) -> str:
+    """``value`` as JSON text, however deep or odd it is (a model's answer is never an error)."""
+    try:
+        return json.dumps(value)
+    except (RecursionError, ValueError, TypeError):
+        return "(JSON nested too deeply to show)"
+
+
+def _json_int(digits: str) -> int | str:
+    """A JSON integer; one too long for Python's int conversion stays the text of its digits."""
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
+
+
+def _collapse_deep_json(text: str, limit: int = 200) -> str:
+    """``text`` with every array or object nested deeper than ``limit`` replaced by a string
+    placeholder, in one pass, so that a body ``json.loads`` cannot read for recursion (an
+    argument object a thousand levels deep) still gives its answer."""
+    out: list[str] = []
+    depth = 0
+    in_string = escaped = False
+    skip_from = -1  # depth at which the part being dropped started
+    start = 0
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit and skip_from < 0:
+                skip_from = depth
+                out.append(text[start:i])
+                out.append('"(nested too deeply)"')
+        elif ch in "]}":
+            if skip_from == depth:
+                skip_from = -1
+                start = i + 1
+            depth -= 1
+    if skip_from < 0:
+        out.append(text[start:])
+    return "".join(out)
 
 
 def _answer_without_content(message: dict[str, Any], finish_reason: object) -> str | None:
