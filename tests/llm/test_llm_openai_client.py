@@ -455,7 +455,7 @@ async def test_deadline_covers_a_trickling_answer() -> None:
 class _RawChatServer:
     """A server on 127.0.0.1 that answers every chat request with the same raw JSON body."""
 
-    def __init__(self, payload: bytes) -> None:
+    def __init__(self, payload: bytes, status: int = 200) -> None:
         import http.server
         import threading
 
@@ -465,7 +465,7 @@ class _RawChatServer:
             def do_POST(self) -> None:  # noqa: N802 (http.server naming)
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 owner.requests += 1
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -521,3 +521,34 @@ async def test_any_tool_calls_shape_is_an_answer_not_a_retry(tool_calls: str, na
         completion = await fast_model([url], max_retries=2).complete(MESSAGES, SETTINGS)
     assert completion.retries == 0 and completion.text == ""
     assert completion.tool_calls and completion.tool_calls[0].name == name
+
+
+_ENCODED_KEY = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in FAKE_KEY)
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [_ENCODED_KEY, _ENCODED_KEY.lower(), FAKE_KEY[5:17], "..." + FAKE_KEY[-9:]],
+    ids=["url-encoded", "url-encoded lower case", "middle fragment", "last nine"],
+)
+async def test_a_key_echoed_encoded_or_in_fragments_is_in_no_warning_nor_message(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, echo: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    caplog.set_level(logging.DEBUG)
+    body = json.dumps({"error": {"message": f"overloaded (key {echo})"}}).encode()
+    with _RawChatServer(body, status=500) as url, pytest.raises(ModelUnavailableError) as info:
+        await fast_model([url], max_retries=2).complete(MESSAGES, SETTINGS)
+    assert "retrying" in caplog.text and "***)" in str(info.value)
+    for seen in (caplog.text, str(info.value)):
+        assert echo not in seen and FAKE_KEY[8:16] not in seen
+
+
+async def test_a_served_model_name_that_echoes_the_key_is_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    body = _chat_body('{"role": "assistant", "content": "ok"}', model=f"proxy/{_ENCODED_KEY}")
+    with _RawChatServer(body) as url:
+        completion = await fast_model([url]).complete(MESSAGES, SETTINGS)
+    assert completion.extra["served_model"] == "proxy/***"

@@ -41,7 +41,7 @@ from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 import openai
@@ -83,15 +83,50 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Things that look like API keys in server messages ("sk-...", "Bearer ...").
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-\*\.]{6,}"),
+    re.compile(r"(?i)sk%2D[A-Za-z0-9_%\-\*\.]{6,}"),
     re.compile(r"(?i)bearer\s+[A-Za-z0-9_\-\.\*]+"),
 )
 
 
+FRAGMENT_CHARS = 8
+"""A run of this many characters of a key (as sent, or percent-encoded) is removed wherever it
+appears: servers echo keys masked in the middle ("sk-te...cdef") or URL-encoded."""
+
+
+def _encodings(secret: str) -> tuple[str, ...]:
+    """``secret`` as sent and as a server may echo it in a URL (``%2D`` or ``%2d`` for ``-``)."""
+    every = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in secret)
+    return tuple(dict.fromkeys((secret, quote(secret, safe=""), every, every.lower())))
+
+
+def _redact_fragments(text: str, secret: str) -> str:
+    """``text`` with every run of :data:`FRAGMENT_CHARS` or more characters of ``secret`` (in
+    any of its encodings) replaced by ``***``."""
+    n = FRAGMENT_CHARS
+    grams = {form[i : i + n] for form in _encodings(secret) for i in range(len(form) - n + 1)}
+    covered = [False] * len(text)
+    for j in range(len(text) - n + 1):
+        if text[j : j + n] in grams:
+            covered[j : j + n] = [True] * n
+    if not any(covered):
+        return text
+    out: list[str] = []
+    for j, ch in enumerate(text):
+        if not covered[j]:
+            out.append(ch)
+        elif j == 0 or not covered[j - 1]:
+            out.append("***")
+    return "".join(out)
+
+
 def redact(text: str, secrets: Sequence[str] = ()) -> str:
-    """Remove ``secrets`` and anything shaped like an API key from ``text``."""
+    """Remove ``secrets`` and anything shaped like an API key from ``text``: a key of
+    :data:`FRAGMENT_CHARS` or more characters also where it is percent-encoded or cut short."""
     for secret in secrets:
-        if len(secret) >= 8:
-            text = text.replace(secret, "***")
+        if len(secret) >= FRAGMENT_CHARS:
+            for form in _encodings(secret):
+                text = text.replace(form, "***")
+            text = _redact_fragments(text, secret)
         elif secret:
             # A short key (a local server's "hunter2") inside a word is a coincidence, not
             # the key: replace it only where it stands alone, as servers echo it.
@@ -558,7 +593,9 @@ class OpenAIChatModel:
                 "tokens_estimated": estimated,
             }
             if meta.get("model"):
-                extra["served_model"] = meta["model"]
+                # Some servers echo the key as the model's name: never kept, never cached.
+                secrets = (self._api_key,) if self.has_api_key else ()
+                extra["served_model"] = redact(str(meta["model"]), secrets)
             return Completion(
                 text=text,
                 tokens_in=tokens_in,
