@@ -11,6 +11,7 @@ runs them all.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,6 +59,16 @@ class CheckIssue:
         }
 
 
+@functools.lru_cache(maxsize=2)
+def _composed(text: str) -> yaml.Node | None:
+    """The YAML nodes of a file's text, composed once for all its settings (a 1 MiB file
+    takes about a second to compose, and each of its three difficulties is checked)."""
+    try:
+        return yaml.compose(text, Loader=_ComposeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+
+
 class _Locator:
     """Finds the YAML line of a place in a game file; the file is composed once, on demand."""
 
@@ -71,10 +82,7 @@ class _Locator:
         if not self._composed:
             self._composed = True
             if self._text is not None:
-                try:
-                    self._root = yaml.compose(self._text, Loader=_ComposeLoader)
-                except (yaml.YAMLError, RecursionError):
-                    self._root = None
+                self._root = _composed(self._text)
         return self._root
 
     @property
@@ -92,4 +100,10 @@ class _Locator:
 
 def _suggest(name: str, candidates: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return f" (did you mean {visible_name(close[0])}?)" if close else ""
+
+
+def visible_name(name: str) -> str:
+    """``name`` quoted, with every character that is not printable ASCII escaped (``'k\\u0435y'``
+    for a Cyrillic "е"): a suggestion must show how it differs from what was written."""
+    return repr(name) if name.isascii() and name.isprintable() else ascii(name)
