@@ -62,3 +62,42 @@ def test_a_number_too_long_for_python_is_a_line_of_the_file_in_every_verb(tmp_pa
     for proc in (run, play):
         assert proc.returncode == 2 and where in proc.stderr, proc.stderr
         assert len(proc.stderr.strip().splitlines()) <= 2, proc.stderr
+
+
+def test_ctrl_c_while_the_verb_is_imported_is_one_line(monkeypatch, capsys) -> None:
+    import importlib
+
+    from escapebench import cli
+
+    def interrupted(name: str, package: str | None = None) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    assert cli.main(["check"]) == 130  # before: a KeyboardInterrupt traceback
+    assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_ctrl_c_after_the_output_while_the_process_winds_down_is_exit_130(tmp_path) -> None:
+    import signal
+    import time
+
+    # A thread still running when the verb is done: the process waits for it at exit.
+    script = (
+        "import sys, threading, time\n"
+        "threading.Thread(target=time.sleep, args=(30,)).start()\n"
+        "from escapebench.cli import main\n"
+        "sys.argv = ['escapebench', 'games']\n"
+        "code = main()\n"
+        "print('done', flush=True)\n"
+        "sys.exit(code)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    for line in proc.stdout:
+        if line == "done\n":
+            break
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 130  # before: -2 (killed by the signal), a traceback
+    assert "Traceback" not in proc.stderr.read()
