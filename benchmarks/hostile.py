@@ -3,6 +3,7 @@
     python benchmarks/hostile.py games   [--count 1000] [--seed 17] [--jobs 2] [--timeout 10]
     python benchmarks/hostile.py answers [--count 10000] [--seed 17] [--timeout 10]
     python benchmarks/hostile.py reading [--runs 5]
+    python benchmarks/hostile.py large   [--mib 1] [--seed 25] [--limit 5]
 
 ``games``: writes ``--count`` mutated game files (``tests/support/hostile_inputs.py``: aliases,
 billion laughs, deep nesting, tags, broken bytes, absurd numbers, oversized files...) and runs
@@ -20,6 +21,11 @@ read by every answer parser, played by the engine, and answered by the model to 
 (for its actions, reflection and foresight calls) and BaseAgent over a few steps of the
 tutorial. Counted: exceptions, answers taking more than ``--timeout`` seconds (stopped by an
 alarm), and the process's peak memory.
+
+``large``: seeded game files of ``--mib`` MiB (the most a game file may be) in shapes that
+stress the checks (unreachable scenes, a chain of scenes, many items, many hidden tools, long
+texts), each checked as ``escapebench check`` does; prints the check time per MB. Exit status 1
+if one takes longer than ``--limit`` seconds (5).
 
 ``reading``: the time to read a 64 KB answer of nested calls and to play the action read
 from it, against a 64 KB answer of plain text in the same run (medians of ``--runs``).
@@ -314,6 +320,70 @@ def reading(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ large game files
+def _large_game(shape: str, target: int, rng: Any) -> str:
+    """A game file of about ``target`` bytes in one of the shapes that stress the checks."""
+    def word() -> str:
+        return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(8))
+
+    head = "escapebench: 1\nid: large\ntitle: Large\nscenes:\n"
+    parts: list[str] = [head]
+    size = len(head)
+    n = 0
+    while size < target:
+        if shape == "unreachable scenes":  # issue 25: quadratic in these before
+            chunk = f"- name: s{n}\n  desc: d\n  visible: {str(n == 0).lower()}\n"
+        elif shape == "chain of scenes":
+            chunk = f"- name: s{n}\n  desc: d\n  scene_relations:\n    on: s{n + 1}\n"
+        elif shape == "many items":
+            chunk = (("- name: room\n  desc: d\n  items:\n" if n == 0 else "")
+                     + f"  - position: p{n}\n    item:\n      name: i{n} {word()}\n"
+                     "      states:\n      - desc: x\n        transitions:\n"
+                     f"        - wait_for: [click]\n          trigger: [change_state, 1]\n"
+                     "      - desc: y\n")
+        elif shape == "many tools":
+            chunk = (("- name: room\n  desc: d\n  items:\n" if n == 0 else "")
+                     + f"  - position: p{n}\n    item:\n      name: box{n}\n"
+                     "      states:\n      - desc: x\n        transitions:\n"
+                     f"        - wait_for: [click]\n          trigger:\n"
+                     f"          - change_visible, tool, t{n}, true\n"
+                     f"    tools:\n    - name: t{n}\n      desc: z\n      visible: false\n")
+        else:  # "long texts"
+            chunk = f"- name: s{n}\n  desc: {word() * 200}\n"
+        parts.append(chunk)
+        size += len(chunk)
+        n += 1
+    return "".join(parts)
+
+
+LARGE_SHAPES = ("unreachable scenes", "chain of scenes", "many items", "many tools", "long texts")
+
+
+def large(args: argparse.Namespace) -> int:
+    import random
+
+    from escapebench.games.validation import check_paths
+
+    rng = random.Random(args.seed)
+    bad = 0
+    print(f"{'shape':20} {'MB':>6} {'check s':>8} {'s per MB':>9}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape in args.shapes or LARGE_SHAPES:
+            path = Path(tmp) / f"{shape.replace(' ', '-')}.yaml"
+            path.write_text(_large_game(shape, int(args.mib * 1024**2) - 4096, rng), "utf-8")
+            mb = path.stat().st_size / 1024**2
+            times = []
+            for _ in range(args.runs):
+                t0 = time.perf_counter()
+                check_paths([str(path)], run_solver=not args.no_solver)
+                times.append(time.perf_counter() - t0)
+            took = statistics.median(times)
+            bad += took > args.limit
+            print(f"{shape:20} {mb:6.2f} {took:8.2f} {took / mb:9.2f}", flush=True)
+    print(f"over {args.limit:g} s: {bad}")
+    return 1 if bad else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -328,8 +398,17 @@ def main() -> int:
     a.add_argument("--timeout", type=float, default=10.0)
     r = sub.add_parser("reading")
     r.add_argument("--runs", type=int, default=5)
+    g = sub.add_parser("large")
+    g.add_argument("--mib", type=float, default=1.0)
+    g.add_argument("--seed", type=int, default=25)
+    g.add_argument("--runs", type=int, default=1)
+    g.add_argument("--limit", type=float, default=5.0)
+    g.add_argument("--no-solver", action="store_true")
+    g.add_argument("--shape", dest="shapes", action="append", choices=LARGE_SHAPES)
     args = parser.parse_args()
-    return {"games": games, "answers": answers, "reading": reading}[args.what](args)
+    return {"games": games, "answers": answers, "reading": reading, "large": large}[args.what](
+        args
+    )
 
 
 if __name__ == "__main__":

@@ -34,3 +34,70 @@ def test_help_says_what_the_tool_is_and_what_no_verb_does() -> None:
     ).stdout
     assert "room-escape games" in out and "escapebench run" in out
     assert "``" not in out  # no source markup in what users read
+
+
+def _cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", *args], capture_output=True, text=True,
+        cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL,
+    )
+
+
+def test_a_number_too_long_for_python_is_a_line_of_the_file_in_every_verb(tmp_path: Path) -> None:
+    # 4,400 digits: past Python's int conversion limit (a traceback in check and run, before).
+    from escapebench.games.loading import builtin_files
+
+    tutorial = next(p for p in builtin_files() if p.stem == "tutorial").read_text("utf-8")
+    lines = tutorial.splitlines()
+    title = next(i for i, line in enumerate(lines) if line.startswith("title:"))
+    lines[title] = "title: " + "7" * 4400
+    (tmp_path / "big.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    where = f"big.yaml:{title + 1}"
+    check = _cli("check", "big.yaml", cwd=tmp_path)
+    assert check.returncode == 1 and f"{where}: error: a number of 4400" in check.stdout
+    run = _cli("run", "--games", "./big.yaml", "--out", "out", "--quiet", cwd=tmp_path)
+    play = _cli("play", "./big.yaml", "--no-result", cwd=tmp_path)
+    for proc in (check, run, play):
+        assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    for proc in (run, play):
+        assert proc.returncode == 2 and where in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) <= 2, proc.stderr
+
+
+def test_ctrl_c_while_the_verb_is_imported_is_one_line(monkeypatch, capsys) -> None:
+    import importlib
+
+    from escapebench import cli
+
+    def interrupted(name: str, package: str | None = None) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib, "import_module", interrupted)
+    assert cli.main(["check"]) == 130  # before: a KeyboardInterrupt traceback
+    assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_ctrl_c_after_the_output_while_the_process_winds_down_is_exit_130(tmp_path) -> None:
+    import signal
+    import time
+
+    # A thread still running when the verb is done: the process waits for it at exit.
+    script = (
+        "import sys, threading, time\n"
+        "threading.Thread(target=time.sleep, args=(30,)).start()\n"
+        "from escapebench.cli import main\n"
+        "sys.argv = ['escapebench', 'games']\n"
+        "code = main()\n"
+        "print('done', flush=True)\n"
+        "sys.exit(code)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    assert proc.stdout is not None and proc.stderr is not None
+    for line in proc.stdout:
+        if line == "done\n":
+            break
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 130  # before: -2 (killed by the signal), a traceback
+    assert "Traceback" not in proc.stderr.read()

@@ -8,9 +8,12 @@ verb runs, so ``escapebench check`` does not pay for the HTTP client or matplotl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from escapebench.exit_codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE
 
@@ -55,7 +58,31 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``escapebench`` with ``argv`` (default: the process arguments)."""
+    """Run ``escapebench`` with ``argv`` (default: the process arguments).
+
+    Ctrl-C at any moment (while the verb's modules are imported, during the verb, or after
+    it, while the process winds down) is one line, "interrupted", and exit status 130.
+    """
+    entry = argv is None  # the process's own command, not a call from Python code
+    try:
+        code = _main(argv)
+    except KeyboardInterrupt:  # while parsing or importing: no traceback
+        print("interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    if entry and threading.current_thread() is threading.main_thread():
+        # A Ctrl-C after the verb is done (threads and exit handlers still winding down)
+        # would otherwise end the process by the signal (status -2), with a traceback.
+        signal.signal(signal.SIGINT, _interrupted_at_exit)
+    return code
+
+
+def _interrupted_at_exit(signum: int, frame: object) -> None:
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         argv = ["run"]  # the offline default: explorer on every built-in game

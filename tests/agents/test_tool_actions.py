@@ -7,11 +7,15 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from escapebench.agents.base_agent import BaseAgent
 from escapebench.agents.escape_agent import EscapeAgent
+from escapebench.agents.tool_actions import read_tool_answer
 from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.bench.hints import HintOptions
 from escapebench.bench.plan import FINGERPRINT_KEYS, compatible, run_fingerprint
+from escapebench.engine import EscapeGame
 from escapebench.games.loading import load_games
 from escapebench.llm.base import Completion, Message, SamplingSettings, ToolCall
 from escapebench.llm.cache import CACHE_KEY_VERSION, cache_key
@@ -82,3 +86,32 @@ def test_text_format_keeps_its_settings_cache_keys_and_folders() -> None:
     assert compatible(old, tools_run, []) == [
         "action_format: 'text' in the folder, 'tools' now"
     ]
+
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("call", "problem"),
+    [
+        (ToolCall("move", DEEP), "nested too deeply"),  # RecursionError before: exit 1, cached
+        (ToolCall("move", '{"scene": ' + DEEP + "}"), "nested too deeply"),
+        (ToolCall("click", "[1, 2]"), "not a JSON object"),
+        (ToolCall("click", '"door"'), "not a JSON object"),
+        (ToolCall("click", "{" * 100_000), "arguments are"),
+        (ToolCall("click", '{"item": {"a": [1, 2]}}'), "missing or empty argument(s): item"),
+        (ToolCall("", '"move"'), "not a function call"),  # what the client keeps of junk
+    ],
+    ids=["deep list", "deep value", "list", "string", "unclosed", "object value", "no name"],
+)
+def test_any_json_in_a_tool_call_is_a_step_the_engine_answers(call: ToolCall, problem: str):
+    answer = read_tool_answer((call,))
+    assert problem in answer.problem
+    result = EscapeGame(load_games(["tutorial"], ["normal"])[0]).step(answer.action)
+    assert result.feedback and not result.success  # played: a wasted step with feedback
+
+
+def test_an_integer_too_long_for_python_is_typed_as_its_digits() -> None:
+    code = "4" * 5000
+    answer = read_tool_answer((ToolCall("input", '{"text": ' + code + ', "item": "door"}'),))
+    assert answer.problem == "" and answer.action == f"input({code}, door)"

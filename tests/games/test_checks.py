@@ -172,3 +172,11 @@ def test_misspelt_keys_are_reported_with_their_line(tmp_path) -> None:
     found = {(i.line, i.message.split(";")[0]) for i in report.warnings}
     assert (7, "unknown key 'visble' in an item (did you mean 'visible'?)") in found
     assert (10, "unknown key 'neg_rewrd' in a state (did you mean 'neg_reward'?)") in found
+
+
+def test_a_suggested_name_with_a_look_alike_letter_shows_it_escaped() -> None:
+    # Before: "did you mean 'kеy'?" with a Cyrillic е, which reads as the name written.
+    from escapebench.games.issues import _suggest
+
+    assert _suggest("key", ["k\u0435y", "door"]) == " (did you mean 'k\\u0435y'?)"
+    assert _suggest("doro", ["key", "door"]) == " (did you mean 'door'?)"

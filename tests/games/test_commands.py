@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from escapebench.cli import main
 from escapebench.engine import EscapeGame
-from escapebench.games.loading import load_file
+from escapebench.games.loading import builtin_files, load_file
 from tests.games.shed import SHED_COUNTS, write_shed
 
 CHECK_FIELDS = {
@@ -77,13 +78,12 @@ def test_check_without_paths_checks_the_builtin_games(capsys) -> None:
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda p: p / "absent.yaml", "no such file or folder"),
         (lambda p: (p / "x.yaml").write_text("- name: [") and p / "x.yaml", "invalid YAML"),
         (lambda p: (p / "x.yaml").write_bytes(b"\xff\xfe\x00bad") and p / "x.yaml", "not UTF-8"),
         (lambda p: (p / "x.json").write_text("{}") and p / "x.json", "game files are YAML"),
         (lambda p: (p / "x.yaml").write_text("just text") and p / "x.yaml", "expected a list"),
     ],
-    ids=["missing", "broken-yaml", "not-utf8", "not-yaml", "not-a-game"],
+    ids=["broken-yaml", "not-utf8", "not-yaml", "not-a-game"],
 )
 def test_check_user_errors_print_no_traceback(tmp_path: Path, make, message: str) -> None:
     path = make(tmp_path)
@@ -95,6 +95,62 @@ def test_check_user_errors_print_no_traceback(tmp_path: Path, make, message: str
     assert "Traceback" not in proc.stdout + proc.stderr
     assert message in proc.stdout
     assert f"{path}" in proc.stdout
+
+
+def _odd_folder(p: Path) -> Path:
+    folder = p / "odd"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "zero.yaml").symlink_to("/dev/zero")
+    return folder
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p / "absent.yaml", "no such file or folder"),
+        (lambda p: os.mkfifo(p / "pipe.yaml") or p / "pipe.yaml",
+         "not a regular file: a FIFO (named pipe)"),
+        (lambda p: (p / "z.yaml").symlink_to("/dev/zero") or p / "z.yaml",
+         "not a regular file: a link to a character device (/dev/zero)"),
+        (_odd_folder, "folder holds no game files (*.yaml, *.yml); skipped pipe.yaml (a FIFO"),
+    ],
+    ids=["missing", "fifo", "link to /dev/zero", "folder of such entries"],
+)
+def test_check_on_a_path_that_is_no_game_file_exits_2_without_a_table_row(
+    tmp_path: Path, make, message: str
+) -> None:
+    # Before: exit 1 with the path listed as a setting, and a FIFO or /dev/zero said to be
+    # "no such file or folder" (run and play, which open files, would block on a FIFO).
+    path = make(tmp_path)
+    for verb in (["check", str(path)], ["run", "--games", str(path), "--out", "o", "--quiet"],
+                 ["play", str(path), "--no-result"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "escapebench.cli", *verb], capture_output=True, text=True,
+            timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode == 2, (verb, proc.stderr)
+        assert proc.stdout == "" and "Traceback" not in proc.stderr, (verb, proc.stderr)
+        if verb[0] == "check" or "regular" in message:
+            assert message in proc.stderr, (verb, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_check_says_which_entries_of_a_folder_it_skipped(tmp_path: Path) -> None:
+    folder = _odd_folder(tmp_path)
+    (folder / "tutorial.yaml").write_text(
+        next(p for p in builtin_files() if p.stem == "tutorial").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", "check", "--no-solver", str(folder)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert f"skipped {folder / 'pipe.yaml'} (not a regular file: a FIFO" in proc.stderr
+    assert f"skipped {folder / 'zero.yaml'} (not a regular file: a link to" in proc.stderr
 
 
 # ------------------------------------------------------------------ games

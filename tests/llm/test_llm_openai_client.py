@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 import random
 import time
@@ -449,3 +450,105 @@ async def test_deadline_covers_a_trickling_answer() -> None:
             await model.complete(MESSAGES, SETTINGS)
         assert time.monotonic() - started < 2.0
         await model.aclose()
+
+
+class _RawChatServer:
+    """A server on 127.0.0.1 that answers every chat request with the same raw JSON body."""
+
+    def __init__(self, payload: bytes, status: int = 200) -> None:
+        import http.server
+        import threading
+
+        body = payload
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                owner.requests += 1
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                pass
+
+        owner = self
+        self.requests = 0
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> str:
+        self.thread.start()
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _chat_body(message_json: str, model: str = "fake-model") -> bytes:
+    return (
+        '{"id": "x", "object": "chat.completion", "model": ' + json.dumps(model)
+        + ', "choices": [{"index": 0, "finish_reason": "tool_calls", "message": '
+        + message_json + "}]}"
+    ).encode()
+
+
+_DEEP = "[" * 3000 + "]" * 3000
+
+
+@pytest.mark.parametrize(
+    ("tool_calls", "name"),
+    [
+        ('"move"', ""),  # not a list
+        ('{"function": {"name": "click", "arguments": "{}"}}', "click"),  # one call, no list
+        ("[1, null, \"x\"]", ""),  # entries that are not functions
+        ('[{"type": "function"}]', ""),
+        ('[{"function": {"name": "move", "arguments": ' + _DEEP + "}}]", "move"),
+        ('[{"function": {"name": "input", "arguments": {"text": ' + "9" * 5000
+         + ', "item": "door"}}}]', "input"),
+    ],
+    ids=["string", "object", "scalars", "no function", "deep arguments", "huge integer"],
+)
+async def test_any_tool_calls_shape_is_an_answer_not_a_retry(tool_calls: str, name: str) -> None:
+    # Before: each of these was retried as a server fault (at temperature 0 the same answer
+    # comes back, so a run crawled through its retries or stopped with "model unavailable"),
+    # and a body nested 1,000 deep raised RecursionError out of the client.
+    body = _chat_body('{"role": "assistant", "content": null, "tool_calls": ' + tool_calls + "}")
+    with _RawChatServer(body) as url:
+        completion = await fast_model([url], max_retries=2).complete(MESSAGES, SETTINGS)
+    assert completion.retries == 0 and completion.text == ""
+    assert completion.tool_calls and completion.tool_calls[0].name == name
+
+
+_ENCODED_KEY = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in FAKE_KEY)
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [_ENCODED_KEY, _ENCODED_KEY.lower(), FAKE_KEY[5:17], "..." + FAKE_KEY[-9:]],
+    ids=["url-encoded", "url-encoded lower case", "middle fragment", "last nine"],
+)
+async def test_a_key_echoed_encoded_or_in_fragments_is_in_no_warning_nor_message(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, echo: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    caplog.set_level(logging.DEBUG)
+    body = json.dumps({"error": {"message": f"overloaded (key {echo})"}}).encode()
+    with _RawChatServer(body, status=500) as url, pytest.raises(ModelUnavailableError) as info:
+        await fast_model([url], max_retries=2).complete(MESSAGES, SETTINGS)
+    assert "retrying" in caplog.text and "***)" in str(info.value)
+    for seen in (caplog.text, str(info.value)):
+        assert echo not in seen and FAKE_KEY[8:16] not in seen
+
+
+async def test_a_served_model_name_that_echoes_the_key_is_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    body = _chat_body('{"role": "assistant", "content": "ok"}', model=f"proxy/{_ENCODED_KEY}")
+    with _RawChatServer(body) as url:
+        completion = await fast_model([url]).complete(MESSAGES, SETTINGS)
+    assert completion.extra["served_model"] == "proxy/***"

@@ -306,3 +306,37 @@ def test_terminal_hint_says_where_it_takes_you(
     # the hint line names the scene once when it is the start scene (no "(path)" repeating it)
     hint_line = next(line for line in after_hint.splitlines() if line.startswith("HINT:"))
     assert hint_line.startswith("HINT: in practice room do: ")
+
+
+def _game_with_escapes(tmp_path: Path) -> Path:
+    from escapebench.games.loading import builtin_files
+
+    text = next(p for p in builtin_files() if p.stem == "tutorial").read_text("utf-8")
+    room = ('"A small room with a desk, a cupboard, a door with a keypad, and a shelf on the '
+            'far wall."')
+    assert room in text
+    path = tmp_path / "esc.yaml"
+    path.write_text(text.replace(room, '"A small room.\\e[2J\\e]0;pwned\\a"'), encoding="utf-8")
+    return path
+
+
+def test_terminal_play_shows_escape_sequences_of_a_game_file_escaped(tmp_path: Path) -> None:
+    # Before: the clear-screen and window-title sequences went to the terminal as they were.
+    path = _game_with_escapes(tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", "play", str(path), "--difficulty", "normal",
+         "--no-result"], input="quit\n", capture_output=True, text=True, timeout=60,
+    ).stdout
+    assert "A small room.\\x1b[2J\\x1b]0;pwned\\x07" in out
+    assert "\x1b" not in out and "\x07" not in out
+
+
+def test_check_flags_control_characters_with_their_line(tmp_path: Path) -> None:
+    from escapebench.games.validation import check_paths
+
+    path = _game_with_escapes(tmp_path)
+    line = next(i for i, t in enumerate(path.read_text("utf-8").splitlines(), 1) if "\\e[" in t)
+    issues = [i for r in check_paths([str(path)], run_solver=False) for i in r.warnings]
+    found = [i for i in issues if i.check == "control-character"]
+    assert found and {i.line for i in found} == {line}
+    assert "\\x1b" in found[0].message

@@ -82,6 +82,14 @@ def _argument_text(value: Any) -> str | None:
     return None
 
 
+def _json_int(digits: str) -> int | str:
+    """A JSON integer; one too long for Python's int conversion stays the text of its digits."""
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
+
+
 def read_tool_answer(tool_calls: tuple[ToolCall, ...]) -> ToolAnswer:
     """The action of an answer's function calls (the first one counts).
 
@@ -94,6 +102,11 @@ def read_tool_answer(tool_calls: tuple[ToolCall, ...]) -> ToolAnswer:
     first = tool_calls[0]
     call = {"name": first.name, "arguments": first.arguments}
     ignored = len(tool_calls) - 1
+    if not first.name.strip():
+        return ToolAnswer(
+            f"a function call without a function name, arguments {first.arguments}".strip(),
+            "not a function call", call, ignored,
+        )
     spec = _BY_NAME.get(first.name.strip().lower())
     if spec is None:
         return ToolAnswer(
@@ -101,7 +114,14 @@ def read_tool_answer(tool_calls: tuple[ToolCall, ...]) -> ToolAnswer:
             f"unknown function {first.name!r}", call, ignored,
         )
     try:
-        arguments = json.loads(first.arguments) if first.arguments.strip() else {}
+        arguments = (
+            json.loads(first.arguments, parse_int=_json_int) if first.arguments.strip() else {}
+        )
+    except RecursionError:  # [[[[...]]]] a thousand levels deep: no action either
+        return ToolAnswer(
+            f"{spec.name} with arguments nested too deeply to read",
+            "arguments are nested too deeply", call, ignored,
+        )
     except ValueError:
         return ToolAnswer(
             f"{spec.name} with arguments that are not JSON: {first.arguments}",

@@ -454,6 +454,7 @@ class _StaticChecker:
                             ).add(g.target)
         walkable = self._walkable_scenes()
         acted_in = {step.scene for step in d.reference}
+        linked_to = {link.target for other in d.scenes for link in other.links}
         for si, s in enumerate(d.scenes):
             path = (*self.base, si, "visible")
             if si == 0:
@@ -467,9 +468,8 @@ class _StaticChecker:
                 )
             if si in walkable:
                 continue
-            why = ("no scene links to it" if not any(
-                link.target == s.name for other in d.scenes for link in other.links
-            ) else "no walk from the first scene leads there")
+            why = ("no scene links to it" if s.name not in linked_to
+                   else "no walk from the first scene leads there")
             if s.name in acted_in:
                 # The original's hint system teleports to each reference step's scene, so the
                 # game still plays to its end, with hints; a player cannot walk there.

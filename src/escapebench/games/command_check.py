@@ -17,9 +17,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
-from escapebench.games.loading import builtin_files
+from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
+from escapebench.games.loading import GameFileError, builtin_files, game_files, special_entries
 from escapebench.games.validation import SettingReport, check_paths
 from escapebench.terminal import print_table, render_table
 
@@ -109,6 +110,23 @@ def main(args: argparse.Namespace) -> int:
         if not paths:
             print("escapebench check: no built-in games are installed", file=sys.stderr)
             return EXIT_PROBLEMS_FOUND
+    # A path that names no game file is a mistake in the command, as in every other verb:
+    # one line and exit 2, not a row of the table.
+    wrong = []
+    for spec in paths:
+        try:
+            game_files(spec)
+        except GameFileError as exc:
+            wrong.append(f"escapebench check: {exc}")
+            continue
+        folder = Path(spec)
+        if folder.is_dir():
+            for entry, kind in special_entries(folder):
+                print(f"escapebench check: skipped {entry} (not a regular file: {kind})",
+                      file=sys.stderr)
+    if wrong:
+        print("\n".join(wrong), file=sys.stderr)
+        return EXIT_USAGE
     reports = check_paths(paths, run_solver=not args.no_solver)
     ok = all(r.ok for r in reports)
     if args.json:

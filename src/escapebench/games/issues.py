@@ -11,6 +11,8 @@ runs them all.
 from __future__ import annotations
 
 import difflib
+import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,6 +60,16 @@ class CheckIssue:
         }
 
 
+@functools.lru_cache(maxsize=2)
+def _composed(text: str) -> yaml.Node | None:
+    """The YAML nodes of a file's text, composed once for all its settings (a 1 MiB file
+    takes about a second to compose, and each of its three difficulties is checked)."""
+    try:
+        return yaml.compose(text, Loader=_ComposeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+
+
 class _Locator:
     """Finds the YAML line of a place in a game file; the file is composed once, on demand."""
 
@@ -71,10 +83,7 @@ class _Locator:
         if not self._composed:
             self._composed = True
             if self._text is not None:
-                try:
-                    self._root = yaml.compose(self._text, Loader=_ComposeLoader)
-                except (yaml.YAMLError, RecursionError):
-                    self._root = None
+                self._root = _composed(self._text)
         return self._root
 
     @property
@@ -92,4 +101,45 @@ class _Locator:
 
 def _suggest(name: str, candidates: Iterable[str]) -> str:
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return f" (did you mean {visible_name(close[0])}?)" if close else ""
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible_text(text: str) -> str:
+    """``text`` with control characters (escape sequences that clear the screen or set a
+    terminal's title, bells, NULs...) shown escaped (``\\x1b``); lines and tabs stay."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def control_character_issues(source: str, text: str | None) -> list[CheckIssue]:
+    """A warning for every text of a game file holding a control character, with its line."""
+    root = _composed(text) if text is not None else None
+    out: list[CheckIssue] = []
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            found = _CONTROL.search(node.value)
+            if found:
+                out.append(CheckIssue(
+                    "warning", "control-character",
+                    f"text holds the control character {ascii(found.group())[1:-1]} (a "
+                    "terminal would act on it: clear the screen, set its title...); "
+                    "terminal play shows it escaped",
+                    source, node.start_mark.line + 1,
+                ))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    out.sort(key=lambda i: i.line or 0)
+    return out
+
+
+def visible_name(name: str) -> str:
+    """``name`` quoted, with every character that is not printable ASCII escaped (``'k\\u0435y'``
+    for a Cyrillic "е"): a suggestion must show how it differs from what was written."""
+    return repr(name) if name.isascii() and name.isprintable() else ascii(name)

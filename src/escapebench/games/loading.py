@@ -17,6 +17,7 @@ import hashlib
 import importlib
 import json
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +129,9 @@ def deepest_node(node: yaml.Node, path: Path_) -> yaml.Node:
 def _read_bytes(path: Path) -> bytes:
     """A game file's bytes, at most :data:`MAX_GAME_FILE_BYTES` of them (never more is read:
     the file may be a device or a pipe); :class:`GameFileError` names it otherwise."""
+    kind = file_kind(path)
+    if kind:  # never opened: a FIFO blocks until a writer comes, /dev/zero never ends
+        raise GameFileError(str(path), f"not a regular file: {kind}")
     try:
         with path.open("rb") as f:
             raw = f.read(MAX_GAME_FILE_BYTES + 1)
@@ -713,11 +717,49 @@ def game_files(spec: str) -> list[Path]:
     if p.is_dir():
         files = sorted(x for x in p.iterdir() if x.is_file() and GAME_FILE.search(x.name))
         if not files:
-            raise GameFileError(spec, "folder holds no game files (*.yaml, *.yml)")
+            skipped = special_entries(p)
+            what = "; skipped " + ", ".join(
+                f"{x.name} ({kind})" for x, kind in skipped
+            ) if skipped else ""
+            raise GameFileError(spec, f"folder holds no game files (*.yaml, *.yml){what}")
         return files
     if p.is_file():
         return [p]
+    kind = file_kind(p)
+    if kind:
+        raise GameFileError(spec, f"not a regular file: {kind}")
     raise GameFileError(spec, "no such file or folder")
+
+
+def file_kind(path: Path) -> str:
+    """What ``path`` is when it exists but is neither a regular file nor a folder ("a FIFO
+    (named pipe)", "a character device"...), "a broken link", or "" (never opened: reading a
+    FIFO would block and a device may never end)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "a broken link" if path.is_symlink() else ""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return f"a link to {name} ({path.resolve()})" if path.is_symlink() else name
+    return "not a regular file"
+
+
+def special_entries(folder: Path) -> list[tuple[Path, str]]:
+    """The entries of ``folder`` named like game files that are not regular files (a FIFO,
+    a link to a device, a broken link), with what each is: skipped, and said so."""
+    out: list[tuple[Path, str]] = []
+    for x in sorted(folder.iterdir()):
+        if GAME_FILE.search(x.name) and not x.is_dir():
+            kind = file_kind(x)
+            if kind:
+                out.append((x, kind))
+    return out
 
 
 def _game_files(spec: str) -> list[Path]:
@@ -835,6 +877,10 @@ def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition
             match = [d for d in settings if d.setting == spec]
             if match:
                 return match
+    kind = file_kind(Path(spec))
+    if kind:
+        failed.append(GameFileError(spec, f"not a regular file: {kind}"))
+        return []
     names = ", ".join(f.stem for f in builtin_files())
     failed.append(GameFileError(
         spec, f"no game file, folder or built-in game by this name (built-in games: {names})"

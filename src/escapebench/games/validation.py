@@ -16,7 +16,7 @@ from typing import Any
 from escapebench.engine.actions import parse_call
 from escapebench.engine.model import GAME_END_MARK, GameDefinition
 from escapebench.games.checks import _StaticChecker
-from escapebench.games.issues import CheckIssue, _Locator
+from escapebench.games.issues import CheckIssue, _Locator, control_character_issues
 from escapebench.games.loading import (
     MEANT_TRUE,
     ORIGINAL_NAME,
@@ -140,6 +140,7 @@ def _check_definition(
     _count_verbs(report, defn)
     static = _StaticChecker(defn, locator)
     report.issues.extend(static.run())
+    report.issues.extend(control_character_issues(defn.source, text))
     places = _reference_places(defn, locator)
     ref_issues: list[CheckIssue] = []
     _check_reference_names(defn, places, ref_issues)

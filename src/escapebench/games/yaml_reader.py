@@ -1,7 +1,8 @@
 """Reading the YAML of a game file: safely, fast, and cached.
 
 :func:`load_yaml_text` is ``yaml.load`` with PyYAML's safe loader, about twice as fast for game
-files, that refuses anchors, aliases and deep nesting (:class:`RefusedYAML`); the size limit of
+files, that refuses anchors, aliases, deep nesting, explicit tags (``!!binary``, ``!!set``...) and
+numbers too long to use (:class:`RefusedYAML`); the size limit of
 a file is :data:`MAX_GAME_FILE_BYTES`. Parsed documents are cached as JSON by the hash of the
 file's bytes (:func:`yaml_cache_dir`). :func:`escapebench.games.loading.read_yaml` puts these
 together for a file and turns every refusal into a ``GameFileError`` with its line.
@@ -111,6 +112,50 @@ def _refuse_depth(event: Any) -> RefusedYAML:
     return RefusedYAML(_TOO_DEEP, event.start_mark)
 
 
+MAX_NUMBER_DIGITS = 1000
+"""The longest number a game file may hold (in characters); a password of more digits is
+written in quotes, as text."""
+
+
+_YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+
+
+def _refuse_tag(event: Any) -> RefusedYAML:
+    tag = str(event.tag)
+    if tag.startswith(_YAML_TAG_PREFIX):
+        tag = "!!" + tag[len(_YAML_TAG_PREFIX):]  # as it is written in the file
+    return RefusedYAML(
+        f"explicit YAML tags are not allowed in game files (found {tag}); "
+        "write plain text, numbers, true/false, lists and mappings",
+        event.start_mark,
+    )
+
+
+def _refuse_number(event: Any) -> RefusedYAML:
+    return RefusedYAML(
+        f"a number of {len(event.value)} characters is longer than the "
+        f"{MAX_NUMBER_DIGITS} a game file may hold; put it in quotes to make it text",
+        event.start_mark,
+    )
+
+
+_NUMBER_TAGS = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"))
+
+
+def _check_scalar(loader: Any, event: Any) -> None:
+    """Refuse an explicit tag on ``event`` (any node) or a plain number too long to use."""
+    tag = getattr(event, "tag", None)
+    if tag is not None:
+        raise _refuse_tag(event)
+    if (
+        isinstance(event, yaml.ScalarEvent)
+        and len(event.value) > MAX_NUMBER_DIGITS
+        and event.implicit[0]
+        and loader.resolve(yaml.ScalarNode, event.value, event.implicit) in _NUMBER_TAGS
+    ):
+        raise _refuse_number(event)
+
+
 def _guard_events(text: str) -> None:
     """Raise :class:`RefusedYAML` for any anchor, alias or nesting beyond
     :data:`MAX_YAML_DEPTH` (one pass over libyaml's events, nothing built)."""
@@ -121,6 +166,8 @@ def _guard_events(text: str) -> None:
             event = loader.get_event()
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise _refuse_alias(event)
+            if isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):
+                _check_scalar(loader, event)
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_YAML_DEPTH:
@@ -138,12 +185,13 @@ def load_yaml_text(text: str) -> Any:
     most of a first load. Game files are plain data: mappings with text keys, lists, text,
     booleans, numbers. Those are built here straight from libyaml's events, with each plain
     scalar's type resolved by PyYAML's own resolver (once per distinct text) and numbers, dates
-    and the like constructed by PyYAML. Anything else (anchors, explicit tags, merge keys,
+    and the like constructed by PyYAML. Anything else (merge keys, keys that are numbers,
     several documents, any error) makes PyYAML read the text itself, so the result and every
     error are exactly PyYAML's.
 
-    Anchors, aliases and nesting deeper than :data:`MAX_YAML_DEPTH` raise
-    :class:`RefusedYAML` on either path, before anything is built from them.
+    Anchors, aliases, nesting deeper than :data:`MAX_YAML_DEPTH`, explicit tags and plain
+    numbers longer than :data:`MAX_NUMBER_DIGITS` raise :class:`RefusedYAML` on either path,
+    before anything is built from them: a game file is plain scalars, lists and mappings.
     """
     try:
         return _read_plain_document(text)
@@ -187,7 +235,7 @@ class _EventReader:
         if kind is _ALIAS or event.anchor is not None:
             raise _refuse_alias(event)
         if event.tag is not None:
-            raise _Unusual("explicit tag")
+            _check_scalar(self.loader, event)
         if kind is _SCALAR:
             return self.scalar(event)[0]
         self.depth += 1
@@ -215,7 +263,9 @@ class _EventReader:
             while type(event) is not _MAPPING_END:
                 if type(event) is _ALIAS or getattr(event, "anchor", None) is not None:
                     raise _refuse_alias(event)
-                if type(event) is not _SCALAR or event.tag:
+                if event.tag:
+                    _check_scalar(self.loader, event)
+                if type(event) is not _SCALAR:
                     raise _Unusual("key that is not plain text")
                 key = event.value
                 if event.implicit[0]:
@@ -256,6 +306,8 @@ class _EventReader:
         elif tag == _NULL_TAG:
             value = None
         else:
+            if len(text) > MAX_NUMBER_DIGITS and tag in _NUMBER_TAGS:
+                raise _refuse_number(event)
             # numbers, dates...: PyYAML's constructor, on the node it would have built (these
             # values are immutable, so one serves every occurrence of the text)
             node = yaml.ScalarNode(tag, text, event.start_mark, event.end_mark, event.style)

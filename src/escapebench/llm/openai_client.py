@@ -41,7 +41,7 @@ from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 import openai
@@ -83,15 +83,50 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Things that look like API keys in server messages ("sk-...", "Bearer ...").
 _KEY_PATTERNS = (
     re.compile(r"sk-[A-Za-z0-9_\-\*\.]{6,}"),
+    re.compile(r"(?i)sk%2D[A-Za-z0-9_%\-\*\.]{6,}"),
     re.compile(r"(?i)bearer\s+[A-Za-z0-9_\-\.\*]+"),
 )
 
 
+FRAGMENT_CHARS = 8
+"""A run of this many characters of a key (as sent, or percent-encoded) is removed wherever it
+appears: servers echo keys masked in the middle ("sk-te...cdef") or URL-encoded."""
+
+
+def _encodings(secret: str) -> tuple[str, ...]:
+    """``secret`` as sent and as a server may echo it in a URL (``%2D`` or ``%2d`` for ``-``)."""
+    every = "".join(c if c.isalnum() else f"%{ord(c):02X}" for c in secret)
+    return tuple(dict.fromkeys((secret, quote(secret, safe=""), every, every.lower())))
+
+
+def _redact_fragments(text: str, secret: str) -> str:
+    """``text`` with every run of :data:`FRAGMENT_CHARS` or more characters of ``secret`` (in
+    any of its encodings) replaced by ``***``."""
+    n = FRAGMENT_CHARS
+    grams = {form[i : i + n] for form in _encodings(secret) for i in range(len(form) - n + 1)}
+    covered = [False] * len(text)
+    for j in range(len(text) - n + 1):
+        if text[j : j + n] in grams:
+            covered[j : j + n] = [True] * n
+    if not any(covered):
+        return text
+    out: list[str] = []
+    for j, ch in enumerate(text):
+        if not covered[j]:
+            out.append(ch)
+        elif j == 0 or not covered[j - 1]:
+            out.append("***")
+    return "".join(out)
+
+
 def redact(text: str, secrets: Sequence[str] = ()) -> str:
-    """Remove ``secrets`` and anything shaped like an API key from ``text``."""
+    """Remove ``secrets`` and anything shaped like an API key from ``text``: a key of
+    :data:`FRAGMENT_CHARS` or more characters also where it is percent-encoded or cut short."""
     for secret in secrets:
-        if len(secret) >= 8:
-            text = text.replace(secret, "***")
+        if len(secret) >= FRAGMENT_CHARS:
+            for form in _encodings(secret):
+                text = text.replace(form, "***")
+            text = _redact_fragments(text, secret)
         elif secret:
             # A short key (a local server's "hunter2") inside a word is a coincidence, not
             # the key: replace it only where it stands alone, as servers echo it.
@@ -560,7 +595,9 @@ class OpenAIChatModel:
                 "tokens_estimated": estimated,
             }
             if meta.get("model"):
-                extra["served_model"] = meta["model"]
+                # Some servers echo the key as the model's name: never kept, never cached.
+                secrets = (self._api_key,) if self.has_api_key else ()
+                extra["served_model"] = redact(str(meta["model"]), secrets)
             return Completion(
                 text=text,
                 tokens_in=tokens_in,
@@ -688,8 +725,12 @@ def _parse_chat_body(body: bytes) -> tuple[str, dict[str, Any]]:
         # A body that is JSON except for bytes that are not UTF-8 (a server cutting a
         # multi-byte character in two) is read with those bytes replaced: the answer is
         # the model's and goes to the game; retrying would get the same bytes at temperature 0.
-        data = json.loads(body.decode("utf-8", errors="replace"))
-    except ValueError:
+        decoded = body.decode("utf-8", errors="replace")
+        try:
+            data = json.loads(decoded, parse_int=_json_int)
+        except RecursionError:
+            data = json.loads(_collapse_deep_json(decoded), parse_int=_json_int)
+    except (ValueError, RecursionError):
         start = body[:80].decode("utf-8", errors="replace")
         raise _RetryableError(f"malformed response: invalid JSON ({start!r})") from None
     if not isinstance(data, dict):
@@ -729,16 +770,21 @@ def _tool_calls(message: dict[str, Any]) -> tuple[ToolCall, ...]:
     sense is for the agent to judge, so a broken call is never an error here.
     """
     calls = message.get("tool_calls")
-    if not isinstance(calls, list):
+    if calls is None or calls == []:
         return ()
+    if not isinstance(calls, list):
+        calls = [calls]  # a single call, or something else: the agent judges it
     out: list[ToolCall] = []
     for call in calls:
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict):
+            # Not a function call: kept as a call without a name, which the agent plays as a
+            # wasted step with feedback (retrying would get the same answer).
+            out.append(ToolCall(name="", arguments=clean_model_text(_json_text(call))))
             continue
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {})
+            arguments = _json_text(arguments if arguments is not None else {})
         out.append(
             ToolCall(
                 name=clean_model_text(str(function.get("name") or "")),
@@ -747,6 +793,58 @@ def _tool_calls(message: dict[str, Any]) -> tuple[ToolCall, ...]:
             )
         )
     return tuple(out)
+
+
+def _json_text(value: object) -> str:
+    """``value`` as JSON text, however deep or odd it is (a model's answer is never an error)."""
+    try:
+        return json.dumps(value)
+    except (RecursionError, ValueError, TypeError):
+        return "(JSON nested too deeply to show)"
+
+
+def _json_int(digits: str) -> int | str:
+    """A JSON integer; one too long for Python's int conversion stays the text of its digits."""
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
+
+
+def _collapse_deep_json(text: str, limit: int = 200) -> str:
+    """``text`` with every array or object nested deeper than ``limit`` replaced by a string
+    placeholder, in one pass, so that a body ``json.loads`` cannot read for recursion (an
+    argument object a thousand levels deep) still gives its answer."""
+    out: list[str] = []
+    depth = 0
+    in_string = escaped = False
+    skip_from = -1  # depth at which the part being dropped started
+    start = 0
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit and skip_from < 0:
+                skip_from = depth
+                out.append(text[start:i])
+                out.append('"(nested too deeply)"')
+        elif ch in "]}":
+            if skip_from == depth:
+                skip_from = -1
+                start = i + 1
+            depth -= 1
+    if skip_from < 0:
+        out.append(text[start:])
+    return "".join(out)
 
 
 def _answer_without_content(message: dict[str, Any], finish_reason: object) -> str | None:

@@ -58,8 +58,17 @@ class DataFolderError(ValueError):
     """A data folder that cannot take human results (one holding a model run's results)."""
 
 
+DEFAULT_MAX_SESSIONS = 200
+"""Play sessions kept in memory by default (``serve --max-sessions``); each is on disk too."""
+
+
 class PlayStore:
-    """The games on offer and the browser sessions of one data folder."""
+    """The games on offer and the browser sessions of one data folder.
+
+    At most ``max_sessions`` sessions stay in memory: past that, the one used longest ago that
+    no request is using is closed. Its save is on disk (written after every request), so the
+    game continues where it was when its player comes back.
+    """
 
     def __init__(
         self,
@@ -69,8 +78,13 @@ class PlayStore:
         report_key: Callable[[str], str] | None = None,
         protocol: str | None = None,
         original_source: Path | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
     ) -> None:
         from escapebench.protocols import make_protocol
+
+        if max_sessions < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {max_sessions}")
+        self.max_sessions = max_sessions
 
         self.data_dir = Path(data_dir)
         # The games given with --games are read under this protocol (by default the original
@@ -153,10 +167,28 @@ class PlayStore:
             raise PlayRequestError(409, "this game's save cannot be read")
         return data
 
+    def _keep(self, sid: str, item: _Open) -> None:
+        """Hold ``item`` in memory as the most recently used; close the oldest idle sessions
+        past :attr:`max_sessions` (call with ``self._lock`` held)."""
+        self._open.pop(sid, None)
+        self._open[sid] = item
+        for old in list(self._open):
+            if len(self._open) <= self.max_sessions:
+                break
+            other = self._open[old]
+            if old != sid and not other.lock.locked():  # idle: its save is on disk
+                del self._open[old]
+
+    @property
+    def live_sessions(self) -> int:
+        """How many sessions are in memory now."""
+        return len(self._open)
+
     def _get(self, sid: str) -> _Open:
         with self._lock:
             item = self._open.get(sid)
             if item is not None:
+                self._keep(sid, item)
                 return item
             data = self._read(sid)
             save = data.get("save") or {}
@@ -166,7 +198,7 @@ class PlayStore:
             except CommandError as exc:
                 raise PlayRequestError(409, f"this game cannot be resumed: {exc}") from None
             item = _Open(session, data.get("episode"))
-            self._open[sid] = item
+            self._keep(sid, item)
             return item
 
     # ------------------------------------------------------------------ requests
@@ -186,9 +218,9 @@ class PlayStore:
             item.session.check_out(self.data_dir)
         except CommandError as exc:
             raise PlayRequestError(409, f"a result of this game cannot be saved: {exc}") from None
-        with self._lock:
-            self._open[sid] = item
-        with item.lock:
+        with item.lock:  # (held while kept: not idle until its save is written)
+            with self._lock:
+                self._keep(sid, item)
             self._write(sid, item)
             return self._view(sid, item)
 

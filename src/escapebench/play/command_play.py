@@ -35,6 +35,7 @@ from escapebench.bench import DEFAULT_HELP_STEPS, DEFAULT_MAX_STEPS, DEFAULT_PAT
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 from escapebench.games import add_protocol_arguments, require_playable
+from escapebench.games.issues import visible_text
 from escapebench.games.loading import GameFileError, pick_setting
 from escapebench.play.errors import PlayError
 from escapebench.play.session import PlaySession, player_name_problem
@@ -102,7 +103,9 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     """The play loop on the given streams; returns the exit code."""
 
     def say(text: str = "") -> None:
-        stdout.write(text + "\n")
+        # A game file's text may hold escape sequences (clear screen, window title): shown
+        # escaped, never acted on by the terminal.
+        stdout.write(visible_text(text) + "\n")
         stdout.flush()
 
     try:

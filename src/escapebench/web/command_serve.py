@@ -29,9 +29,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default ./{DEFAULT_DATA_DIR})")
     parser.add_argument("--games", action="append", default=[], metavar="PATH",
                         help="extra game files, folders or globs to offer (repeatable)")
+    from escapebench.play.browser_sessions import DEFAULT_MAX_SESSIONS
+
+    parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS,
+                        metavar="N",
+                        help="browser games kept in memory; past that the oldest idle one is "
+                        f"closed, its save kept on disk (default {DEFAULT_MAX_SESSIONS})")
     from escapebench.games import add_protocol_arguments
 
     add_protocol_arguments(parser)  # (for the --games; built-in games are always ours)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def is_loopback(host: str) -> bool:
@@ -110,6 +126,7 @@ def main(args: argparse.Namespace) -> int:
             run_dirs, data_dir, list(args.games), host=args.host,
             protocol=getattr(args, "protocol", None),
             original_source=getattr(args, "original_source", None),
+            max_sessions=args.max_sessions,
         ))
     except (
         GameFileError, BrokenGamesError, UnplayableGamesError, DataFolderError, ValueError

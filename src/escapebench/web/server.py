@@ -45,6 +45,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from escapebench.play import MAX_PLAYER_LENGTH, PlayRequestError, PlayStore
+from escapebench.play.browser_sessions import DEFAULT_MAX_SESSIONS
 from escapebench.report.runs import (
     EPISODES_DIR,
     RESULT_FILE,
@@ -86,6 +87,8 @@ class ServeConfig:
     max_body_bytes: int = MAX_BODY_BYTES
     protocol: str | None = None  # for the --games (None: original for a checkout's games)
     original_source: Path | None = None
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Play sessions kept in memory; past that the oldest idle one is closed (it is saved)."""
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -199,6 +202,7 @@ def create_app(config: ServeConfig) -> Starlette:
         config.data_dir, config.game_specs,
         report_key=lambda episode: episode_key(data_index, episode),
         protocol=config.protocol, original_source=config.original_source,
+        max_sessions=config.max_sessions,
     )
     work = Path(tempfile.mkdtemp(prefix="escapebench-serve-"))
     reports = ReportCache(sources, work)
