@@ -43,7 +43,7 @@ async def test_failed_action_on_a_listed_target_updates_the_task_and_success_del
     # Step 2 asked the model (new task); the failed apply on the chest is a rule update.
     assert turns[1].decision.details["reflection"][0]["operation"].startswith("new(open the chest")
     assert turns[1].decision.details["task_list"][0]["target"] == "chest"
-    assert "[Task Index 1] Name: open the chest, Target Item: chest" in model.prompts_of(
+    assert "Task 1: open the chest (target item: chest)" in model.prompts_of(
         "action"
     )[2]
     update = turns[5].observed["reflection_rule"]
@@ -123,7 +123,7 @@ async def test_new_task_triggers_foresight_with_the_memory_pad(
     assert [c.kind for c in turns[2].decision.calls] == ["reflection", "foresight_task"]
     prompt = model.prompts_of("foresight_task")[0]
     assert "- Nothing happens. On the back someone wrote: 1672." in prompt  # memory pad
-    assert "[Task Index 1] Name: open the safe, Target Item: safe" in prompt
+    assert "Task 1: open the safe (target item: safe)" in prompt
     dropped = {d["action"]: d["reason"] for d in turns[2].decision.details["foresight"][0]
                ["dropped"]}
     assert dropped == {
@@ -166,7 +166,8 @@ async def test_ablation_flags_remove_exactly_their_module(
     assert set(model.kinds) == expected_kinds
     assert any(t.decision.mode == "try action" for t in turns) is try_mode
     action_prompts = model.prompts_of("action")
-    has_task_list = any("Task list" in p or "Your memory of this position" in p
+    has_task_list = any(prompts.TASK_LIST_HEADER in p or prompts.EMPTY_TASK_LIST in p
+                        or "Here you recently failed" in p
                         for p in action_prompts)
     assert has_task_list is ("no_reflection" not in flags)
     assert agent.settings()["reflection"] is ("no_reflection" not in flags)
@@ -196,7 +197,7 @@ async def test_stuck_in_one_place_goes_to_an_unexplored_scene(workshop_game: Esc
     assert explore.decision.details["explore"] == {"to": "storeroom"}
     assert explore.decision.details["teleported_to"] == "storeroom"
     assert [c.kind for c in explore.decision.calls] == ["reflection", "action"]
-    assert "Your position: workshop -> storeroom" in model.prompts_of("action")[3]
+    assert "You are now at: workshop -> storeroom" in model.prompts_of("action")[3]
     assert explore.result.error  # the poster is not in the storeroom
     # the count starts again
     assert all("teleported_to" not in t.decision.details for t in turns[4:])
@@ -222,7 +223,7 @@ async def test_failed_model_call_leaves_the_state_as_before(workshop_game: Escap
         if kind_of(messages) == "reflection":
             return NONE
         return act("click(crowbar)" if "crowbar" in messages[-1]["content"].split(
-            "Current step:")[1].split("Tools in Bag:")[0] else "move(Through the curtain)")
+            "You are now at:")[1].split("Tools in Bag:")[0] else "move(Through the curtain)")
 
     agent = EscapeAgent(RoutedModel(action=flaky, reflection=flaky, foresight_tool=flaky))
     driver = Driver(agent, workshop_game)

@@ -20,9 +20,8 @@ The observation itself is rendered by the engine (its own ``OBSERVATION_VERSION`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from collections.abc import Callable
 from typing import TypeVar
 
 from escapebench.llm.base import Message
@@ -32,7 +31,8 @@ PROMPT_VERSION = "escapebench-prompts-2"
 wording in the paper's layout)."""
 
 # --------------------------------------------------------------------------- action call
-ACTION_SYSTEM_PROMPT = """You are playing a room escape game. Look around, work out what to do, and get out.
+ACTION_SYSTEM_PROMPT = """\
+You are playing a room escape game. Look around, work out what to do, and get out.
 
 The screen lists three kinds of things you can act on: items in the scene, tools in your \
 bag, and scenes you can reach from here. Use their names exactly as listed.
@@ -46,31 +46,36 @@ Each turn you take one action:
 craft(flashlight, battery)."""
 """The system prompt of every action call (BaseAgent and EscapeAgent)."""
 
-CHAIN_OF_THOUGHT_INSTRUCTION = """Think about the scene, your bag and your recent steps, then pick one action. Answer in two lines:
+CHAIN_OF_THOUGHT_INSTRUCTION = """\
+Think about the scene, your bag and your recent steps, then pick one action. Answer in two lines:
 - Thought: <your reasoning>
 - Action: <one action, e.g. click(drawer)>"""
 """The answer format closing every action prompt: reasoning, then one action."""
 
-CURRENT_STEP_TEMPLATE = """You are now at: {position}
+CURRENT_STEP_TEMPLATE = """\
+You are now at: {position}
 {observation}"""
 """The current position and observation, at the top of the user message."""
 
 HISTORY_HEADER = "Your recent steps, oldest first:"
 """Heading of the history window."""
 
-HISTORY_STEP_TEMPLATE = """Step {step} at {position}: {action}
+HISTORY_STEP_TEMPLATE = """\
+Step {step} at {position}: {action}
 Result: {feedback}"""
 """One step of working memory."""
 
 NO_HISTORY = "Your recent steps: none yet."
 """The history part of a prompt with no step to show."""
 
-HINT_TEMPLATE = """You seem to be stuck, so here is help, and you must follow it. The next key action is \
+HINT_TEMPLATE = """\
+You seem to be stuck, so here is help, and you must follow it. The next key action is \
 {action}, taken at {position}. Go there first if you are elsewhere, then take that action."""
 """The help added to the action prompt while a hint is active."""
 
 # --------------------------------------------------------------------------- task list
-TASK_TEMPLATE = """Task {index}: {name} (target item: {target})
+TASK_TEMPLATE = """\
+Task {index}: {name} (target item: {target})
   Notes: {description}"""
 """One entry of the task list."""
 
@@ -86,7 +91,8 @@ TASK_LIST_HEADER = "Open tasks (found but not solved yet):"
 EMPTY_TASK_LIST = "Open tasks: none."
 """The task list when there are no tasks."""
 
-POSITION_MEMORY_TEMPLATE = """Here you recently failed with: {failed}
+POSITION_MEMORY_TEMPLATE = """\
+Here you recently failed with: {failed}
 Unvisited scenes reachable from here: {unexplored}"""
 """The per-position memory of the reflection module in the action prompt."""
 
@@ -94,7 +100,8 @@ NONE_LISTED = "none"
 """An empty list inside a prompt."""
 
 # --------------------------------------------------------------------------- reflection call
-REFLECTION_SYSTEM_PROMPT = """You help a room escape player keep a task list. A task is something the player found but \
+REFLECTION_SYSTEM_PROMPT = """\
+You help a room escape player keep a task list. A task is something the player found but \
 cannot solve yet, with notes on what it seems to need, to come back to later.
 
 You are shown the task list, then one action and what the game answered. Decide on one \
@@ -114,14 +121,16 @@ Answer in two lines:
 - Action: <exactly one of update(...), new(..., ...), delete(...), none()>"""
 """The system prompt of the reflection call."""
 
-REFLECTION_USER_TEMPLATE = """{task_list}
+REFLECTION_USER_TEMPLATE = """\
+{task_list}
 
 Action at {position}: {action}
 Game's answer: {feedback}"""
 """The reflection call's user message."""
 
 # --------------------------------------------------------------------------- foresight calls
-FORESIGHT_TOOL_SYSTEM_PROMPT = """You help a room escape player think ahead. The player has just got a new tool; find where \
+FORESIGHT_TOOL_SYSTEM_PROMPT = """\
+You help a room escape player think ahead. The player has just got a new tool; find where \
 it could be used.
 
 A tool can be used in two ways:
@@ -139,7 +148,8 @@ Answer in this form:
 - Actions: <zero or more actions, one per line, each with its reason>"""
 """The system prompt of the foresight call for a newly collected tool."""
 
-FORESIGHT_TOOL_USER_TEMPLATE = """Tools in your bag:
+FORESIGHT_TOOL_USER_TEMPLATE = """\
+Tools in your bag:
 {bag}
 
 {task_list}
@@ -147,7 +157,8 @@ FORESIGHT_TOOL_USER_TEMPLATE = """Tools in your bag:
 New tool: {tool}"""
 """The user message of the foresight call for a new tool."""
 
-FORESIGHT_TASK_SYSTEM_PROMPT = """You help a room escape player think ahead. The player has just found a new task; find what \
+FORESIGHT_TASK_SYSTEM_PROMPT = """\
+You help a room escape player think ahead. The player has just found a new task; find what \
 might solve it now.
 
 A task's target item can be dealt with in three ways:
@@ -163,7 +174,8 @@ Answer in this form:
 - Actions: <zero or more actions, one per line, each with its reason>"""
 """The system prompt of the foresight call for a newly created task."""
 
-FORESIGHT_TASK_USER_TEMPLATE = """Tools in your bag:
+FORESIGHT_TASK_USER_TEMPLATE = """\
+Tools in your bag:
 {tools}
 
 Clues the game has given (its recent answers):
@@ -178,6 +190,7 @@ TOOLS_VERSION = "escapebench-tools-2"
 """Version of the texts below (the tools action format only); recorded with its results."""
 
 TOOLS_INSTRUCTION = """\
+\
 Think about the scene, your bag and your recent steps, then take one action by calling one \
 of the functions move, click, apply, input or craft."""
 """Replaces CHAIN_OF_THOUGHT_INSTRUCTION at the end of an action prompt (tools format)."""
