@@ -4,9 +4,10 @@ Each step it shows the model the system prompt, the working memory of at least t
 steps (position, action, response; left out during help; the protocol picks the window),
 the current position and observation, the hint when the hint system gives one, and the
 closing instruction. Every text, and how the action is read from the answer, is the
-protocol's (``ctx.protocol``: ``original`` or ``escapebench``, see :mod:`escapebench.protocols`). An answer without a readable action is
-played as it is, so the protocol answers with its own feedback (a malformed answer is a wasted
-step, never a crash).
+protocol's (``ctx.protocol``: ``original`` or ``escapebench``, see
+:mod:`escapebench.protocols`). An answer without a readable action is played as it is, so
+the protocol answers with its own feedback (a malformed answer is a wasted step, never a
+crash).
 """
 
 from __future__ import annotations
