@@ -170,6 +170,11 @@ class BaseAgent(Agent):
         action = protocol_of(ctx).shown_action(result.action, result)
         self.memory.append(HistoryStep(ctx.step, ctx.position, action, result.feedback))
 
+    def lead_prompt_blocks(self, ctx: TurnContext) -> list[str]:
+        """Agent-specific parts placed before the history (escapebench protocol only; none
+        for the BaseAgent)."""
+        return []
+
     def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:
         """Agent-specific parts of the action prompt (none for the BaseAgent)."""
         return []
@@ -184,6 +189,7 @@ class BaseAgent(Agent):
             history=protocol.history_window(list(self.memory), ctx.step, self.memory_size),
             hint=hint_view(ctx),
             extra_blocks=self.extra_prompt_blocks(ctx),
+            **({"lead_blocks": lead} if (lead := self.lead_prompt_blocks(ctx)) else {}),
         )
         if self.action_format == "tools":
             messages = tools_messages(messages, prompts.CHAIN_OF_THOUGHT_INSTRUCTION)

@@ -91,6 +91,14 @@ TASK_LIST_HEADER = "Open tasks (found but not solved yet):"
 EMPTY_TASK_LIST = "Open tasks: none."
 """The task list when there are no tasks."""
 
+TASK_WINDOW_HEADER = "Open tasks when your recent steps began (changes since are under each step):"
+"""Heading of the task list as of the start of the history window."""
+
+TASK_CHANGE_NEW = "Task list: added {task}"
+TASK_CHANGE_NOTES = "Task list: task {index} now reads: {description}"
+TASK_CHANGE_DELETED = "Task list: task {index} ({name}) removed"
+"""How a change of the task list shows under the step that caused it."""
+
 POSITION_MEMORY_TEMPLATE = """\
 Here you recently failed with: {failed}
 Unvisited scenes reachable from here: {unexplored}"""
@@ -283,6 +291,27 @@ def format_task_list(tasks: Sequence[TaskView]) -> str:
     return TASK_LIST_HEADER + "\n" + "\n".join(format_task(t) for t in tasks)
 
 
+def format_task_window(tasks: Sequence[TaskView]) -> str:
+    """The task list as of the start of the history window."""
+    if not tasks:
+        return EMPTY_TASK_LIST
+    return TASK_WINDOW_HEADER + "\n" + "\n".join(format_task(t) for t in tasks)
+
+
+def task_changes(before: Sequence[TaskView], after: Sequence[TaskView]) -> list[str]:
+    """The lines saying how the task list went from ``before`` to ``after``."""
+    old = {t.index: t for t in before}
+    new = {t.index: t for t in after}
+    lines = [TASK_CHANGE_DELETED.format(index=t.index, name=t.name)
+             for t in before if t.index not in new]
+    for t in after:
+        if t.index not in old:
+            lines.append(TASK_CHANGE_NEW.format(task=format_task(t).replace("\n", ";")))
+        elif old[t.index].description != t.description:
+            lines.append(TASK_CHANGE_NOTES.format(index=t.index, description=t.description))
+    return lines
+
+
 def task_failed_note(action: str) -> str:
     """The sentence the rule-based update appends to a task after a failed action on it."""
     return TASK_FAILED_NOTE.format(action=action)
@@ -309,17 +338,21 @@ def action_messages(
     extra_blocks: Sequence[str] = (),
     hint: str | None = None,
     step: int | None = None,
+    lead_blocks: Sequence[str] = (),
 ) -> list[Message]:
     """The messages of an action-taking call: [system, user].
 
     The user message holds, in order: the current position and observation (which change only
     when the scene does), the history window (appended to), then what changes every step: any
     agent-specific blocks (task list, position memory), the hint if one is active, and the
-    answer format. ``step`` (1-based, the step about to be taken) is not shown: a number that
-    changes every step would end the shared prefix at the top.
+    answer format. ``lead_blocks`` (an agent's parts that change only when the window moves)
+    come between the observation and the history. ``step`` (1-based, the step about to be
+    taken) is not shown: a number that changes every step would end the shared prefix at the
+    top.
     """
     parts = [
         CURRENT_STEP_TEMPLATE.format(position=position, observation=observation),
+        *[b for b in lead_blocks if b],
         format_history(history),
         *[b for b in extra_blocks if b],
     ]

@@ -101,6 +101,7 @@ class EscapebenchProtocol(Protocol):
         history: Sequence[HistoryStep],
         hint: HintView | None,
         extra_blocks: Sequence[str] = (),
+        lead_blocks: Sequence[str] = (),
     ) -> str:
         memory = [] if hint is not None else [
             prompts.MemoryStep(h.step + 1, h.position, h.action, h.response) for h in history
@@ -112,6 +113,7 @@ class EscapebenchProtocol(Protocol):
             extra_blocks=extra_blocks,
             hint=self.hint_text(hint) if hint is not None else None,
             step=step + 1,
+            lead_blocks=lead_blocks,
         )
         return str(messages[1]["content"])
 
