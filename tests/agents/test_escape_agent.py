@@ -57,6 +57,20 @@ async def test_failed_action_on_a_listed_target_updates_the_task_and_success_del
     assert turns[6].observed["task_list"] == []
     assert [i for i, t in enumerate(turns) for c in t.decision.calls if c.kind == "reflection"] \
         == [1, 7]
+    # The action prompts tell each change of the task list under the step that made it, and
+    # each prompt starts with the one before it up to the end of its history.
+    actions = model.prompts_of("action")
+    assert "Task list: added Task 1: open the chest (target item: chest)" in actions[2]
+    assert "Task list: task 1 now reads:" not in actions[6]
+    assert "Task list: task 1 now reads: The lid is nailed down" in actions[7]
+    for before, now in zip(actions, actions[1:], strict=False):
+        cut = before.index("Here you recently failed")
+        history_end = before.rfind("\n\n", 0, cut)
+        if before.startswith(prompts.CURRENT_STEP_TEMPLATE.split("{")[0]) and (
+            before.split("\n\n" + prompts.HISTORY_HEADER)[0]
+            == now.split("\n\n" + prompts.HISTORY_HEADER)[0]
+        ):
+            assert now.startswith(before[:history_end])
 
 
 async def test_new_tool_triggers_foresight_whose_valid_proposals_are_tried_in_order(

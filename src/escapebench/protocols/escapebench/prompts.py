@@ -306,7 +306,8 @@ def task_changes(before: Sequence[TaskView], after: Sequence[TaskView]) -> list[
              for t in before if t.index not in new]
     for t in after:
         if t.index not in old:
-            lines.append(TASK_CHANGE_NEW.format(task=format_task(t).replace("\n", ";")))
+            one_line = "; ".join(line.strip() for line in format_task(t).splitlines())
+            lines.append(TASK_CHANGE_NEW.format(task=one_line))
         elif old[t.index].description != t.description:
             lines.append(TASK_CHANGE_NOTES.format(index=t.index, description=t.description))
     return lines
