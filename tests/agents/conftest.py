@@ -17,11 +17,8 @@ from escapebench.games.loading import load_file
 from escapebench.llm.base import Message
 from escapebench.llm.scripted import ScriptedChatModel
 from escapebench.protocols.escapebench import prompts
-from tests.conftest import SHARED
 
 WORKSHOP = Path(__file__).with_name("workshop.yaml")
-# The paper's text sits beside the original games: same place, same $ESCAPEBENCH_SHARED override.
-PAPER = SHARED / "seeds" / "000_042d90cdc8f094ed.txt"
 
 KIND_OF_SYSTEM_PROMPT = {
     prompts.ACTION_SYSTEM_PROMPT: "action",
@@ -123,10 +120,3 @@ def workshop_game(workshop: GameDefinition) -> EscapeGame:
     """A fresh play-through of the workshop."""
     return EscapeGame(workshop)
 
-
-@pytest.fixture(scope="session")
-def paper_text() -> str:
-    """The paper's text (outside the repo); skips where absent."""
-    if not PAPER.is_file():
-        pytest.skip(f"paper text not present at {PAPER}")
-    return PAPER.read_text(encoding="utf-8")

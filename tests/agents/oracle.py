@@ -22,8 +22,8 @@ from tests.agents.conftest import act
 
 AnswerFunction = Callable[[Sequence[Message]], str]
 
-_HINT_ACTION = re.compile(r"Your next target action should be: (.*)\.\n")
-_STEP = re.compile(r"History: \[Step (\d+)\]")
+_HINT_ACTION = re.compile(r"The next key action is (.*), taken at ")
+_STEP = re.compile(r"^Step (\d+) at ", re.MULTILINE)
 _ITEM = re.compile(r"^<interactable item> (.+)$", re.MULTILINE)
 _SCENE = re.compile(r"^<interactable scene> (.+?): It leads to ", re.MULTILINE)
 _FAILED = (feedback.failed("click", None), feedback.failed("input", None))
@@ -39,7 +39,7 @@ def exploring_actions(seed: int = 0) -> AnswerFunction:
             return act(hint.group(1), "I follow the hint.")
         steps = [int(n) for n in _STEP.findall(prompt)]
         step = (steps[-1] if steps else 0) + 1
-        current = prompt[prompt.index("Current step:") :]
+        current = prompt[prompt.index("You are now at:") :]
         current = current[: current.index("Tools in Bag:")]
         options = [f"click({n})" for n in _ITEM.findall(current)]
         options += [f"move({label})" for label in _SCENE.findall(current)]
@@ -60,15 +60,15 @@ def foresight_oracle(defn: GameDefinition) -> dict[str, AnswerFunction]:
 
     def reflection(messages: Sequence[Message]) -> str:
         prompt = messages[-1]["content"]
-        action = _field(prompt, r"Your action: (.*)")
-        response = _field(prompt, r"Response from the environment: (.*)")
+        action = _field(prompt, r"Action at [^\n]*?: (.*)")
+        response = _field(prompt, r"Game's answer: (.*)")
         if not response.startswith(_FAILED):
             return "- Thought: that worked.\n- Action: none()"
         target = action[action.index("(") + 1 : -1].rsplit(",", 1)[-1].strip()
         return f"- Thought: not yet.\n- Action: new(deal with the {target}, {response})"
 
     def task(messages: Sequence[Message]) -> str:
-        target = _field(messages[-1]["content"], r"Target Item: (.*)")
+        target = _field(messages[-1]["content"], r"\(target item: (.*)\)")
         proposals = []
         for item in defn.items:
             if item.name != target:
@@ -82,7 +82,7 @@ def foresight_oracle(defn: GameDefinition) -> dict[str, AnswerFunction]:
         return "- Thought: the rules say so.\n- Actions: " + ", ".join(proposals)
 
     def tool(messages: Sequence[Message]) -> str:
-        name = _field(messages[-1]["content"], r"<applicable tool> ([^:\n]+):")
+        name = _field(messages[-1]["content"], r"New tool: (.*)")
         items = {it.name for it in defn.items}
         proposals = []
         for t in defn.tools:

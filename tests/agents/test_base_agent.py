@@ -22,29 +22,45 @@ async def test_prompt_holds_system_text_position_observation_and_instruction(
     await driver.play(2)
     system, user = model.history[1]
     assert system["content"] == prompts.ACTION_SYSTEM_PROMPT
-    assert "Your position: workshop -> storeroom" in user["content"]
+    assert "You are now at: workshop -> storeroom" in user["content"]
     assert "You are in the scene 'storeroom'" in user["content"]
     assert user["content"].endswith(prompts.CHAIN_OF_THOUGHT_INSTRUCTION)
-    assert (
-        "History: [Step 1]\nYour position: workshop\nYour action: move(storeroom)\n"
-        "Response from the environment: You went to: storeroom." in user["content"]
-    )
+    assert prompts.HISTORY_STEP_TEMPLATE.format(
+        step=1, position="workshop", action="move(storeroom)",
+        feedback="You went to: storeroom.",
+    ) in user["content"]
     assert prompts.NO_HISTORY in model.history[0][1]["content"]
 
 
-async def test_working_memory_keeps_the_last_ten_steps(workshop_game: EscapeGame) -> None:
+def _shown_steps(prompt: str) -> list[int]:
+    return [int(n) for n in re.findall(r"^Step (\d+) at ", prompt, re.MULTILINE)]
+
+
+async def test_working_memory_shows_at_least_ten_steps_in_a_window_that_moves_in_blocks(
+    workshop_game: EscapeGame,
+) -> None:
     model = RoutedModel(action=act("click(poster)"))
     driver = Driver(BaseAgent(model), workshop_game)
-    await driver.play(13)
-    last = model.history[-1][1]["content"]  # the prompt of step 13 shows steps 3..12
-    shown = [int(n) for n in re.findall(r"History: \[Step (\d+)\]", last)]
-    assert shown == list(range(3, 13))
+    await driver.play(32)
+    prompts_by_step = [call[1]["content"] for call in model.history]
+    # Steps 1..10 then 11..19 shown while the window grows, then 11..20, 11..29, 21..30, ...
+    assert _shown_steps(prompts_by_step[10]) == list(range(1, 11))
+    assert _shown_steps(prompts_by_step[19]) == list(range(1, 20))
+    assert _shown_steps(prompts_by_step[20]) == list(range(11, 21))
+    assert _shown_steps(prompts_by_step[29]) == list(range(11, 30))
+    assert _shown_steps(prompts_by_step[30]) == list(range(21, 31))
+    for k in range(11, 32):
+        assert 10 <= len(_shown_steps(prompts_by_step[k])) <= 19
+        if k % 10:  # between two moves of the window, each prompt starts with the last one
+            before, now = prompts_by_step[k - 1], prompts_by_step[k]
+            history_end = before.index(prompts.CHAIN_OF_THOUGHT_INSTRUCTION)
+            assert now.startswith(before[:history_end].rstrip())
 
 
 async def test_memory_length_is_an_option(workshop_game: EscapeGame) -> None:
     model = RoutedModel(action=act("click(poster)"))
     await Driver(BaseAgent(model, memory=2), workshop_game).play(5)
-    assert model.history[-1][1]["content"].count("History: [Step") == 2
+    assert len(_shown_steps(model.history[-1][1]["content"])) in (2, 3)
 
 
 async def test_action_after_the_marker_wins_over_calls_in_the_thought(
@@ -68,8 +84,8 @@ async def test_garbled_answer_becomes_engine_feedback(workshop_game: EscapeGame)
     assert first.result.error and "Could not read an action" in first.result.feedback
     assert workshop_game.key_steps == 0
     second_prompt = model.history[1][1]["content"]
-    assert f"Your action: {NO_ACTION_READ}" in second_prompt
-    assert "Response from the environment: Could not read an action" in second_prompt
+    assert f"Step 1 at workshop: {NO_ACTION_READ}" in second_prompt
+    assert "Result: Could not read an action" in second_prompt
 
 
 async def test_hint_is_shown_and_marks_help_mode(workshop_game: EscapeGame) -> None:
@@ -79,7 +95,7 @@ async def test_hint_is_shown_and_marks_help_mode(workshop_game: EscapeGame) -> N
     (turn,) = await Driver(BaseAgent(model), workshop_game).play(1, hint=hint)
     user = model.history[0][1]["content"]
     assert prompts.format_hint("workshop -> storeroom", "click(crowbar)") in user
-    assert "You MUST follow the hint" in user
+    assert "you must follow it" in user
     assert turn.decision.mode == "help"
 
 

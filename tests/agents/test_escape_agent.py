@@ -43,7 +43,7 @@ async def test_failed_action_on_a_listed_target_updates_the_task_and_success_del
     # Step 2 asked the model (new task); the failed apply on the chest is a rule update.
     assert turns[1].decision.details["reflection"][0]["operation"].startswith("new(open the chest")
     assert turns[1].decision.details["task_list"][0]["target"] == "chest"
-    assert "[Task Index 1] Name: open the chest, Target Item: chest" in model.prompts_of(
+    assert "Task 1: open the chest (target item: chest)" in model.prompts_of(
         "action"
     )[2]
     update = turns[5].observed["reflection_rule"]
@@ -57,6 +57,20 @@ async def test_failed_action_on_a_listed_target_updates_the_task_and_success_del
     assert turns[6].observed["task_list"] == []
     assert [i for i, t in enumerate(turns) for c in t.decision.calls if c.kind == "reflection"] \
         == [1, 7]
+    # The action prompts tell each change of the task list under the step that made it, and
+    # each prompt starts with the one before it up to the end of its history.
+    actions = model.prompts_of("action")
+    assert "Task list: added Task 1: open the chest (target item: chest)" in actions[2]
+    assert "Task list: task 1 now reads:" not in actions[6]
+    assert "Task list: task 1 now reads: The lid is nailed down" in actions[7]
+    for before, now in zip(actions, actions[1:], strict=False):
+        cut = before.index("Here you recently failed")
+        history_end = before.rfind("\n\n", 0, cut)
+        if before.startswith(prompts.CURRENT_STEP_TEMPLATE.split("{")[0]) and (
+            before.split("\n\n" + prompts.HISTORY_HEADER)[0]
+            == now.split("\n\n" + prompts.HISTORY_HEADER)[0]
+        ):
+            assert now.startswith(before[:history_end])
 
 
 async def test_new_tool_triggers_foresight_whose_valid_proposals_are_tried_in_order(
@@ -123,7 +137,7 @@ async def test_new_task_triggers_foresight_with_the_memory_pad(
     assert [c.kind for c in turns[2].decision.calls] == ["reflection", "foresight_task"]
     prompt = model.prompts_of("foresight_task")[0]
     assert "- Nothing happens. On the back someone wrote: 1672." in prompt  # memory pad
-    assert "[Task Index 1] Name: open the safe, Target Item: safe" in prompt
+    assert "Task 1: open the safe (target item: safe)" in prompt
     dropped = {d["action"]: d["reason"] for d in turns[2].decision.details["foresight"][0]
                ["dropped"]}
     assert dropped == {
@@ -166,7 +180,8 @@ async def test_ablation_flags_remove_exactly_their_module(
     assert set(model.kinds) == expected_kinds
     assert any(t.decision.mode == "try action" for t in turns) is try_mode
     action_prompts = model.prompts_of("action")
-    has_task_list = any("Task list" in p or "Your memory of this position" in p
+    has_task_list = any(prompts.TASK_LIST_HEADER in p or prompts.EMPTY_TASK_LIST in p
+                        or "Here you recently failed" in p
                         for p in action_prompts)
     assert has_task_list is ("no_reflection" not in flags)
     assert agent.settings()["reflection"] is ("no_reflection" not in flags)
@@ -196,7 +211,7 @@ async def test_stuck_in_one_place_goes_to_an_unexplored_scene(workshop_game: Esc
     assert explore.decision.details["explore"] == {"to": "storeroom"}
     assert explore.decision.details["teleported_to"] == "storeroom"
     assert [c.kind for c in explore.decision.calls] == ["reflection", "action"]
-    assert "Your position: workshop -> storeroom" in model.prompts_of("action")[3]
+    assert "You are now at: workshop -> storeroom" in model.prompts_of("action")[3]
     assert explore.result.error  # the poster is not in the storeroom
     # the count starts again
     assert all("teleported_to" not in t.decision.details for t in turns[4:])
@@ -222,7 +237,7 @@ async def test_failed_model_call_leaves_the_state_as_before(workshop_game: Escap
         if kind_of(messages) == "reflection":
             return NONE
         return act("click(crowbar)" if "crowbar" in messages[-1]["content"].split(
-            "Current step:")[1].split("Tools in Bag:")[0] else "move(Through the curtain)")
+            "You are now at:")[1].split("Tools in Bag:")[0] else "move(Through the curtain)")
 
     agent = EscapeAgent(RoutedModel(action=flaky, reflection=flaky, foresight_tool=flaky))
     driver = Driver(agent, workshop_game)

@@ -14,7 +14,7 @@ from typing import Any
 _ITEM = re.compile(r"^<interactable item> (.+)$", re.MULTILINE)
 _SCENE = re.compile(r"^<interactable scene> (.+?): It leads to", re.MULTILINE)
 _TOOL = re.compile(r"^<applicable tool> (.+?): ", re.MULTILINE)
-_HINT = re.compile(r"target action should be: (.+?)\.?$", re.MULTILINE)
+_HINT = re.compile(r"next key action is (.+?), taken at ", re.MULTILINE)
 # What the harness tests' own EchoAgent shows (tests/bench/echo_agent.py).
 _ECHO_ACTIONS = "Valid actions:"
 _ECHO_HINT = "Hint: you must now do "

@@ -30,6 +30,7 @@ from escapebench.integrations.inspect import escapebench  # noqa: E402
 from escapebench.integrations.inspect.scorer import score_value  # noqa: E402
 from escapebench.llm.base import Message, estimate_prompt_tokens, estimate_tokens  # noqa: E402
 from escapebench.llm.scripted import ScriptedChatModel  # noqa: E402
+from escapebench.protocols.escapebench import prompts
 from tests.agents.conftest import kind_of  # noqa: E402
 from tests.agents.oracle import exploring_actions, foresight_oracle  # noqa: E402
 from tests.support.original_harness import make_checkout  # noqa: E402
@@ -173,7 +174,7 @@ def test_transcript_shows_every_step_and_every_model_call(tmp_path: Path) -> Non
     kinds = {"reflection": 0}
     for e in model_events:
         system = e.input[0].text
-        if system.startswith("You are a helpful agent to reflect"):
+        if system == prompts.REFLECTION_SYSTEM_PROMPT:
             kinds["reflection"] += 1
     assert kinds["reflection"] > 0
     assert sample.model_usage["mockllm/model"].input_tokens == result.tokens_in

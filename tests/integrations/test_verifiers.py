@@ -106,7 +106,7 @@ def test_the_taskset_has_one_task_per_setting_with_the_first_observation():
     tasks = list(env.taskset.load())
     assert [t.data.name for t in tasks] == ["tutorial-hard", "lab-hard"]
     first = tasks[0].data
-    assert "Your position: practice room" in first.prompt
+    assert "You are now at: practice room" in first.prompt
     assert "Action:" in first.system_prompt
     assert first.info["max_steps"] == 7
 

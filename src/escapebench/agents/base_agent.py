@@ -1,12 +1,13 @@
 """BaseAgent: the paper's baseline (section 4.1, appendix C.1).
 
-Each step it shows the model the system prompt, the working memory of the last N steps
-(position, action, response; left out during help), the current position and observation,
-the hint when the hint system gives one, and the closing instruction. Every text, and how the
-action is read from the answer, is the protocol's (``ctx.protocol``: ``original`` or
-``escapebench``, see :mod:`escapebench.protocols`). An answer without a readable action is
-played as it is, so the protocol answers with its own feedback (a malformed answer is a wasted
-step, never a crash).
+Each step it shows the model the system prompt, the working memory of at least the last N
+steps (position, action, response; left out during help; the protocol picks the window),
+the current position and observation, the hint when the hint system gives one, and the
+closing instruction. Every text, and how the action is read from the answer, is the
+protocol's (``ctx.protocol``: ``original`` or ``escapebench``, see
+:mod:`escapebench.protocols`). An answer without a readable action is played as it is, so
+the protocol answers with its own feedback (a malformed answer is a wasted step, never a
+crash).
 """
 
 from __future__ import annotations
@@ -113,7 +114,9 @@ class BaseAgent(Agent):
         self.model = model
         self.memory_size = memory
         self.sampling = sampling or SamplingSettings()
-        self.memory: deque[HistoryStep] = deque(maxlen=memory)
+        # Up to 2 * memory - 1 steps: the protocol picks its window from them (the escapebench
+        # protocol's slides in blocks, see Protocol.history_window).
+        self.memory: deque[HistoryStep] = deque(maxlen=max(2 * memory - 1, 0))
 
     # ----------------------------------------------------------------- contract
     def settings(self) -> dict[str, Any]:
@@ -161,11 +164,17 @@ class BaseAgent(Agent):
 
     # ----------------------------------------------------------------- helpers
     def remember(self, ctx: TurnContext, result: StepResult) -> None:
-        """Add one step to working memory (the oldest falls out past ``memory`` steps)."""
+        """Add one step to working memory (the oldest falls out past ``2 * memory - 1``
+        steps)."""
         if self.memory_size == 0:
             return
         action = protocol_of(ctx).shown_action(result.action, result)
         self.memory.append(HistoryStep(ctx.step, ctx.position, action, result.feedback))
+
+    def lead_prompt_blocks(self, ctx: TurnContext) -> list[str]:
+        """Agent-specific parts placed before the history (escapebench protocol only; none
+        for the BaseAgent)."""
+        return []
 
     def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:
         """Agent-specific parts of the action prompt (none for the BaseAgent)."""
@@ -173,13 +182,15 @@ class BaseAgent(Agent):
 
     def action_messages(self, ctx: TurnContext) -> list[Message]:
         """The messages of the action call for this turn (history left out during help)."""
-        messages = protocol_of(ctx).action_messages(
+        protocol = protocol_of(ctx)
+        messages = protocol.action_messages(
             step=ctx.step,
             position=ctx.position,
             observation=ctx.observation if ctx.observation is not None else ctx.game.observation(),
-            history=list(self.memory),
+            history=protocol.history_window(list(self.memory), ctx.step, self.memory_size),
             hint=hint_view(ctx),
             extra_blocks=self.extra_prompt_blocks(ctx),
+            **({"lead_blocks": lead} if (lead := self.lead_prompt_blocks(ctx)) else {}),
         )
         if self.action_format == "tools":
             messages = tools_messages(messages, prompts.CHAIN_OF_THOUGHT_INSTRUCTION)

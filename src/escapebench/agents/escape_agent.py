@@ -200,6 +200,10 @@ class EscapeAgent(BaseAgent):
         self.stale_steps = 0  # free-explore steps without progress
         self.return_to: str | None = None  # where the agent was before its trials took it away
         self.acted_position: str | None = None
+        # The task list as the action prompt shows it: as of the start of the history window
+        # (window start, tasks), and as last shown (changes since go under the steps).
+        self.task_window: tuple[int, list[dict[str, Any]]] | None = None
+        self.tasks_shown: list[dict[str, Any]] | None = None
 
     # ----------------------------------------------------------------- contract
     def settings(self) -> dict[str, Any]:
@@ -347,6 +351,9 @@ class EscapeAgent(BaseAgent):
             "stale_steps": self.stale_steps,
             "return_to": self.return_to,
             "acted_position": self.acted_position,
+            "task_window": None if self.task_window is None else [
+                self.task_window[0], list(self.task_window[1])],
+            "tasks_shown": self.tasks_shown,
         }
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -370,6 +377,9 @@ class EscapeAgent(BaseAgent):
         self.stale_steps = int(data.get("stale_steps", 0))
         self.return_to = data.get("return_to")
         self.acted_position = data.get("acted_position")
+        window = data.get("task_window")
+        self.task_window = None if window is None else (int(window[0]), list(window[1]))
+        self.tasks_shown = data.get("tasks_shown")
 
     # ----------------------------------------------------------------- perception
     def _perceive(self, game: EscapeGame) -> None:
@@ -555,13 +565,35 @@ class EscapeAgent(BaseAgent):
             details["explore"] = {"to": target}
 
     # ----------------------------------------------------------------- prompt
+    def lead_prompt_blocks(self, ctx: TurnContext) -> list[str]:
+        """The task list as of the start of the history window (escapebench protocol): it
+        changes only when the window moves; each change since is told under the step that
+        made it, so the history is still only appended to."""
+        if not self.use_reflection:
+            return []
+        now = [as_plain(v) for v in self.reflection.views()]
+        start = prompts.window_start(ctx.step, self.memory_size)
+        if self.task_window is None or self.task_window[0] != start or not self.memory:
+            self.task_window = (start, now)
+        elif self.tasks_shown is not None and now != self.tasks_shown:
+            changes = prompts.task_changes(
+                [prompts.TaskView(**t) for t in self.tasks_shown],
+                [prompts.TaskView(**t) for t in now],
+            )
+            last = self.memory[-1]
+            if changes and last.step == ctx.step - 1:
+                self.memory[-1] = replace(last, response="\n".join([last.response, *changes]))
+            elif changes:
+                self.task_window = (start, now)  # nowhere to tell them: show the list again
+        self.tasks_shown = now
+        return [prompts.format_task_window([prompts.TaskView(**t) for t in self.task_window[1]])]
+
     def extra_prompt_blocks(self, ctx: TurnContext) -> list[str]:
-        """The task list and the memory of this position (Reflection module)."""
+        """The memory of this position (Reflection module)."""
         if not self.use_reflection:
             return []
         game = ctx.game
         return [
-            prompts.format_task_list(self.reflection.views()),
             prompts.format_position_memory(
                 self.reflection.failed_at(game.scene_name),
                 unexplored_exits(game, self.visited),

@@ -1,6 +1,6 @@
 """EscapeAgent's Foresight module (paper section 4.3, appendix C.3).
 
-Two triggers, each one model call with the paper's prompt:
+Two triggers, each one model call (the prompts are the protocol's, see ``.prompts``):
 
 * a **new tool** was collected or crafted: which ``craft`` / ``apply`` actions might use it,
   given the other tools in the bag and the task list;

@@ -8,7 +8,7 @@ an item it is maintained with one of four operations:
 * **delete** (rule): the action succeeded and made progress on a listed target; the task goes.
 * **new** / **none** (model): otherwise the model is asked with the paper's reflection prompt
   whether the action and the response reveal a new task. Its ``update`` and ``delete`` answers
-  are honoured too (the paper's prompt offers them), but the rules above come first.
+  are honoured too (the prompt offers them), but the rules above come first.
 
 Tasks target items (the paper's "Target Item"), so actions on tools (picking one up, crafting)
 are not reflected on, nor are actions the engine could not carry out at all (an unknown name, no

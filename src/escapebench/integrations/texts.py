@@ -2,7 +2,7 @@
 
 Both environments send every observation through :func:`observation_text`, so that what a
 policy or a model reads is decided here alone (the harness's prompt pieces, in the layout of
-the paper's appendix C.1, with the hint instruction of appendix D.1 while a hint is active).
+the escapebench protocol, with its hint instruction while a hint is active).
 """
 
 from __future__ import annotations

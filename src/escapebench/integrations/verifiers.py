@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 TASKSET_ID = "escapebench-verifiers"
-#: The system prompt: the paper's action prompt (appendix C.1) with the answer format.
+#: The system prompt: the escapebench action prompt with the answer format.
 SYSTEM_PROMPT = prompts.ACTION_SYSTEM_PROMPT + "\n\n" + prompts.CHAIN_OF_THOUGHT_INSTRUCTION
 DEFAULT_MAX_STEPS = 50
 

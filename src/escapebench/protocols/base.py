@@ -103,6 +103,14 @@ class Protocol(ABC):
         """"Your action" of a step in the history, for the action ``played``."""
 
     # ---------------------------------------------------------------- the action prompt
+    def history_window(
+        self, history: Sequence[HistoryStep], step: int, memory: int
+    ) -> list[HistoryStep]:
+        """The steps of working memory an action prompt at 0-based ``step`` shows, from the
+        agent's ``history`` (oldest first; it keeps up to ``2 * memory - 1`` steps). By
+        default the last ``memory`` steps."""
+        return list(history[-memory:]) if memory > 0 else []
+
     @abstractmethod
     def action_system_prompt(self) -> str:
         """The system prompt of an action call."""

@@ -1,263 +1,219 @@
-"""Every text a model-driven agent sends to a model: the paper's prompts and our fill-ins.
+"""Every text a model-driven agent sends to a model under the ``escapebench`` protocol.
 
 This is the only module that holds prompt text. Changing any template below changes what
 models see, so it must come with a new :data:`PROMPT_VERSION` (recorded next to every result).
 
-Where the paper gives a prompt (appendix C and D.1) it is reproduced word for word, typos
-included ("whcih", "acton", "shuold", "update ,new"), because the prompt is part of the
-protocol that makes our numbers comparable with the paper's. Two mechanical changes only:
-the paper's typeset quotes (’) are written as ASCII apostrophes, as the engine's observation
-text does, and the blank lines the PDF extraction puts between every listing line are dropped
-inside lists (kept between paragraphs).
+The texts are our own. They carry the same information and mechanics as the paper's prompts
+(the five actions and their forms, what is on screen, an answer of reasoning then action, the
+task-list operations, the foresight proposals) in shorter words; docs/protocols.md sets them
+side by side with the original's by role.
 
-The paper does not print the user-message layouts of the reflection and foresight calls, the
-chain-of-thought instruction, or how the task list and per-position memory are shown to the
-action-taking model; those templates are ours (marked "ours" below) and kept short.
+Layout (``escapebench-2``): every call puts what stays the same first, so that a server's
+prefix cache can serve most of it again. An action call is the system text, then the current
+position and observation, then the history window, which is only appended to until it moves
+(it slides in blocks, :func:`history_window`), then the parts that change every step (task
+list, memory of this position, hint, answer format). ``benchmarks/prefix_reuse.py`` measures
+it.
 
-The observation itself is rendered by the engine (``escapebench.engine.observation``, its own
-``OBSERVATION_VERSION``).
+The observation itself is rendered by the engine (its own ``OBSERVATION_VERSION``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from escapebench.llm.base import Message
 
-PROMPT_VERSION = "escapebench-paper-c-v1"
+PROMPT_VERSION = "escapebench-prompts-2"
+"""The version of the texts and layout below (``escapebench-paper-c-v1`` was the paper's
+wording in the paper's layout)."""
 
-# --------------------------------------------------------------------------- paper, appendix C
+# --------------------------------------------------------------------------- action call
 ACTION_SYSTEM_PROMPT = """\
-You are in a Room Escape game. You should explore the scene and find out what to do next.
+You are playing a room escape game. Look around, work out what to do, and get out.
 
-There are three types of interactives: items, which are the interactable things in the scene; \
-tools, which are applicable tools in your bag; scenes, whcih are interactable scenes near your \
-current position.
+The screen lists three kinds of things you can act on: items in the scene, tools in your \
+bag, and scenes you can reach from here. Use their names exactly as listed.
 
-You can perform one of the following actions:
-- click(<interactable item>): Click an <interactable item> to examine it or interact with it. \
-For example, you can examine a door handle that is marked as interactable.
-- apply(<applicable tool>, <interactable item>): Apply an <applicable tool> in your bag to an \
-<interactable item>. For example, you can apply a key in your bag to an interactable locked door \
-to open it.
-- input(string, <interactable item>): Input a string (only digits and letters) to an \
-<interactable item>. For example, you can input a string password to an interactable \
-combination lock.
-- move(<interactable scene>): Move to a nearby <interactable item> to further explore. For \
-example, you can move to the living room to explore more interactable items there.
-- craft(<applicable tool>, <applicable tool>): Use one <applicable tool> in bag to another \
-<applicable tool> in bag to craft something new. For example, you can use a battery in bag to a \
-controller in bag to craft a new charged controller.
-
-For instance, some valid actions may be: click(microwave), apply(key, silver chest), \
-craft(controller, battery), input(c79a1, combination lock), move(Go to operation room)."""
-"""Appendix C: the system prompt of every action-taking call (BaseAgent and EscapeAgent)."""
-
-HISTORY_STEP_TEMPLATE = """\
-History: [Step {step}]
-Your position: {position}
-Your action: {action}
-Response from the environment: {feedback}"""
-"""Appendix C.1: one step of working memory."""
-
-REFLECTION_SYSTEM_PROMPT = """\
-You are a helpful agent to reflect on your action and environment response, and then maintain \
-a task list with solving suggestions.
-
-The role of this task list is that there are some tasks you currently cannot solve with the \
-tools at hand, but you think you may need to solve them later, so write them down with some \
-suggestions and hints for your future reference.
-
-After analyzing your current action and the response from the environment, you should give an \
-action to maintain the task list: update ,new, delete or none.
-- update(updated_feedback): The parameter should an updated feedback about what you newly tried \
-but failed. The updated feedback should retain the original feedback, and add one new hindsight \
-you got from current action.
-- new(task_name, feedback): The first parameter should be a brief name of the new task you \
-propose, the second parameter should be what you have to do (extract hint from environment \
-response) to solve this task.
-- delete(index): If you choose delete, then the first parameter should be the index of the task \
-in the task list that you thought you have completed or is not useful anymore.
-- none(): If you choose none, do not give any parameter, it indicates you believe you don't need \
-to perform any action on the task list in the current step
-
-For instance, valid task list maintaining action may be: update(The door has a keyhole and \
-needs a key. I try apply a hammer but fails.), new(open the safe, I need a 4-digit password \
-input to open it with a hint of sigma sign beside the safe.), delete(1), none()."""
-"""Appendix C.2: the system prompt of the reflection call."""
-
-TASK_TEMPLATE = """\
-[Task Index {index}] Name: {name}, Target Item: {target}
-- Task description: {description}"""
-"""Appendix C.2: one entry of the task list."""
-
-FORESIGHT_TOOL_SYSTEM_PROMPT = """\
-You are in a Room Escape game. You have to use your creativity to figure out the use of the \
-tool you have just collected.
-
-There are generally two ways about how to use the tool:
-1. Combine this tool with another one in your bag to craft a new tool. In this case, use acton \
-'craft(<collected tool>, <applicable tool>)', e.g. craft(controller, battery) indicates use a \
-battery in your bag you already have to the controller you just collected to craft a charged \
-controller.
-2. Apply this tool to a target item in a task to try solve this task. In this case, use action \
-'apply(<collected tool>, Target Item in a task)', e.g. apply(key, locked cabinet) indicates \
-apply the key you just collected to a locked cabinet to open it.
-
-Here are some general hints that you may follow:
-1. Please especially pay attention to the description of the task and the tool, try to find \
-the connection between them to justify your action.
-2. In your '- Thought: ...' part in response, you shuold explicitly think about whether there's \
-item in bag for crafting, or task in the list for applying this tool. You should read and infer \
-carefully from the tool descriptions and the task description, and evaluate one by one.
-3. In your '- Actions: ...' part in response, you should give zero to multiple action calls. \
-For each action, you should follow the format 'craft(<collected tool>, <applicable tool>)' or \
-'apply(<collected tool>, Target Item in a task)'. If it's a craft action, you should justify why \
-crafting here makes sense. If it's an apply action, you should first give the task index \
-corresponding to the target item, then justify why this tool may solve the task."""
-"""Appendix C.3: the system prompt of the foresight call for a newly collected tool."""
-
-FORESIGHT_TASK_SYSTEM_PROMPT = """\
-You are in a Room Escape game. You have to use your creativity to figure out if you could use \
-any tools you have now to solve a new task you have just discovered.
-
-There are generally three ways to solve a task:
-1. Click the target item to simply interact with it to solve the task. In this case, use action \
-'click(Target Item in current task)', e.g. click(microwave) indicates click the microwave to \
-examine it and try solve the task.
-2. Use the tool in your bag to apply to the target item in the task. In this case, use action \
-'apply(<applicable tool>, Target Item in current task)', e.g. apply(key, locked cabinet) \
-indicates apply the key in your bag to a locked cabinet to open it.
-3. Input a string to the target item in the task. In this case, use action 'input(<any string>, \
-Target Item in current task)', e.g. input(2413, combination lock) indicates input a string \
-password to the combination lock to solve the task.
-
-Here are some general hints that you may follow:
-1. Please especially pay attention to the description of the task about what might be needed. \
-Please always first try simple click to interact if haven't done so. Examine the tool \
-description and your memory pad, try to find the connection between them and what this task \
-needs to justify your action.
-2. In your '- Thought: ...' part in response, you should explicitly think about whether there's \
-item to click, tool in bag for applying, or hint from memory pad and tools for string input. \
-You should read and infer carefully from the task description, evaluate one by one.
-3. In your '- Actions: ...' part in response, you should give zero to multiple action calls. \
-For each action, you should follow the format 'click(Target Item in current task)', \
-'apply(<applicable tool>, Target Item in current task)', or 'input(<any string>, Target Item in \
-current task)'. You shuold justify why this action may solve the task according to the task \
-description, tool description, and memory pad hint."""
-"""Appendix C.3: the system prompt of the foresight call for a newly created task."""
-
-# --------------------------------------------------------------------------- paper, appendix D.1
-HINT_TEMPLATE = """\
-Since you're stuck, the system will provide you with a hint. You MUST follow the hint to \
-complete next key step.
-The next target location should be: {position}.
-Your next target action should be: {action}.
-You should go to the target position and perform the target action. If you are already at the \
-target location, please directly perform the action."""
-"""Appendix D.1: the help instruction added to the action prompt while a hint is active."""
-
-# --------------------------------------------------------------------------- ours
-NO_HISTORY = "History: none."
-"""Ours: the history part of the first step's prompt."""
-
-CURRENT_STEP_TEMPLATE = """\
-Current step:
-Your position: {position}
-{observation}"""
-"""Ours: the current observation with its position line (the C.1 position format)."""
+Each turn you take one action:
+- move(scene): go to a nearby scene, e.g. move(kitchen).
+- click(item): look at or use an item, or pick up a tool lying in the scene, e.g. click(drawer).
+- apply(tool, item): use a tool from your bag on an item, e.g. apply(key, locked door).
+- input(text, item): type letters or digits into an item, e.g. input(7351, keypad).
+- craft(tool, tool): combine two tools from your bag into a new one, e.g. \
+craft(flashlight, battery)."""
+"""The system prompt of every action call (BaseAgent and EscapeAgent)."""
 
 CHAIN_OF_THOUGHT_INSTRUCTION = """\
-Think step by step about the scene, your tools and your history before you act, then give \
-exactly one action. Answer in this format:
-- Thought: <your step-by-step reasoning>
-- Action: <one action, e.g. click(microwave)>"""
-"""Ours: the chain-of-thought instruction closing every action prompt (paper section 4.1)."""
+Think about the scene, your bag and your recent steps, then pick one action. Answer in two lines:
+- Thought: <your reasoning>
+- Action: <one action, e.g. click(drawer)>"""
+"""The answer format closing every action prompt: reasoning, then one action."""
 
-TASK_POSITION_LINE = "- Found at: {position}"
-"""Ours: where a task's target item was found, added under each task entry."""
+CURRENT_STEP_TEMPLATE = """\
+You are now at: {position}
+{observation}"""
+"""The current position and observation, at the top of the user message."""
 
-TASK_FAILED_NOTE = " I tried {action}, but it failed."
-"""Ours: what the rule-based update of appendix C.2 adds to a task's description."""
+HISTORY_HEADER = "Your recent steps, oldest first:"
+"""Heading of the history window."""
 
-TASK_LIST_HEADER = "Task list (tasks you have found but not solved yet):"
-"""Ours: heading of the task list in the action and reflection prompts."""
+HISTORY_STEP_TEMPLATE = """\
+Step {step} at {position}: {action}
+Result: {feedback}"""
+"""One step of working memory."""
 
-EMPTY_TASK_LIST = "Task list: empty."
-"""Ours: the task list when there are no tasks."""
+NO_HISTORY = "Your recent steps: none yet."
+"""The history part of a prompt with no step to show."""
+
+HINT_TEMPLATE = """\
+You seem to be stuck, so here is help, and you must follow it. The next key action is \
+{action}, taken at {position}. Go there first if you are elsewhere, then take that action."""
+"""The help added to the action prompt while a hint is active."""
+
+# --------------------------------------------------------------------------- task list
+TASK_TEMPLATE = """\
+Task {index}: {name} (target item: {target})
+  Notes: {description}"""
+"""One entry of the task list."""
+
+TASK_POSITION_LINE = "  Seen at: {position}"
+"""Where a task's target item was found, under each task entry."""
+
+TASK_FAILED_NOTE = " Tried {action}: it did not work."
+"""What the rule-based update adds to a task's notes after a failed action on its target."""
+
+TASK_LIST_HEADER = "Open tasks (found but not solved yet):"
+"""Heading of the task list in the action, reflection and foresight prompts."""
+
+EMPTY_TASK_LIST = "Open tasks: none."
+"""The task list when there are no tasks."""
+
+TASK_WINDOW_HEADER = "Open tasks when your recent steps began (changes since are under each step):"
+"""Heading of the task list as of the start of the history window."""
+
+TASK_CHANGE_NEW = "Task list: added {task}"
+TASK_CHANGE_NOTES = "Task list: task {index} now reads: {description}"
+TASK_CHANGE_DELETED = "Task list: task {index} ({name}) removed"
+"""How a change of the task list shows under the step that caused it."""
 
 POSITION_MEMORY_TEMPLATE = """\
-Your memory of this position:
-Actions that recently failed here: {failed}
-Nearby scenes you have not explored yet: {unexplored}"""
-"""Ours: the per-position memory of the reflection module in the action prompt."""
+Here you recently failed with: {failed}
+Unvisited scenes reachable from here: {unexplored}"""
+"""The per-position memory of the reflection module in the action prompt."""
+
+NONE_LISTED = "none"
+"""An empty list inside a prompt."""
+
+# --------------------------------------------------------------------------- reflection call
+REFLECTION_SYSTEM_PROMPT = """\
+You help a room escape player keep a task list. A task is something the player found but \
+cannot solve yet, with notes on what it seems to need, to come back to later.
+
+You are shown the task list, then one action and what the game answered. Decide on one \
+change to the list:
+- update(notes): replace the notes of the task about this action's target with new notes \
+that keep the old ones and add what this attempt taught.
+- new(name, notes): add a task; the name is short, the notes say what solving it seems to \
+take, drawn from the game's answer.
+- delete(index): remove the task with this index, now solved or no longer useful.
+- none(): leave the list as it is.
+
+Examples: update(The door has a keyhole; a hammer did nothing.), new(open the safe, it \
+wants a 4-digit code; a sigma sign is drawn next to it), delete(2), none().
+
+Answer in two lines:
+- Thought: <what the action and the answer tell you>
+- Action: <exactly one of update(...), new(..., ...), delete(...), none()>"""
+"""The system prompt of the reflection call."""
 
 REFLECTION_USER_TEMPLATE = """\
 {task_list}
 
-Your position: {position}
-Your action: {action}
-Response from the environment: {feedback}
+Action at {position}: {action}
+Game's answer: {feedback}"""
+"""The reflection call's user message."""
 
-Answer in this format:
-- Thought: <your reflection on the action and the response>
-- Action: <exactly one of update(...), new(..., ...), delete(...), none()>"""
-"""Ours: the reflection call's user message."""
+# --------------------------------------------------------------------------- foresight calls
+FORESIGHT_TOOL_SYSTEM_PROMPT = """\
+You help a room escape player think ahead. The player has just got a new tool; find where \
+it could be used.
+
+A tool can be used in two ways:
+- craft(new tool, other tool): combine it with another tool in the bag, e.g. \
+craft(flashlight, battery) to get a working flashlight.
+- apply(new tool, target item): use it on the target item of an open task, e.g. \
+apply(key, locked cabinet).
+
+Go through the other tools and the open tasks one by one and weigh what the descriptions \
+say against each other. Propose only actions you can justify: for a craft, say why the two \
+fit; for an apply, name the task index first, then say why the tool may solve it.
+
+Answer in this form:
+- Thought: <your reasoning>
+- Actions: <zero or more actions, one per line, each with its reason>"""
+"""The system prompt of the foresight call for a newly collected tool."""
 
 FORESIGHT_TOOL_USER_TEMPLATE = """\
-The tool you have just collected:
-<applicable tool> {tool}: {description}
-
-Other tools in your bag:
-{other_tools}
+Tools in your bag:
+{bag}
 
 {task_list}
 
-Answer in this format:
-- Thought: <your reasoning, evaluating each tool and task one by one>
-- Actions: <zero or more actions, e.g. craft({tool}, battery), apply({tool}, locked cabinet)>"""
-"""Ours: the user message of the foresight call for a new tool."""
+New tool: {tool}"""
+"""The user message of the foresight call for a new tool."""
+
+FORESIGHT_TASK_SYSTEM_PROMPT = """\
+You help a room escape player think ahead. The player has just found a new task; find what \
+might solve it now.
+
+A task's target item can be dealt with in three ways:
+- click(target item): interact with it, which is worth trying first if not done yet.
+- apply(tool, target item): use a tool from the bag on it, e.g. apply(key, locked cabinet).
+- input(text, target item): type a code or word into it, e.g. input(2413, combination lock).
+
+Read the task, the tool descriptions and the clues the game has given, look for what links \
+them, and weigh each option one by one. Propose only actions you can justify from them.
+
+Answer in this form:
+- Thought: <your reasoning>
+- Actions: <zero or more actions, one per line, each with its reason>"""
+"""The system prompt of the foresight call for a newly created task."""
 
 FORESIGHT_TASK_USER_TEMPLATE = """\
-The task you have just discovered:
-{task}
-
 Tools in your bag:
 {tools}
 
-Memory pad (what the environment has told you so far):
+Clues the game has given (its recent answers):
 {memory_pad}
 
-Answer in this format:
-- Thought: <your reasoning, evaluating each option one by one>
-- Actions: <zero or more actions, e.g. click({target}), apply(key, {target}), \
-input(2413, {target})>"""
-"""Ours: the user message of the foresight call for a new task."""
-
-NONE_LISTED = "none"
-"""Ours: an empty list inside a prompt."""
+New task:
+{task}"""
+"""The user message of the foresight call for a new task."""
 
 # --------------------------------------------------------------------------- ours, tools format
-TOOLS_VERSION = "escapebench-tools-v1"
+TOOLS_VERSION = "escapebench-tools-2"
 """Version of the texts below (the tools action format only); recorded with its results."""
 
 TOOLS_INSTRUCTION = """\
-Think step by step about the scene, your tools and your history before you act, then take \
-exactly one action by calling one of the functions move, click, apply, input or craft."""
-"""Ours: replaces CHAIN_OF_THOUGHT_INSTRUCTION at the end of an action prompt (tools format)."""
+\
+Think about the scene, your bag and your recent steps, then take one action by calling one \
+of the functions move, click, apply, input or craft."""
+"""Replaces CHAIN_OF_THOUGHT_INSTRUCTION at the end of an action prompt (tools format)."""
 
-TOOL_MOVE = "Move to a nearby scene to explore it."
-TOOL_CLICK = "Click an interactable item to examine it or interact with it."
-TOOL_APPLY = "Apply a tool in your bag to an interactable item."
-TOOL_INPUT = "Input a string (only digits and letters) to an interactable item."
-TOOL_CRAFT = "Use one tool in your bag on another tool in your bag to craft something new."
+TOOL_MOVE = "Go to a nearby scene."
+TOOL_CLICK = "Look at or use an item, or pick up a tool lying in the scene."
+TOOL_APPLY = "Use a tool from your bag on an item."
+TOOL_INPUT = "Type letters or digits into an item."
+TOOL_CRAFT = "Combine two tools from your bag into a new one."
 TOOL_ARG_SCENE = "the name of a nearby scene, exactly as the observation lists it"
-TOOL_ARG_ITEM = "the name of an interactable item, exactly as the observation lists it"
+TOOL_ARG_ITEM = "the name of an item, exactly as the observation lists it"
 TOOL_ARG_TOOL = "the name of a tool in your bag"
-TOOL_ARG_TEXT = "the string to input"
+TOOL_ARG_TEXT = "the letters or digits to type"
 TOOL_ARG_OTHER = "the name of another tool in your bag"
-"""Ours: the descriptions of the five functions and their arguments (tools format)."""
+"""The descriptions of the five functions and their arguments (tools format)."""
 
 
 # --------------------------------------------------------------------------- fillers
@@ -282,11 +238,35 @@ class TaskView:
     position: str = ""
 
 
+_Step = TypeVar("_Step")
+
+
+def window_start(step: int, memory: int) -> int:
+    """The first step (0-based) the history window shows at 0-based ``step``.
+
+    The window slides in blocks of ``memory`` steps: it shows from ``memory`` to
+    ``2 * memory - 1`` steps (all of them early on), so that between two moves the history is
+    only appended to and each prompt starts with the one before it.
+    """
+    if memory <= 0 or step <= memory:
+        return 0
+    return (step - memory) // memory * memory
+
+
+def history_window(history: Sequence[_Step], step: int, memory: int,
+                   step_of: Callable[[_Step], int]) -> list[_Step]:
+    """The steps of ``history`` (oldest first) that the window shows at ``step``."""
+    if memory <= 0:
+        return []
+    start = window_start(step, memory)
+    return [h for h in history if step_of(h) >= start]
+
+
 def format_history(steps: Sequence[MemoryStep]) -> str:
-    """The working-memory part of an action prompt (appendix C.1 layout)."""
+    """The working-memory part of an action prompt."""
     if not steps:
         return NO_HISTORY
-    return "\n\n".join(
+    return HISTORY_HEADER + "\n" + "\n".join(
         HISTORY_STEP_TEMPLATE.format(
             step=s.step, position=s.position, action=s.action, feedback=s.feedback
         )
@@ -295,7 +275,7 @@ def format_history(steps: Sequence[MemoryStep]) -> str:
 
 
 def format_task(task: TaskView) -> str:
-    """One task-list entry (appendix C.2 layout, plus where its target was found)."""
+    """One task-list entry (with where its target was found)."""
     text = TASK_TEMPLATE.format(
         index=task.index, name=task.name, target=task.target, description=task.description
     )
@@ -311,13 +291,35 @@ def format_task_list(tasks: Sequence[TaskView]) -> str:
     return TASK_LIST_HEADER + "\n" + "\n".join(format_task(t) for t in tasks)
 
 
+def format_task_window(tasks: Sequence[TaskView]) -> str:
+    """The task list as of the start of the history window."""
+    if not tasks:
+        return EMPTY_TASK_LIST
+    return TASK_WINDOW_HEADER + "\n" + "\n".join(format_task(t) for t in tasks)
+
+
+def task_changes(before: Sequence[TaskView], after: Sequence[TaskView]) -> list[str]:
+    """The lines saying how the task list went from ``before`` to ``after``."""
+    old = {t.index: t for t in before}
+    new = {t.index: t for t in after}
+    lines = [TASK_CHANGE_DELETED.format(index=t.index, name=t.name)
+             for t in before if t.index not in new]
+    for t in after:
+        if t.index not in old:
+            one_line = "; ".join(line.strip() for line in format_task(t).splitlines())
+            lines.append(TASK_CHANGE_NEW.format(task=one_line))
+        elif old[t.index].description != t.description:
+            lines.append(TASK_CHANGE_NOTES.format(index=t.index, description=t.description))
+    return lines
+
+
 def task_failed_note(action: str) -> str:
     """The sentence the rule-based update appends to a task after a failed action on it."""
     return TASK_FAILED_NOTE.format(action=action)
 
 
 def format_hint(position: str, action: str) -> str:
-    """The help instruction of appendix D.1 for a hint at ``position`` (a path)."""
+    """The help instruction for a hint at ``position`` (a path)."""
     return HINT_TEMPLATE.format(position=position, action=action)
 
 
@@ -336,16 +338,23 @@ def action_messages(
     history: Sequence[MemoryStep],
     extra_blocks: Sequence[str] = (),
     hint: str | None = None,
+    step: int | None = None,
+    lead_blocks: Sequence[str] = (),
 ) -> list[Message]:
-    """The messages of an action-taking call.
+    """The messages of an action-taking call: [system, user].
 
-    The user message holds, in order: the working memory, the current position and
-    observation, any agent-specific blocks (task list, position memory), the hint if one is
-    active, and the chain-of-thought instruction.
+    The user message holds, in order: the current position and observation (which change only
+    when the scene does), the history window (appended to), then what changes every step: any
+    agent-specific blocks (task list, position memory), the hint if one is active, and the
+    answer format. ``lead_blocks`` (an agent's parts that change only when the window moves)
+    come between the observation and the history. ``step`` (1-based, the step about to be
+    taken) is not shown: a number that changes every step would end the shared prefix at the
+    top.
     """
     parts = [
-        format_history(history),
         CURRENT_STEP_TEMPLATE.format(position=position, observation=observation),
+        *[b for b in lead_blocks if b],
+        format_history(history),
         *[b for b in extra_blocks if b],
     ]
     if hint:
@@ -383,11 +392,14 @@ def foresight_tool_messages(
     other_tools: Sequence[tuple[str, str]],
     tasks: Sequence[TaskView],
 ) -> list[Message]:
-    """The messages of a foresight call about a newly collected (or crafted) tool."""
+    """The messages of a foresight call about a newly collected (or crafted) tool.
+
+    The bag comes first with the new tool last, as it was collected: the bag of the next such
+    call starts the same way.
+    """
     user = FORESIGHT_TOOL_USER_TEMPLATE.format(
         tool=tool,
-        description=description,
-        other_tools=_tool_lines(other_tools),
+        bag=_tool_lines([*other_tools, (tool, description)]),
         task_list=format_task_list(tasks),
     )
     return [
@@ -402,10 +414,9 @@ def foresight_task_messages(
     """The messages of a foresight call about a newly created task."""
     pad = "\n".join(f"- {line}" for line in memory_pad) if memory_pad else NONE_LISTED
     user = FORESIGHT_TASK_USER_TEMPLATE.format(
-        task=format_task(task), tools=_tool_lines(tools), memory_pad=pad, target=task.target
+        task=format_task(task), tools=_tool_lines(tools), memory_pad=pad
     )
     return [
         {"role": "system", "content": FORESIGHT_TASK_SYSTEM_PROMPT},
         {"role": "user", "content": user},
     ]
-

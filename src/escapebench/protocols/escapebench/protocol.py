@@ -1,5 +1,5 @@
-"""The ``escapebench`` protocol: our own wording (and the paper's, where the paper gives a
-text), the forgiving answer parser, the same information and mechanics as ``original``.
+"""The ``escapebench`` protocol: our own wording in a prefix-stable layout, the forgiving
+answer parser, the same information and mechanics as ``original``.
 
 The texts are those of ``.prompts`` (prompts), ``escapebench.engine.feedback``
 (feedback) and ``escapebench.engine.observation`` (the observation); docs/protocols.md lists
@@ -19,7 +19,7 @@ from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
 from escapebench.protocols.escapebench import prompts
 from escapebench.protocols.escapebench.parsing import parse_action_answer
 
-ESCAPEBENCH_VERSION = f"escapebench-1+{prompts.PROMPT_VERSION}+{OBSERVATION_VERSION}"
+ESCAPEBENCH_VERSION = f"escapebench-2+{prompts.PROMPT_VERSION}+{OBSERVATION_VERSION}"
 
 NO_ACTION_READ = "(no action could be read from your answer)"
 """Shown as "Your action" for a step whose answer held no readable action."""
@@ -82,6 +82,13 @@ class EscapebenchProtocol(Protocol):
     def action_system_prompt(self) -> str:
         return prompts.ACTION_SYSTEM_PROMPT
 
+    def history_window(
+        self, history: Sequence[HistoryStep], step: int, memory: int
+    ) -> list[HistoryStep]:
+        """A window that slides in blocks: ``memory`` to ``2 * memory - 1`` steps, only
+        appended to between two moves (see :func:`.prompts.window_start`)."""
+        return prompts.history_window(history, step, memory, lambda h: h.step)
+
     def hint_text(self, hint: HintView) -> str:
         return prompts.format_hint(hint.position, hint.action)
 
@@ -94,6 +101,7 @@ class EscapebenchProtocol(Protocol):
         history: Sequence[HistoryStep],
         hint: HintView | None,
         extra_blocks: Sequence[str] = (),
+        lead_blocks: Sequence[str] = (),
     ) -> str:
         memory = [] if hint is not None else [
             prompts.MemoryStep(h.step + 1, h.position, h.action, h.response) for h in history
@@ -104,6 +112,8 @@ class EscapebenchProtocol(Protocol):
             history=memory,
             extra_blocks=extra_blocks,
             hint=self.hint_text(hint) if hint is not None else None,
+            step=step + 1,
+            lead_blocks=lead_blocks,
         )
         return str(messages[1]["content"])
 
