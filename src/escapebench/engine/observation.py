@@ -16,7 +16,7 @@ from typing import Protocol
 from escapebench.engine.model import TOOL_IN_SCENE, GameDefinition
 
 # Recorded next to results: a change to the layout below changes what models see.
-OBSERVATION_VERSION = "c1-layout-v1"
+OBSERVATION_VERSION = "layout-v2"
 
 ITEM_TAG = "<interactable item>"
 SCENE_TAG = "<interactable scene>"
@@ -28,17 +28,12 @@ def _seen_line(position: str, name: str, desc: str) -> str:
     return f"- {where}, there is {name}: {desc}"
 
 
-SEEN_HEAD = "Here are the items you can see in this scene:\n"
+SEEN_HEAD = "What you see:\n"
 NOTHING_SEEN = "You see nothing in particular here."
-ACTIONS_HEAD = (
-    "Here are all the items in the scene that you can perform 'click', 'apply' or 'input':\n"
-)
+ACTIONS_HEAD = "Items to click, apply a tool to, or input text into:\n"
 NO_ACTIONS = "There is nothing in this scene you can click, apply or input to."
-LINKS_HEAD = "\nHere are nearby scenes that you can perform 'move' to further explore:\n"
-BAG_HEAD = (
-    "Here are the tools in your bag. You can perform 'craft' to use two tools in your bag to "
-    "craft a new one, or perform 'apply' to apply one tool in your bag to an item in the scene:\n"
-)
+LINKS_HEAD = "\nScenes to move to:\n"
+BAG_HEAD = "Your tools (craft two together, or apply one to an item):\n"
 EMPTY_BAG = "Your bag is empty."
 # The heads above without their last newline: each line brings its own.
 _SEEN = SEEN_HEAD[:-1]
