@@ -233,7 +233,9 @@ def _failed_file(path: Path, exc: GameFileError) -> SettingReport:
         source=exc.source,
         loaded=False,
     )
-    report.issues.append(CheckIssue("error", "load", exc.problem, exc.source, exc.line, col=exc.col))
+    report.issues.append(
+        CheckIssue("error", "load", exc.problem, exc.source, exc.line, col=exc.col)
+    )
     return report
 
 
