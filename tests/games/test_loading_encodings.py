@@ -58,3 +58,24 @@ def test_bad_bytes_in_a_game_file_are_one_line_with_file_line_and_column(
     assert len(lines) == 1, captured
     assert f"{path}:{where}: " in lines[0]
     assert "position" not in captured.out + captured.err
+
+
+def test_what_reproducing_md_says_about_an_unplayable_setting_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/reproducing.md: a setting that cannot be played stops the run before play (exit 2,
+    naming --skip-unplayable); with --skip-unplayable the others play and run.json lists it."""
+    import json
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "reproducing.md").read_text()
+    assert "## When a setting cannot be played" in doc and "--skip-unplayable" in doc
+    bad = tmp_path / "broken.yaml"
+    bad.write_bytes(b"name: x\n\0bad\n")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "runs" / "mix"
+    args = ["run", "--games", str(bad), "--games", "tutorial", "--out", str(out)]
+    assert cli_main(args) == 2
+    assert "--skip-unplayable" in capsys.readouterr().err
+    assert cli_main([*args, "--skip-unplayable"]) == 0
+    skipped = json.loads((out / "run.json").read_text())["skipped"]
+    assert [s["source"] for s in skipped] == [str(bad)]
