@@ -147,7 +147,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
     with contextlib.suppress(Exception):
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PDEATHSIG
 
 
 def describe_exit(returncode: int) -> str:
@@ -159,6 +159,21 @@ def describe_exit(returncode: int) -> str:
             name = "unknown signal"
         return f"signal {-returncode} ({name})"
     return f"exit code {returncode}"
+
+
+# The child runs llama.cpp's server, and ends itself when this process is gone (even after a
+# kill -9 here, which runs no clean-up): a thread watches for the parent to change.
+_SERVER_BOOT = (
+    "import os, runpy, sys, threading, time\n"
+    "parent = int(sys.argv.pop(1))\n"
+    "def watch():\n"
+    "    while os.getppid() == parent:\n"
+    "        time.sleep(0.5)\n"
+    "    os._exit(0)\n"
+    "threading.Thread(target=watch, daemon=True).start()\n"
+    "sys.argv[0] = 'llama_cpp.server'\n"
+    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
 
 
 class LocalGGUFModel:
@@ -257,7 +272,7 @@ class LocalGGUFModel:
                 require_llama_cpp()
             port = _free_port()
             command = [
-                sys.executable, "-m", "llama_cpp.server",
+                sys.executable, "-c", _SERVER_BOOT, str(os.getpid()),
                 "--model", str(self.model_path), "--host", "127.0.0.1", "--port", str(port),
                 "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
                 "--seed", str(self.seed), "--verbose", str(self.verbose),
@@ -336,7 +351,12 @@ class LocalGGUFModel:
     async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
         """Ask the child server; raise :class:`LocalServerDiedError` if it dies meanwhile."""
         async with self._lock():
-            await asyncio.to_thread(self._start_blocking)
+            if self.process is None:
+                # Started from the event loop's thread: the child's parent-death signal is
+                # tied to the thread that forks it, and worker threads come and go.
+                self._start_blocking()
+            else:
+                await asyncio.to_thread(self._start_blocking)
             client, process = self._client, self.process
             assert client is not None and process is not None
             max_tokens = max(1, min(settings.max_tokens or 512, self.n_ctx // 2))
@@ -347,15 +367,18 @@ class LocalGGUFModel:
                 seed=settings.seed if settings.seed is not None else self.seed,
             )
             call = asyncio.ensure_future(client.complete(fitted, fitted_settings))
-            while True:
-                done, _ = await asyncio.wait({call}, timeout=0.2)
-                if done:
-                    break
-                if process.poll() is not None:
+            try:
+                while True:
+                    done, _ = await asyncio.wait({call}, timeout=0.2)
+                    if done:
+                        break
+                    if process.poll() is not None:
+                        raise self._died()
+            finally:
+                if not call.done():  # died, or this call was cancelled (Ctrl-C, kill)
                     call.cancel()
                     with contextlib.suppress(BaseException):
                         await call
-                    raise self._died()
             try:
                 completion = call.result()
             except ModelUnavailableError:
