@@ -100,3 +100,30 @@ def test_a_killed_model_server_stops_the_run_in_one_line_and_the_run_resumes(
     assert resumed[: len(kept)] == kept  # the old steps, unchanged, then the rest
     assert len(resumed) == 4
     print(line)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_kill_9_of_the_run_leaves_no_model_server_behind(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    run = subprocess.Popen(_command(out), cwd=tmp_path, env=_env(), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        servers: list[int] = []
+        while not servers and time.monotonic() < deadline and run.poll() is None:
+            servers = _children(run.pid)
+            time.sleep(0.1)
+        assert servers
+    finally:
+        run.kill()
+        run.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.kill(servers[0], 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(servers[0], signal.SIGKILL)
+        pytest.fail("the llama.cpp server outlived the killed run")
