@@ -57,7 +57,7 @@ def _chat(url: str, body: dict[str, object]) -> dict[str, object]:
 
 
 OBSERVATION = (
-    "Here are all the items in the scene that you can perform 'click', 'apply' or 'input':\n"
+    "You see:\n"
     "<interactable item> desk drawer\n<interactable item> door\n"
     "<interactable scene> To the shelf: It leads to shelf close-up\n"
 )
