@@ -33,6 +33,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "serve": ("escapebench.web.command_serve", "serve reports and the browser play page"),
     "compare": ("escapebench.report.command_compare",
                 "paired comparison of two runs (A B), or BaseAgent vs EscapeAgent (Table 5)"),
+    "fake-server": ("escapebench.llm.command_fake_server",
+                    "serve a deterministic offline OpenAI-compatible model on 127.0.0.1"),
 }
 
 

@@ -228,3 +228,24 @@ def test_quit_after_load_saves_to_the_loaded_file(
     assert code == 0
     assert json.loads(Path("mine.json").read_text())["step"] == 2  # saved where it came from
     assert not Path("tutorial.save.json").exists()
+
+
+@pytest.mark.parametrize("typed", ["", "look", "look\n"], ids=["nothing", "no-newline", "line"])
+def test_play_ended_by_end_of_input_ends_its_output_with_a_newline(
+    tmp_path: Path, typed: str
+) -> None:
+    """Ctrl-D (or the end of a piped script) leaves the shell prompt on a line of its own."""
+    import os
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "-c", "from escapebench.cli import main; raise SystemExit(main())",
+         "play", "tutorial", "--out", str(tmp_path / "results")],
+        input=typed, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("\n")
+    assert done.stdout.splitlines()[-1].startswith("Stopped after ")  # not after a "> "

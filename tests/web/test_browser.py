@@ -207,6 +207,10 @@ def test_play_tutorial_to_the_end_then_find_it_in_the_report(
     n += 1
     banner = page.locator("#banner")
     expect(banner).to_contain_text(f"You escaped in {n} steps with 0 hints")
+    # the game is over: nothing more can be typed or done
+    expect(page.locator("#do-button")).to_be_disabled()
+    expect(page.locator("#action-text")).to_be_disabled()
+    expect(page.locator("#hint-button")).to_be_disabled()
 
     page.click("#see-report")
     human = page.locator('table[data-table="Human players"] tr.human')
@@ -238,3 +242,32 @@ def test_resume_an_unfinished_game_in_the_browser(server: str, page) -> None:
     resume.click()
     expect(page.locator("#steps")).to_have_text("1")
     expect(page.locator("#hint-box")).to_contain_text("input(417, keypad)")
+
+
+def test_the_home_page_has_a_favicon(server: str, page) -> None:
+    missing: list[str] = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    page.goto(server)
+    page.wait_for_load_state("networkidle")
+    icon = page.locator('link[rel="icon"]').get_attribute("href")
+    assert icon
+    assert page.request.get(server.rstrip("/") + icon).ok
+    assert page.request.get(server + "favicon.ico").headers["content-type"].startswith("image/")
+    assert not missing, missing
+
+
+def test_the_report_fits_a_390_px_phone_without_sideways_scrolling(
+    server: str, browser, shots: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(server + "report/")
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=str(shots / "report-390px.png"))
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"the report is {overflow} px wider than a 390 px screen"
+    finally:
+        context.close()

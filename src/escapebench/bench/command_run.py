@@ -274,6 +274,10 @@ def main(args: argparse.Namespace) -> int:
     elif outcome.model_error:
         from escapebench.llm.factory import runs_in_process
 
+        if "model server (llama_cpp.server" in outcome.model_error:
+            # The local model's child process died: its message already says it all.
+            print(f"escapebench run: {outcome.model_error}", file=sys.stderr)
+            return outcome.exit_code
         what, when = (
             ("model", "it can be loaded") if runs_in_process(args.model or "")
             else ("model server", "the server is back")

@@ -40,10 +40,13 @@ class CheckIssue:
     source: str  # the file the problem is in
     line: int | None = None
     setting: str = ""  # the setting it was found in ("" for a file that did not load)
+    col: int | None = None  # the column, where a file's bytes themselves are at fault
 
     @property
     def where(self) -> str:
-        return self.source if self.line is None else f"{self.source}:{self.line}"
+        if self.line is None:
+            return self.source
+        return f"{self.source}:{self.line}" + (f":{self.col}" if self.col else "")
 
     def __str__(self) -> str:
         tag = f"[{self.setting}] " if self.setting else ""
@@ -57,6 +60,7 @@ class CheckIssue:
             "source": self.source,
             "line": self.line,
             "setting": self.setting,
+            **({"column": self.col} if self.col else {}),
         }
 
 

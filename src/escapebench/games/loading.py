@@ -148,11 +148,31 @@ def _read_bytes(path: Path) -> bytes:
 
 def _read_text(path: Path) -> str:
     """A UTF-8 text file; :class:`GameFileError` names it when it cannot be read."""
-    raw = _read_bytes(path)
+    return _decode(path, _read_bytes(path))
+
+
+def _line_col(data: bytes | str, offset: int) -> tuple[int, int]:
+    """1-based line and column of ``offset`` in ``data`` (columns count characters)."""
+    before = data[:offset]
+    newline = b"\n" if isinstance(before, bytes) else "\n"
+    line = before.count(newline) + 1  # type: ignore[arg-type]
+    start = before.rfind(newline) + 1  # type: ignore[arg-type]
+    rest = before[start:]
+    col = len(rest.decode("utf-8", errors="replace")) if isinstance(rest, bytes) else len(rest)
+    return line, col + 1
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    """``raw`` as UTF-8; a byte that is not names its line and column in one line."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise GameFileError(str(path), f"not UTF-8 text: {exc.reason}") from exc
+        line, col = _line_col(raw, exc.start)
+        byte = raw[exc.start : exc.start + 1].hex()
+        raise GameFileError(
+            str(path), f"not UTF-8 text: byte 0x{byte} ({exc.reason}); save the file as UTF-8",
+            line, col,
+        ) from None
 
 
 def read_yaml(path: Path) -> tuple[Any, str]:
@@ -162,10 +182,7 @@ def read_yaml(path: Path) -> tuple[Any, str]:
     :data:`MAX_YAML_DEPTH`, files larger than :data:`MAX_GAME_FILE_BYTES`.
     """
     raw = _read_bytes(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise GameFileError(str(path), f"not UTF-8 text: {exc.reason}") from exc
+    text = _decode(path, raw)
     cached = _cache_file(raw)
     if cached is not None:
         try:
@@ -188,6 +205,12 @@ def read_yaml(path: Path) -> tuple[Any, str]:
             # can reach before our event count does: the same refusal, in our words.
             problem = _TOO_DEEP
         raise GameFileError(str(path), problem, line, col) from exc
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, ...)
+        line, col = _line_col(text, exc.position)
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        what = "a NUL byte" if code == 0 else f"character U+{code:04X}"
+        problem = f"invalid YAML: {what}: control characters are not allowed in YAML"
+        raise GameFileError(str(path), problem, line, col) from None
     except yaml.YAMLError as exc:
         raise GameFileError(str(path), f"invalid YAML: {exc}") from exc
     except RecursionError:  # pragma: no cover - the depth limit comes first

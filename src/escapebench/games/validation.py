@@ -234,7 +234,9 @@ def _failed_file(path: Path, exc: GameFileError) -> SettingReport:
         source=exc.source,
         loaded=False,
     )
-    report.issues.append(CheckIssue("error", "load", exc.problem, exc.source, exc.line))
+    report.issues.append(
+        CheckIssue("error", "load", exc.problem, exc.source, exc.line, col=exc.col)
+    )
     return report
 
 

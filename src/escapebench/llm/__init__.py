@@ -3,8 +3,10 @@
 * :mod:`.base`: the :class:`ChatModel` protocol, :class:`SamplingSettings`,
   :class:`Completion`, :class:`ModelUnavailableError`;
 * :mod:`.openai_client`: OpenAI-compatible servers (hosted, vLLM, SGLang, Ollama, llama.cpp);
-* :mod:`.local`: GGUF files run in-process by llama-cpp-python (optional extra ``local``);
+* :mod:`.local`: GGUF files served by llama-cpp-python in a child process (extra ``local``);
 * :mod:`.scripted`: a deterministic fake for tests and demos;
+* :mod:`.fake_server`: a deterministic OpenAI-compatible model over HTTP
+  (``escapebench fake-server``, :mod:`.command_fake_server`);
 * :mod:`.cache`: the SQLite response cache and its :class:`CachedChatModel` wrapper;
 * :mod:`.factory`: :func:`make_model` from a ``--model`` spec.
 

@@ -2,8 +2,8 @@
 
 Model specs:
 
-* ``local``: SmolLM2-135M-Instruct run in-process (``pip install 'escapebench[local]'``);
-* ``gguf:PATH``: any GGUF file run in-process;
+* ``local``: SmolLM2-135M-Instruct run by llama.cpp here (``pip install 'escapebench[local]'``);
+* ``gguf:PATH``: any GGUF file run by llama.cpp on this machine (a child process);
 * ``openai:NAME``: an OpenAI-compatible served model (the prefix is only needed when the name
   itself would look like one of the other specs);
 * anything else: the name of an OpenAI-compatible served model, e.g. ``gpt-4o`` or
@@ -26,7 +26,7 @@ OPENAI_PREFIX = "openai:"
 
 
 def runs_in_process(spec: str) -> bool:
-    """Whether the model ``spec`` names runs in this process (``local``, ``gguf:PATH``), as
+    """Whether the model ``spec`` names runs on this machine (``local``, ``gguf:PATH``), as
     opposed to a served model reached over HTTP."""
     spec = spec.strip()
     return spec == LOCAL_SPEC or spec.startswith(GGUF_PREFIX)
@@ -61,7 +61,7 @@ def make_model(
     if runs_in_process(spec):
         if base_urls:
             raise ValueError(
-                f"model {spec!r} runs in this process; base URLs are only for served models"
+                f"model {spec!r} runs on this machine; base URLs are only for served models"
             )
         # Imported here so that served-model runs never touch llama.cpp.
         from escapebench.llm.local import (

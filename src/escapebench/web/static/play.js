@@ -211,6 +211,9 @@
       banner.hidden = true;
       $("hint-button").disabled = false;
     }
+    // After the end nothing can be done: the form says so instead of answering with an error.
+    $("do-button").disabled = !!view.ended;
+    $("action-text").disabled = !!view.ended;
     state.selected = null;  // numbers may have changed
     renderThings();
   }
