@@ -26,7 +26,6 @@ ALLOWED: dict[str, set[str]] = {
     "llm": set(),
     "protocols": {"engine", "llm"},
     "games": {"engine", "protocols"},
-    "generate": {"engine", "protocols", "games"},
     "agents": {"engine", "llm", "protocols"},
     "generate": {"engine", "games"},
     "bench": {"engine", "llm", "protocols", "games", "agents"},
