@@ -18,6 +18,9 @@ from escapebench.protocols.escapebench.protocol import ESCAPEBENCH_VERSION
 
 ESCAPE_CODE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
+# the label the tables give the current escapebench protocol ("escapebench/2")
+LABEL = "escapebench/" + ESCAPEBENCH_VERSION.split("+")[0].removeprefix("escapebench-")
+
 
 def _results() -> list[EpisodeResult]:
     """Two models, six settings of three difficulties, three repeats each: a summary like a
@@ -62,7 +65,7 @@ def test_at_200_columns_each_row_is_one_line_and_covers_is_said_once():
     assert all(re.search(r"\d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\]", row) for row in body)
     # the rules every row shares are said once under the table; each row keeps its settings
     (covers,) = [line for line in lines if line.startswith("Covers")]
-    assert covers == ("Covers (every row): escapebench/1, max 500 steps, patience 50, help 10, "
+    assert covers == (f"Covers (every row): {LABEL}, max 500 steps, patience 50, help 10, "
                       "3 repeats, text actions")
     assert all(re.search(r"  [26] settings #[0-9a-f]{8}$", row) for row in body)
 
@@ -82,7 +85,7 @@ def test_a_pipe_gets_the_full_table_one_line_per_row_without_escape_codes():
 def test_the_covers_label_names_the_protocol_once():
     summaries = aggregate(_results())
     for text in (format_table(summaries), format_markdown(summaries)):
-        assert "escapebench/1, max 500 steps, patience 50, help 10, 3 repeats, text actions" \
+        assert f"{LABEL}, max 500 steps, patience 50, help 10, 3 repeats, text actions" \
             in text
         assert "vescapebench" not in text and "escapebench-1" not in text
 

@@ -3,6 +3,7 @@ folder): ``check`` and ``run`` name the log file and the problem, without a trac
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -61,4 +62,5 @@ def test_an_unreadable_log_is_named_with_its_problem(
     captured = capsys.readouterr()
     text = captured.out + captured.err
     assert code != 0 and "Traceback" not in text
-    assert f"{path}: error: {problem}" in text or f"{path}: {problem}" in text
+    # the file, with its line and column where they are known, and the problem
+    assert re.search(rf"{re.escape(str(path))}(:\d+:\d+)?: (error: )?{problem}", text), text
