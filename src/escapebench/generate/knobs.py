@@ -23,15 +23,15 @@ class Knobs:
 
 
 TIERS: dict[int, Knobs] = {
-    1: Knobs(scenes=1, steps=3, breadth=1, crafts=1, inputs=1, creative=0.0, distractors=1,
+    1: Knobs(scenes=1, steps=4, breadth=2, crafts=1, inputs=1, creative=0.0, distractors=1,
              indirection=0, closeups=1),
     2: Knobs(scenes=3, steps=7, breadth=2, crafts=1, inputs=1, creative=0.3, distractors=3,
              indirection=1, closeups=1),
-    3: Knobs(scenes=7, steps=18, breadth=2, crafts=2, inputs=2, creative=0.5, distractors=6,
-             indirection=1, closeups=2),
-    4: Knobs(scenes=11, steps=26, breadth=3, crafts=3, inputs=3, creative=0.7, distractors=10,
+    3: Knobs(scenes=5, steps=15, breadth=2, crafts=2, inputs=2, creative=0.5, distractors=6,
+             indirection=1, closeups=1),
+    4: Knobs(scenes=11, steps=26, breadth=2, crafts=3, inputs=3, creative=0.7, distractors=10,
              indirection=2, closeups=2),
-    5: Knobs(scenes=16, steps=36, breadth=3, crafts=4, inputs=4, creative=0.9, distractors=16,
+    5: Knobs(scenes=16, steps=36, breadth=2, crafts=4, inputs=4, creative=0.9, distractors=16,
              indirection=2, closeups=2),
 }
 

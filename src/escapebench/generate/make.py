@@ -17,7 +17,7 @@ from escapebench.generate.build import Design, build_design
 from escapebench.generate.knobs import Knobs, knobs_for
 from escapebench.generate.proof import abstract_reaches_end
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
