@@ -3,6 +3,7 @@ option and the problem, exit 2, no traceback and nothing created."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,22 @@ def test_the_hosted_api_without_a_key_is_refused_at_once(
          "--max-retries", "0", "--timeout", "2"], capsys,
     )
     assert code == EXIT_MODEL_UNAVAILABLE and "API key" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_folder_of_only_pipes_and_devices_names_what_it_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: "folder holds no game files" alone, with the FIFO and the link left unsaid.
+    folder = tmp_path / "games"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "zero.yml").symlink_to("/dev/zero")
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(["--games", str(folder), "--out", "o", "--quiet"], capsys)
+    assert code == EXIT_USAGE
+    assert err.strip() == (
+        f"escapebench run: {folder}: folder holds no game files (*.yaml, *.yml); skipped "
+        "pipe.yaml (a FIFO (named pipe)), zero.yml (a link to a character device (/dev/zero))"
+    )
+    assert not (tmp_path / "o").exists()

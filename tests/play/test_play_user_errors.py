@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,22 @@ def test_a_hint_asked_before_the_first_step_is_kept_by_quit(
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     assert cli_main(["play", "tutorial", "--no-result", "--load", "tutorial.save.json"]) == 0
     assert "--- step 0 | hints 1 |" in capsys.readouterr().out  # (was: lost, a free hint)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_folder_of_only_pipes_and_devices_names_what_it_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before: "folder holds no game files" alone, with the FIFO and the link left unsaid.
+    folder = tmp_path / "games"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "zero.yml").symlink_to("/dev/zero")
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    code = cli_main(["play", str(folder), "--no-result"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.strip() == (
+        f"escapebench play: {folder}: folder holds no game files (*.yaml, *.yml); skipped "
+        "pipe.yaml (a FIFO (named pipe)), zero.yml (a link to a character device (/dev/zero))"
+    )

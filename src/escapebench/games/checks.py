@@ -10,6 +10,7 @@ the reference actions are checked in :mod:`escapebench.games.reference`.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from typing import Any
 
@@ -40,6 +41,14 @@ def _value_of(node: yaml.Node | None, key: str) -> yaml.Node | None:
             if k.value == key:
                 return v
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _unknown_key(name: str, allowed: frozenset[str], what: str) -> str:
+    """The warning for an unknown key (cached: a file repeats its misspelt key in every entry,
+    and finding the closest known key is the slow part)."""
+    return (f"unknown key {name!r} in {what}{_suggest(name, allowed)}; "
+            f"known keys: {', '.join(sorted(allowed))}")
 
 
 class _StaticChecker:
@@ -175,9 +184,7 @@ class _StaticChecker:
             name = str(key.value)
             if name not in allowed:
                 self.issues.append(CheckIssue(
-                    "warning", "unknown key",
-                    f"unknown key {name!r} in {what}{_suggest(name, allowed)}; "
-                    f"known keys: {', '.join(sorted(allowed))}",
+                    "warning", "unknown key", _unknown_key(name, allowed, what),
                     self.loc.source, key.start_mark.line + 1,
                 ))
 

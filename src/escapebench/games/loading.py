@@ -740,11 +740,7 @@ def game_files(spec: str) -> list[Path]:
     if p.is_dir():
         files = sorted(x for x in p.iterdir() if x.is_file() and GAME_FILE.search(x.name))
         if not files:
-            skipped = special_entries(p)
-            what = "; skipped " + ", ".join(
-                f"{x.name} ({kind})" for x, kind in skipped
-            ) if skipped else ""
-            raise GameFileError(spec, f"folder holds no game files (*.yaml, *.yml){what}")
+            raise _no_game_files(spec, p)
         return files
     if p.is_file():
         return [p]
@@ -752,6 +748,16 @@ def game_files(spec: str) -> list[Path]:
     if kind:
         raise GameFileError(spec, f"not a regular file: {kind}")
     raise GameFileError(spec, "no such file or folder")
+
+
+def _no_game_files(spec: str, folder: Path) -> GameFileError:
+    """The error for a folder without game files, naming the entries skipped because they
+    are not regular files (the same words for ``check``, ``run`` and ``play``)."""
+    skipped = special_entries(folder)
+    what = "; skipped " + ", ".join(
+        f"{x.name} ({kind})" for x, kind in skipped
+    ) if skipped else ""
+    return GameFileError(spec, f"folder holds no game files (*.yaml, *.yml){what}")
 
 
 def file_kind(path: Path) -> str:
@@ -792,7 +798,7 @@ def _game_files(spec: str) -> list[Path]:
             x for x in p.iterdir() if x.suffix.lower() in (".yaml", ".yml") and x.is_file()
         )
         if not files:  # an existing folder: not a built-in game's name, whatever it is called
-            raise GameFileError(spec, "folder holds no game files (*.yaml, *.yml)")
+            raise _no_game_files(spec, p)
         return files
     if p.is_file():
         return [p]

@@ -174,10 +174,10 @@ def solve(defn: GameDefinition, state_limit: int = SOLVER_STATE_LIMIT) -> tuple[
         if result.game_end:
             return "reached", len(visited)
         _collect_all(game)
-        key = _state_key(game)
-        if key in visited:
+        before = len(visited)
+        visited.add(_state_key(game))  # one hash of the key (tuples do not keep theirs)
+        if len(visited) == before:  # seen already
             continue
-        visited.add(key)
         if len(visited) >= state_limit:
             return "gave up", len(visited)
         stack.append((_save(game), iter(list(_candidates(game)))))
