@@ -3,6 +3,7 @@ gen: specs where --games works."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -11,10 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from escapebench.agents.base import Decision, TurnContext
 from escapebench.agents.explorer import ExplorerAgent
-from escapebench.bench.hints import HintPolicy
-from escapebench.engine.env import EscapeGame
+from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.games.loading import load_games, load_own_text
 from escapebench.games.validation import check_paths
 from escapebench.generate import abstract_reaches_end, generate_games, prove
@@ -31,30 +30,11 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def explorer_escapes(defn, steps: int = 4000) -> bool:  # noqa: ANN001
-    game = EscapeGame(defn)
-    policy = HintPolicy(defn)
-    agent = ExplorerAgent()
-    agent.reset(game)
-    for n in range(steps):
-        if game.ended:
-            return True
-        hint = policy.before_step(game)
-        forced = policy.forced_action()
-        ctx = TurnContext(game, n, game.scene_name, hint)
-        if forced:
-            decision = Decision(forced)
-        else:
-            coro = agent.decide(ctx)
-            try:
-                coro.send(None)
-            except StopIteration as stop:
-                decision = stop.value
-        result = game.step(decision.action)
-        if not forced:
-            agent.observe(ctx, decision, result, game.scene_name)
-        policy.after_step(game, result)
-    return game.ended
+def explorer_escapes(defn, folder: Path) -> bool:  # noqa: ANN001
+    """Whether the explorer escapes, played by the harness a run uses (hints included)."""
+    spec = EpisodeSpec(f"{defn.setting}__explorer", defn, "explorer", "none")
+    result = asyncio.run(play_episode(spec, ExplorerAgent(), folder, fsync=False))
+    return result.escaped
 
 
 def test_the_same_tier_count_and_seed_write_byte_identical_files(tmp_path: Path) -> None:
@@ -81,7 +61,7 @@ def test_each_tier_passes_check_and_the_explorer_escapes(tier: int, tmp_path: Pa
         assert [r.setting for r in reports if not r.ok or r.warnings] == []
         assert len(reports) == 3
         normal = next(d for d in g.settings if d.difficulty == "normal")
-        assert explorer_escapes(normal), g.game_id
+        assert explorer_escapes(normal, tmp_path / g.game_id), g.game_id
     key = [len(g.design.key_steps) for g in games]
     if tier > 1:
         assert min(key) > 8
