@@ -14,52 +14,27 @@ baseline steps rise and early-exit progress falls.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
-from escapebench.agents.base import Decision, TurnContext
 from escapebench.agents.explorer import ExplorerAgent
 from escapebench.agents.random_agent import RandomAgent
-from escapebench.bench.hints import HintPolicy
-from escapebench.engine.env import EscapeGame
+from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.games.loading import builtin_files, load_file
 from escapebench.games.validation import check_definition
 from escapebench.generate import generate_games
 
 
 def play(defn, agent, steps: int = 4000) -> tuple[int, float, bool]:  # noqa: ANN001
-    """Steps taken, early-exit progress and whether it escaped."""
-    game = EscapeGame(defn)
-    policy = HintPolicy(defn)
-    agent.reset(game)
-    total = defn.total_key_steps + defn.total_tools
-    early = None
-    n = 0
-    for n in range(steps):
-        if game.ended:
-            break
-        hint = policy.before_step(game)
-        if hint is not None and early is None:
-            early = (game.key_steps + game.tools_collected) / total
-        forced = policy.forced_action()
-        ctx = TurnContext(game, n, game.scene_name, hint)
-        if forced:
-            decision = Decision(forced)
-        else:
-            coro = agent.decide(ctx)
-            try:
-                coro.send(None)
-            except StopIteration as stop:
-                decision = stop.value
-        result = game.step(decision.action)
-        if not forced:
-            agent.observe(ctx, decision, result, game.scene_name)
-        policy.after_step(game, result)
-    else:
-        n = steps
-    final = (game.key_steps + game.tools_collected) / total
-    return n, early if early is not None else final, game.ended
+    """Steps taken, early-exit progress and whether it escaped, played by the harness a run
+    uses (bench.episode.play_episode: the paper's hints, the step log in a scratch folder)."""
+    spec = EpisodeSpec(f"{defn.setting}__baseline", defn, "baseline", "none", max_steps=steps)
+    with tempfile.TemporaryDirectory() as folder:
+        result = asyncio.run(play_episode(spec, agent, Path(folder), fsync=False))
+    return result.total_steps, result.early_exit_progress, result.escaped
 
 
 def speed(tier: int, count: int, rounds: int = 3) -> float:
