@@ -3,15 +3,16 @@
     python benchmarks/engine.py [DATA_FOLDER_OR_FILES...] [--runs N] [--json]
 
 Default data: ``../shared/upstream/data`` when present, else the built-in games. A replay step is
-what an agent loop pays per action: parse the action string, step the engine, render the
-observation that follows (the hint system's teleport to the step's scene included). The baseline,
-measured in the same run on the same strings, is a bare loop matching each action string against
-the action grammar written as a regular expression: fixed work that does not change with the
-engine (``parse_call`` itself memoizes), so the ratio is comparable across machines and versions.
-The engine's memos of action strings are emptied before every run. Load time is given both from
-the parsed-YAML cache (what every load after the first costs) and with the YAML parsed (the first
-load of a file). Figures are medians over ``--runs`` runs of this process's CPU time (``--clock
-wall`` for elapsed time on an idle machine).
+what an agent loop pays per action: parse the action string, step the engine, say its outcome
+and render the observation that follows, in the escapebench protocol's words (the hint system's
+teleport to the step's scene included). The baseline, measured in the same run on the same
+strings, is a bare loop matching each action string against the action grammar written as a
+regular expression: fixed work that does not change with the engine (``parse_call`` itself
+memoizes), so the ratio is comparable across machines and versions. The engine's memos of
+action strings are emptied before every run. Load time is given both from the parsed-YAML cache
+(what every load after the first costs) and with the YAML parsed (the first load of a file).
+Figures are medians over ``--runs`` runs of this process's CPU time (``--clock wall`` for
+elapsed time on an idle machine).
 
 Targets on the 2-core reference machine (issue 2): < 5 ms to load a setting, reset < 50
 microseconds. The replay floor (issue 11) is 2x the original engine: when the original release's
@@ -37,6 +38,8 @@ from pathlib import Path
 from escapebench.engine import EscapeGame, GameDefinition, clear_memos, parse_call
 from escapebench.games.loading import builtin_files, load_file
 from escapebench.games.yaml_reader import CACHE_ENV, yaml_cache_dir
+from escapebench.protocols.escapebench.observation import observation_text
+from escapebench.protocols.escapebench.protocol import feedback_texts
 
 # As in tests/conftest.py: ESCAPEBENCH_SHARED names the shared folder, else ../shared.
 SHARED = Path(os.environ.get("ESCAPEBENCH_SHARED", Path(__file__).resolve().parents[2] / "shared"))
@@ -131,10 +134,12 @@ def replay_all(chains: list[tuple[EscapeGame, list[tuple[str, str]]]]) -> int:
     n = 0
     for game, steps in chains:
         game.reset()
+        said = feedback_texts(game.defn)
         for scene, action in steps:
             game.teleport(scene)
-            game.step(parse_call(action))  # type: ignore[arg-type]
-            game.observation()
+            # the engine's step, then its outcome and the screen in the escapebench words
+            said.text(game.step(parse_call(action)).outcome)  # type: ignore[arg-type]
+            observation_text(game)
         n += len(steps)
     return n
 

@@ -35,6 +35,7 @@ import escapebench.gym as eg
 from escapebench.agents.screen import candidate_strings, read_screen, screen_actions
 from escapebench.engine.env import EscapeGame
 from escapebench.integrations.gym import MAX_INPUT_TEXTS, _load
+from escapebench.protocols.escapebench.observation import observation_text
 
 
 def valid_actions(game: EscapeGame, feedback: str) -> list[str]:
@@ -56,7 +57,7 @@ def engine_loop(setting: str, n_envs: int, steps: int, episode_steps: int) -> fl
         for k, game in enumerate(games):
             actions, taken = state[k]
             result = game.step(rng.choice(actions))
-            game.observation()
+            observation_text(game)
             if game.ended or taken + 1 >= episode_steps:
                 game.reset()
                 state[k] = (valid_actions(game, ""), 0)

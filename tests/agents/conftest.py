@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 
 from escapebench.agents.base import Agent, Decision, Hint, TurnContext
-from escapebench.engine.actions import extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_file
 from escapebench.llm.base import Message
 from escapebench.llm.scripted import ScriptedChatModel
-from escapebench.protocols.escapebench import prompts
+from escapebench.protocols.escapebench import play_text, prompts
 
 WORKSHOP = Path(__file__).with_name("workshop.yaml")
 
@@ -100,8 +99,8 @@ class Driver:
                 break
             ctx = TurnContext(self.game, len(self.turns), position_of(self.game), hint)
             decision = await self.agent.decide(ctx)
-            call = parse_call(decision.action) or extract_call(decision.action)
-            result = self.game.step(call if call is not None else decision.action)
+            # played and said as the escapebench protocol does (the engine reports data only)
+            result = play_text(self.game, decision.action)
             observed = self.agent.observe(ctx, decision, result, position_of(self.game))
             turn = Turn(ctx, decision, result, observed)
             self.turns.append(turn)

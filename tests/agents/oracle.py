@@ -15,9 +15,10 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-from escapebench.engine import feedback
+from escapebench.engine import Outcome
 from escapebench.engine.model import GameDefinition
 from escapebench.llm.base import Message
+from escapebench.protocols.escapebench.feedback import feedback_text
 from tests.agents.conftest import act
 
 AnswerFunction = Callable[[Sequence[Message]], str]
@@ -26,7 +27,9 @@ _HINT_ACTION = re.compile(r"The next key action is (.*), taken at ")
 _STEP = re.compile(r"^Step (\d+) at ", re.MULTILINE)
 _ITEM = re.compile(r"^<interactable item> (.+)$", re.MULTILINE)
 _SCENE = re.compile(r"^<interactable scene> (.+?): It leads to ", re.MULTILINE)
-_FAILED = (feedback.failed("click", None), feedback.failed("input", None))
+_FAILED = tuple(
+    feedback_text(Outcome("no_effect", verb, ("it",))) for verb in ("click", "input")
+)
 
 
 def exploring_actions(seed: int = 0) -> AnswerFunction:

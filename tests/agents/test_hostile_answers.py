@@ -23,6 +23,8 @@ from escapebench.engine.env import EscapeGame
 from escapebench.games.loading import load_games
 from escapebench.llm.scripted import ScriptedChatModel
 from escapebench.protocols.escapebench import parsing as answer_parsing
+from escapebench.protocols.escapebench import play_text
+from escapebench.protocols.escapebench.feedback import feedback_text
 from escapebench.protocols.escapebench.parsing import (
     MAX_ANSWER_CHARS,
     answer_reasoning,
@@ -153,10 +155,7 @@ def test_escape_agent_plays_a_sample_of_hostile_answers_without_an_exception() -
         for step in range(6):
             ctx = TurnContext(game, step, game.scene_name, None)
             decision = asyncio.run(agent.decide(ctx))
-            call = actions.parse_call(decision.action) or extract_call(
-                cut_answer(decision.action)
-            )
-            result = game.step(call if call is not None else decision.action)
+            result = play_text(game, decision.action)
             agent.observe(ctx, decision, result, game.scene_name)
 
 
@@ -212,5 +211,5 @@ def test_an_engine_step_on_a_long_argument_list_normalizes_few_names(monkeypatch
 
 def test_feedback_on_a_long_action_is_short() -> None:
     result = EscapeGame(TUTORIAL).step("click(" + "door " * 20_000 + ")")
-    assert result.error and len(result.feedback) < 2_000 + 5 * 20_000
+    assert result.error and len(feedback_text(result.outcome)) < 2_000 + 5 * 20_000
     assert re.search(r"click\(", result.action) or result.action == ""

@@ -20,6 +20,8 @@ from escapebench.engine.actions import Action
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import builtin_files, load_file, load_games
+from escapebench.protocols.escapebench import play_text
+from escapebench.protocols.escapebench.observation import observation_text
 
 
 def builtin_settings() -> list[GameDefinition]:
@@ -91,7 +93,7 @@ def play(
         decision = Decision(forced) if forced else run_sync(agent.decide(ctx))
         resolved = game.resolve(decision.action)
         key = engine_state_key(game, resolved) if isinstance(resolved, Action) else None
-        result = game.step(decision.action)
+        result = play_text(game, decision.action)
         if not forced:
             agent.observe(ctx, decision, result, game.scene_name)
         policy.after_step(game, result)
@@ -226,7 +228,7 @@ def test_screen_lists_what_the_observation_shows() -> None:
     defn = BUILTIN[0]
     game = EscapeGame(defn)
     screen = read_screen(game)
-    text = game.observation()
+    text = observation_text(game)
     assert screen.scene == game.scene_name
     for item in screen.items:
         assert item.name in text and item.desc in text

@@ -19,6 +19,7 @@ from escapebench.engine import EscapeGame
 from escapebench.games.loading import load_games
 from escapebench.llm.base import Completion, Message, SamplingSettings, ToolCall
 from escapebench.llm.cache import CACHE_KEY_VERSION, cache_key
+from escapebench.protocols.escapebench.feedback import feedback_text
 from tests.support.tool_calls import reference_calls
 
 
@@ -108,7 +109,7 @@ def test_any_json_in_a_tool_call_is_a_step_the_engine_answers(call: ToolCall, pr
     answer = read_tool_answer((call,))
     assert problem in answer.problem
     result = EscapeGame(load_games(["tutorial"], ["normal"])[0]).step(answer.action)
-    assert result.feedback and not result.success  # played: a wasted step with feedback
+    assert feedback_text(result.outcome) and not result.success  # a wasted step, said why
 
 
 def test_an_integer_too_long_for_python_is_typed_as_its_digits() -> None:

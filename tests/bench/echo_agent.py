@@ -12,6 +12,7 @@ from typing import Any
 from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
+from escapebench.protocols.escapebench.observation import observation_text
 
 ACTIONS_HEAD = "Valid actions:"
 HINT_HEAD = "Hint: you must now do "
@@ -56,7 +57,7 @@ class EchoAgent(Agent):
 
     def prompt(self, ctx: TurnContext) -> str:
         actions = valid_actions(ctx.game)
-        lines = [f"Position: {ctx.position}", ctx.game.observation(), "Memory:", *self.memory]
+        lines = [f"Position: {ctx.position}", observation_text(ctx.game), "Memory:", *self.memory]
         if ctx.hint is not None:
             lines.append(f"{HINT_HEAD}{ctx.hint.action}")
         lines.append(ACTIONS_HEAD + " | ".join(actions))

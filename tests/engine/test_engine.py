@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.engine import EscapeGame, extract_call
+from escapebench.engine import EscapeGame, Outcome, extract_call
 from escapebench.games.loading import GameFileError, load_file
+from escapebench.protocols.escapebench.observation import observation_text
 
 GAME = textwrap.dedent(
     """
@@ -147,24 +148,29 @@ def test_reference_plays_to_game_end_with_names_holding_commas_and_digits(game_f
     for ref in game.defn.reference:
         game.teleport(ref.scene)
         result = game.step(ref.action)
-        assert result.success, (ref.action, result.feedback)
+        assert result.success, (ref.action, result.outcome)
     assert game.ended and game.progress == 1.0
     assert result.game_end
     assert game.key_steps == game.defn.total_key_steps == 6
     assert game.tools_collected == game.defn.total_tools == 4
 
 
-def test_author_texts_are_shown_as_written_and_hard_has_no_custom_feedback(game_file) -> None:
+def test_author_texts_are_reported_as_written_and_hard_has_no_custom_feedback(game_file) -> None:
     easy = _game(game_file, "mini-easy")
     wrong = easy.step("click(box (red), small)")
     assert not wrong.success and not wrong.error
-    assert "The Screw needs turning" in wrong.feedback  # capital letters kept
+    assert wrong.feedback == ""  # the engine reports data; a protocol says it in words
+    assert wrong.outcome.kind == "no_effect" and wrong.outcome.verb == "click"
+    assert wrong.outcome.names == ("box (red), small",)
+    assert "The Screw needs turning" in wrong.outcome.text  # capital letters kept
     easy.step("click(coin)")
     opened = easy.step("apply(coin, box (red), small)")
-    # a success is said to be one, the author's text as written
-    assert opened.feedback == "It worked. The box opens. A Key lies inside!"
+    # a success is reported as one, with the author's text as written
+    assert opened.outcome == Outcome(
+        "triggered", "apply", ("box (red), small",), "The box opens. A Key lies inside!"
+    )
     hard = _game(game_file, "mini-hard")
-    assert "Screw" not in hard.step("click(box (red), small)").feedback
+    assert hard.step("click(box (red), small)").outcome.text == ""
 
 
 def test_multi_wait_transition_counts_each_wait_and_fires_on_the_last(game_file: Path) -> None:
@@ -195,10 +201,18 @@ def test_errors_name_what_is_valid_and_change_nothing(game_file: Path) -> None:
     for bad in ["click(sofa)", "apply(coin, sofa)", "craft(coin, key)", "move(attic)",
                 "input(1)", "dance(floor)", "click()", "", "apply(coin)"]:
         r = game.step(bad)
-        assert r.error and not r.success and r.feedback, bad
+        assert r.error and not r.success, bad
+        assert r.outcome.kind in ("unknown_item", "unknown_tool", "unknown_scene",
+                                  "wrong_arity", "malformed"), bad
         assert game.state_dict() == before, bad
-    assert "coin" in game.step("click(sofa)").feedback  # lists what can be clicked
-    assert "To the closet" in game.step("move(attic)").feedback
+    sofa = game.step("click(sofa)").outcome
+    assert sofa.kind == "unknown_item" and sofa.text == "sofa"
+    assert "coin" in sofa.options  # what can be clicked
+    attic = game.step("move(attic)").outcome
+    assert attic.kind == "unknown_scene" and "To the closet" in attic.options
+    assert game.step("craft(coin, key)").outcome.kind == "unknown_tool"
+    assert game.step("input(1)").outcome == Outcome("wrong_arity", "input")
+    assert game.step("dance(floor)").outcome.kind == "malformed"
 
 
 def test_input_ignores_case_and_surrounding_quotes(game_file: Path) -> None:
@@ -240,7 +254,7 @@ def test_snapshot_is_plain_json_and_restores_exactly(game_file: Path) -> None:
     other = _game(game_file)
     other.restore(snap)
     assert other.state_dict() == game.state_dict()
-    assert other.observation() == game.observation()
+    assert observation_text(other) == observation_text(game)
     for ref in game.defn.reference[5:]:
         for g in (game, other):
             g.teleport(ref.scene)
@@ -259,13 +273,13 @@ def test_reset_returns_to_the_start_without_reloading(game_file: Path) -> None:
 
 def test_observation_follows_the_paper_layout(game_file: Path) -> None:
     game = _game(game_file)
-    text = game.observation()
+    text = observation_text(game)
     assert text.startswith("Scene Description:\nYou are in the scene 'hall'.")
     assert "<interactable item> box (red), small" in text
     assert "<interactable scene> To the closet: It leads to closet" in text
     assert "garden" not in text.split("Possible Actions:")[1]  # hidden scene not offered
     game.step("click(coin)")
-    assert "<applicable tool> coin: A thin, stiff coin." in game.observation()
+    assert "<applicable tool> coin: A thin, stiff coin." in observation_text(game)
 
 
 def test_games_are_independent(game_file: Path) -> None:
@@ -317,9 +331,12 @@ def test_a_state_past_the_last_on_screen_ends_the_step_with_a_clear_error(
     before = game.snapshot()
     result = game.step("input(42, padlocked door)")
     assert result.error and not result.success
-    assert re.search(r"item 'padlocked door'.* state 5, which it does not have", result.feedback)
+    assert result.outcome.kind == "broken_game"
+    assert re.search(
+        r"item 'padlocked door'.* state 5, which it does not have", result.outcome.text
+    )
     assert game.snapshot() == before  # the step changed nothing
-    assert "padlocked door" in game.observation()
+    assert "padlocked door" in observation_text(game)
 
 
 def test_a_trigger_naming_a_missing_scene_is_a_clear_error_when_it_fires(

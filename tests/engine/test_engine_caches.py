@@ -17,6 +17,7 @@ from escapebench.engine.actions import VERBS, normalize_name
 from escapebench.engine.model import GameDefinition
 from escapebench.games import solver
 from escapebench.games.loading import builtin_files, load_file
+from escapebench.protocols.escapebench.observation import observation_text
 
 # The action grammar as the docstring of parse_call states it.
 GRAMMAR = re.compile(r"^\s*(move|click|apply|input|craft)\((.*)\)\s*$", re.DOTALL)
@@ -68,7 +69,7 @@ def test_names_compare_by_their_definition(text: str) -> None:
 def _fresh_observation(game: EscapeGame) -> str:
     other = EscapeGame(game.defn)
     other.restore(game.snapshot())
-    return other.observation()
+    return observation_text(other)
 
 
 def _random_action(game: EscapeGame, rng: random.Random) -> str:
@@ -100,21 +101,21 @@ def test_every_observation_is_what_a_fresh_render_shows() -> None:
             for ref in defn.reference:
                 for _ in range(3):  # wander a little before each reference step
                     game.step(_random_action(game, rng))
-                    assert game.observation() == _fresh_observation(game), defn.setting
+                    assert observation_text(game) == _fresh_observation(game), defn.setting
                 game.teleport(ref.scene)
-                assert game.observation() == _fresh_observation(game), defn.setting
+                assert observation_text(game) == _fresh_observation(game), defn.setting
                 game.step(ref.action)
-                assert game.observation() == _fresh_observation(game), defn.setting
+                assert observation_text(game) == _fresh_observation(game), defn.setting
             assert game.ended, (defn.setting, round_)
             game.reset()
-            assert game.observation() == EscapeGame(defn).observation()
+            assert observation_text(game) == observation_text(EscapeGame(defn))
 
 
 def test_a_state_set_from_outside_shows_after_state_changed() -> None:
     """The checker's solver restores saved states by replacing the state lists."""
     defn = _builtin_definitions()[0]
     game = EscapeGame(defn)
-    start = game.observation()
+    start = observation_text(game)
     saved = solver._save(game)
     for ref in defn.reference:  # until something is in the bag
         game.teleport(ref.scene)
@@ -122,6 +123,6 @@ def test_a_state_set_from_outside_shows_after_state_changed() -> None:
         if game.bag:
             break
     game.teleport(defn.start_scene)
-    assert game.observation() != start  # the bag shows
+    assert observation_text(game) != start  # the bag shows
     solver._load(game, saved)  # calls game.state_changed()
-    assert game.observation() == start
+    assert observation_text(game) == start

@@ -15,6 +15,7 @@ from escapebench.engine import EscapeGame, extract_call, parse_call
 from escapebench.engine.actions import ARITY, VERBS
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_file
+from escapebench.protocols.escapebench.feedback import feedback_text
 from tests.games.shed import write_shed
 
 FUZZ = settings(
@@ -79,7 +80,7 @@ def _step_and_check(game: EscapeGame, action: object) -> None:
     before_state = game.state_dict()
     before_snapshot = game.snapshot()
     result = game.step(action)  # type: ignore[arg-type]
-    assert isinstance(result.feedback, str) and result.feedback
+    assert result.feedback == "" and feedback_text(result.outcome)  # data, said by a protocol
     if result.error:
         assert not result.success
         assert game.state_dict() == before_state

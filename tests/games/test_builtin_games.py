@@ -193,17 +193,17 @@ def test_reference_walks_to_game_end_in_every_version(path: Path) -> None:
         for k, ref in enumerate(defn.reference):
             for label in _walk(game, ref.scene):
                 moved = game.step(f"move({label})")
-                assert moved.success, f"{defn.setting}: move({label}) failed: {moved.feedback}"
+                assert moved.success, f"{defn.setting}: move({label}) failed: {moved.outcome}"
                 steps += 1
             assert game.scene_name == ref.scene
             result = game.step(ref.action)
             steps += 1
             last = k == len(defn.reference) - 1
             assert result.success and not result.error, (
-                f"{defn.setting} step {k + 1} {ref.action!r}: {result.feedback}"
+                f"{defn.setting} step {k + 1} {ref.action!r}: {result.outcome}"
             )
             assert result.game_end == last, f"{defn.setting} step {k + 1}: early or no GAME END"
-        assert game.ended and GAME_END_MARK in result.feedback
+        assert game.ended and GAME_END_MARK in result.outcome.text
         assert game.progress == pytest.approx(1.0)
         assert game.key_steps == defn.total_key_steps
         assert game.tools_collected == defn.total_tools

@@ -16,6 +16,7 @@ from escapebench.cli import main
 from escapebench.engine import EscapeGame
 from escapebench.games.loading import GameFileError, load_file, load_games_reporting
 from escapebench.games.validation import check_paths
+from escapebench.protocols.escapebench.observation import observation_text
 from tests.conftest import UPSTREAM
 from tests.games.cottage import COTTAGE_YAML, line_of, write_cottage
 
@@ -94,7 +95,7 @@ def test_a_state_past_the_last_is_set_while_the_item_is_hidden(tmp_path: Path) -
     result = game.step("click(vase)")
     assert result.success and not result.error
     assert game.state_dict()["items"]["hall/vase"] == [False, True, 1]  # as the original
-    assert "vase" not in game.observation()
+    assert "vase" not in observation_text(game)
 
 
 def test_showing_a_state_past_the_last_ends_the_step_with_an_error(tmp_path: Path) -> None:
@@ -112,13 +113,15 @@ def test_showing_a_state_past_the_last_ends_the_step_with_an_error(tmp_path: Pat
     for action in ("click(doormat)", "click(brass key)", "apply(brass key, cottage door)",
                    "move(front door)", "click(vase)"):
         assert game.step(action).success, action
-    before = (game.state_dict(), game.observation())
+    before = (game.state_dict(), observation_text(game))
     result = game.step("click(painting)")
     assert result.error and not result.success
-    assert "item 'vase'" in result.feedback and "state 1" in result.feedback
-    assert "states 0-0" in result.feedback and "Nothing was changed" in result.feedback
-    assert (game.state_dict(), game.observation()) == before  # the step changed nothing
-    assert game.step("input(2718, painting)").feedback  # and the game goes on
+    assert result.outcome.kind == "broken_game"
+    why = result.outcome.text
+    assert "item 'vase'" in why and "state 1" in why
+    assert "states 0-0" in why and "Nothing was changed" in why
+    assert (game.state_dict(), observation_text(game)) == before  # the step changed nothing
+    assert game.step("input(2718, painting)").outcome.kind != "broken_game"  # the game goes on
 
 
 # ------------------------------------------------------------------ check

@@ -18,7 +18,7 @@ FORGE = Path(__file__).with_name("forge.yaml")
 
 def _play(game: EscapeGame, action: str) -> None:
     result = game.step(action)
-    assert result.success, (action, result.feedback)
+    assert result.success, (action, result.outcome)
 
 
 def test_a_tool_spent_in_an_earlier_state_stays_in_the_bag_and_moves_on() -> None:

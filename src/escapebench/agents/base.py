@@ -42,7 +42,7 @@ class TurnContext:
     protocol: Protocol | None = None
     """What the model reads and how answers are read (None: the escapebench protocol)."""
     observation: str | None = None
-    """The observation as the protocol renders it (None: ``game.observation()``)."""
+    """The observation as the protocol renders it (None: the escapebench protocol's screen)."""
     hint_view: HintView | None = None
     """The hint as the protocol shows it (position and action as the reference writes them)."""
 

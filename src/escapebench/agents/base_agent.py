@@ -35,7 +35,12 @@ from escapebench.llm.base import (
     settings_record,
 )
 from escapebench.protocols.base import HintView, HistoryStep, Protocol
-from escapebench.protocols.escapebench import NO_ACTION_READ, EscapebenchProtocol, prompts
+from escapebench.protocols.escapebench import (
+    NO_ACTION_READ,
+    EscapebenchProtocol,
+    observation_text,
+    prompts,
+)
 from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
 
 DEFAULT_MEMORY = 10  # steps of working memory (paper section 5.1)
@@ -183,10 +188,11 @@ class BaseAgent(Agent):
     def action_messages(self, ctx: TurnContext) -> list[Message]:
         """The messages of the action call for this turn (history left out during help)."""
         protocol = protocol_of(ctx)
+        observation = ctx.observation
         messages = protocol.action_messages(
             step=ctx.step,
             position=ctx.position,
-            observation=ctx.observation if ctx.observation is not None else ctx.game.observation(),
+            observation=observation if observation is not None else observation_text(ctx.game),
             history=protocol.history_window(list(self.memory), ctx.step, self.memory_size),
             hint=hint_view(ctx),
             extra_blocks=self.extra_prompt_blocks(ctx),

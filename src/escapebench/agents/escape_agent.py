@@ -311,7 +311,7 @@ class EscapeAgent(BaseAgent):
         call = parse_call(result.action) if not result.error else None
         if call is not None and call.verb != "move":
             if self.use_foresight:
-                self.foresight.note(result.feedback)
+                self.foresight.note(result.feedback, result.outcome)
             if self.use_reflection:
                 if not result.success:
                     self.reflection.remember_failure(scene_before, str(call))

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from escapebench.agents.plain_data import as_plain
-from escapebench.engine import feedback as engine_feedback
 from escapebench.engine.actions import (
     VERBS,
     clean_input_text,
@@ -30,6 +29,7 @@ from escapebench.engine.actions import (
     normalize_name,
     split_candidates,
 )
+from escapebench.engine.outcome import Outcome
 from escapebench.llm.base import Message
 from escapebench.protocols.escapebench import prompts
 from escapebench.protocols.escapebench.parsing import actions_section, find_calls, thought_section
@@ -95,11 +95,16 @@ def _split_pair(
     return None
 
 
-def _informative(feedback: str) -> bool:
-    """Whether a response says more than the engine's bare failure texts."""
-    bare = {engine_feedback.failed(kind, None) for kind in ("click", "input")}
-    bare |= {engine_feedback.craft_failed(), engine_feedback.craft_same()}
-    return bool(feedback.strip()) and feedback.strip() not in bare
+def _informative(feedback: str, outcome: Outcome | None) -> bool:
+    """Whether a response says more than a bare failure: nothing happened and the game's
+    author wrote nothing for it, or two tools that do not craft."""
+    if not feedback.strip():
+        return False
+    if outcome is None:
+        return True
+    if outcome.kind in ("craft_mismatch", "craft_same"):
+        return False
+    return not (outcome.kind == "no_effect" and not outcome.text)
 
 
 class Foresight:
@@ -113,9 +118,10 @@ class Foresight:
         self.next_group = 1
 
     # ------------------------------------------------------------------ memory pad
-    def note(self, feedback: str) -> None:
-        """Keep an informative response of a non-move action as a clue."""
-        if self.pad_size <= 0 or not _informative(feedback):
+    def note(self, feedback: str, outcome: Outcome | None = None) -> None:
+        """Keep an informative response of a non-move action as a clue (``outcome``: what the
+        step did, to tell a bare failure whatever its wording)."""
+        if self.pad_size <= 0 or not _informative(feedback, outcome):
             return
         text = feedback.strip()
         if text in self.memory_pad:

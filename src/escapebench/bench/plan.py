@@ -22,8 +22,8 @@ from escapebench.bench.hints import HintOptions, ReferenceEffect, reference_effe
 from escapebench.bench.metrics import RESULT_VERSION
 from escapebench.bench.settings import RunConfigError, RunSettings
 from escapebench.engine.model import GameDefinition
-from escapebench.engine.observation import OBSERVATION_VERSION
 from escapebench.protocols.base import Protocol
+from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION
 
 FINGERPRINT_KEYS: tuple[str, ...] = (
     "escapebench_version",

@@ -117,6 +117,7 @@ def step_record(
         "feedback": result.feedback,
         "success": result.success,
         "error": result.error,
+        "outcome": result.outcome.kind,
         "events": [{"kind": e.kind, "name": e.name} for e in result.events],
         "key_steps": game.key_steps,
         "tools_collected": game.tools_collected,

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from escapebench.engine import feedback as fb
 from escapebench.engine.actions import (
     ARITY,
     Action,
@@ -35,7 +34,8 @@ from escapebench.engine.model import (
     Transition,
     Trigger,
 )
-from escapebench.engine.observation import ScreenCache
+from escapebench.engine.outcome import GAME_OVER, Outcome
+from escapebench.engine.watch import NO_WATCHER, StateWatcher
 
 EventKind = Literal[
     "moved",
@@ -70,6 +70,8 @@ class StepResult(NamedTuple):
 
     ``success`` is the engine's verdict on a well-formed action; ``error`` means the action could
     not be carried out at all (malformed, or naming something not on screen) and changed nothing.
+    ``outcome`` says what happened as data (see :mod:`escapebench.engine.outcome`); the engine
+    leaves ``feedback`` empty, and a protocol's ``Session.play`` fills it with its own words.
     """
 
     action: str
@@ -80,6 +82,7 @@ class StepResult(NamedTuple):
     key_steps_gained: int = 0
     tools_gained: int = 0
     game_end: bool = False
+    outcome: Outcome = GAME_OVER
 
     @property
     def progressed(self) -> bool:
@@ -95,7 +98,7 @@ _OP_SCENE_VISIBLE, _OP_BECOME_TOOL = "scene visible", "become tool"
 _OP_NOTHING, _OP_BROKEN = "nothing", "broken"
 # A state past the target's last one: set as it is, as the original engine does; the step fails
 # only where the target would then be shown (see EscapeGame._check_past).
-_OP_ITEM_STATE_PAST, _OP_TOOL_STATE_PAST = "item state past the last", "tool state past the last"
+_OP_ITEM_STATE_PAST, _OP_TOOL_STATE_PAST = "item_state_past_last", "tool_state_past_last"
 _GAME_END_EVENT = Event("game_end")
 _NORM_MEMO_LIMIT = 4096
 # Recipes are kept per scene and verb, for argument texts of a sensible length only.
@@ -124,7 +127,7 @@ class _OfferedWait(NamedTuple):
     satisfied_key: tuple[int, int, int, int]  # (0, item, state, transition), see reset()
     counted_key: tuple[int, int, int, int, int]  # the same with the wait
     waits: int  # how many the transition has
-    feedback: str  # shown when the transition fires
+    outcome: Outcome  # what the step reports when the transition fires
     ends_game: bool
     ops: tuple[_Op, ...]  # the transition's compiled triggers
     # Whether a step must note this wait in ``satisfied``: the transition waits for several
@@ -141,15 +144,14 @@ class _Plan:
     Name groups keep file order, so the first visible match is the one a scan over the screen
     would find; trigger targets are resolved in advance the way the engine always resolved them
     (same scene first, then the first in the file); the events, canonical action strings and
-    feedback texts a step reports are made once, since they are immutable values.
+    outcomes a step reports are made once, since they are immutable values.
     """
 
     __slots__ = (
         "items_in_scene", "tools_in_scene", "tools_by_name", "link_labels", "link_scenes",
         "norm_memo", "recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
-        "changed_feedback",
-        "partial_feedback", "stuck_feedback", "past_possible",
+        "partial_outcome", "stuck_outcome", "collected_outcome", "moved_outcome", "past_possible",
         "item_names", "tool_names", "tool_targets", "item_scene", "tool_scene", "start",
     )
 
@@ -184,9 +186,10 @@ class _Plan:
         self.tool_collected = tuple(Event("tool_collected", t.name) for t in d.tools)
         self.tool_used = tuple(Event("tool_used", t.name) for t in d.tools)
         self.tool_crafted = tuple(Event("tool_crafted", t.name) for t in d.tools)
-        self.changed_feedback = tuple(fb.changed(it.name) for it in d.items)
-        self.partial_feedback = tuple(fb.partial(it.name) for it in d.items)
-        self.stuck_feedback = tuple(fb.not_interactable(it.name) for it in d.items)
+        self.partial_outcome = tuple(Outcome("partial", "", (it.name,)) for it in d.items)
+        self.stuck_outcome = tuple(Outcome("not_interactable", "", (it.name,)) for it in d.items)
+        self.collected_outcome = tuple(Outcome("collected", "click", (t.name,)) for t in d.tools)
+        self.moved_outcome = tuple(Outcome("moved", "move", (s.name,)) for s in d.scenes)
         self.item_names = tuple(it.name for it in d.items)
         self.tool_names = tuple(t.name for t in d.tools)
         self.item_scene = tuple(it.scene for it in d.items)
@@ -230,12 +233,12 @@ class _Plan:
         for ti, tr in enumerate(transitions):
             ops = tuple(self._compile(d, i, g) for g in tr.triggers)
             # an empty reward counts as none
-            feedback = fb.fired(tr.reward) if tr.reward else self.changed_feedback[i]
             for wi, w in enumerate(tr.waits):
+                outcome = Outcome("triggered", w.kind, (d.items[i].name,), tr.reward or "")
                 arg = normalize_name(w.arg) if w.kind == "input" else w.arg
                 out[w.kind].setdefault("" if w.kind == "click" else arg, []).append(
                     _OfferedWait(
-                        wi, (0, i, s, ti), (0, i, s, ti, wi), len(tr.waits), feedback,
+                        wi, (0, i, s, ti), (0, i, s, ti, wi), len(tr.waits), outcome,
                         tr.ends_game, ops, len(tr.waits) > 1,
                     )
                 )
@@ -438,13 +441,13 @@ class EscapeGame:
         "tools_collected",
         "ended",
         "_plan",
-        "_screen",
+        "watcher",
     )
 
     def __init__(self, defn: GameDefinition) -> None:
         self.defn = defn
         self._plan = _plan_of(defn)
-        self._screen = ScreenCache(defn)
+        self.watcher: StateWatcher = NO_WATCHER
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -471,7 +474,7 @@ class EscapeGame:
         self.key_steps = 0
         self.tools_collected = 0
         self.ended = False
-        self._screen.start()
+        self.watcher.start()
 
     @property
     def progress(self) -> float:
@@ -544,7 +547,7 @@ class EscapeGame:
         self.key_steps = int(snap["key_steps"])
         self.tools_collected = int(snap["tools_collected"])
         self.ended = bool(snap["ended"])
-        self._screen.forget()
+        self.watcher.forget()
 
     def state_changed(self) -> None:
         """Say that the state lists were changed from outside ``step``/``reset``/``restore``.
@@ -553,7 +556,7 @@ class EscapeGame:
         code that sets the state directly (the checker's solver restoring a saved state) calls
         this so that the next observation is rendered afresh.
         """
-        self._screen.forget()
+        self.watcher.forget()
 
     def state_dict(self) -> dict[str, Any]:
         """The observable state in the conformance schema of the original engine's traces."""
@@ -578,9 +581,11 @@ class EscapeGame:
             "tools_collected": self.tools_collected,
         }
 
-    def observation(self) -> str:
-        """The observation text of the current state (appendix C.1 layout)."""
-        return self._screen.render(self)
+    def watch(self, watcher: StateWatcher) -> None:
+        """Have ``watcher`` told of every change from now on (one watcher per game; a new one
+        replaces the last). It is told to forget first: it may hold another state's view."""
+        self.watcher = watcher
+        watcher.forget()
 
     # ------------------------------------------------------------- what is on screen
     def visible_items(self) -> list[int]:
@@ -650,21 +655,22 @@ class EscapeGame:
         found = self._plan.tools_by_name.get(self._plan.norm(name))
         return self._first_bag_tool(found) if found else None
 
-    def resolve(self, action: str | Call | Action) -> Action | str:
+    def resolve(self, action: str | Call | Action) -> Action | Outcome:
         """Match an action's names against what is on screen.
 
-        Returns the resolved :class:`Action`, or an error message saying what is wrong and
-        which names are valid.
+        Returns the resolved :class:`Action`, or the :class:`Outcome` of the error: what is
+        wrong (malformed, wrong number of arguments, a name not on screen) and the names that
+        are valid.
         """
         if isinstance(action, Action):
             return action
         found = self._resolve(action)
-        if isinstance(found, str):
+        if isinstance(found, Outcome):
             return found
         return self._as_action(found)
 
-    def _resolve(self, action: str | Call) -> _Resolved | str:
-        """Like :meth:`resolve`, but with indices: ``(kind, a, b)`` or an error message.
+    def _resolve(self, action: str | Call) -> _Resolved | Outcome:
+        """Like :meth:`resolve`, but with indices: ``(kind, a, b)`` or the error's outcome.
 
         ``kind`` is ``move`` (a = scene), ``click_item`` (a = item), ``click_tool`` (a = tool),
         ``apply`` (a = tool, b = item), ``input`` (a = item, b = the text) or ``craft``
@@ -672,7 +678,7 @@ class EscapeGame:
         """
         call = action if isinstance(action, Call) else parse_call(action)
         if call is None:
-            return fb.not_an_action(str(action))
+            return Outcome("malformed", "", (), str(action))
         found = self._match(call.verb, call.arg_text)
         return found if found is not None else self._explain(call.verb, call.arg_text)
 
@@ -716,21 +722,23 @@ class EscapeGame:
         target = self._first_open_link(recipe)
         return None if target is None else ("move", target, "")
 
-    def _explain(self, verb: str, text: str) -> str:
+    def _explain(self, verb: str, text: str) -> Outcome:
         """Why ``verb(text)`` matches nothing on screen, with the names that are valid."""
         if verb == "move":
-            return fb.unknown_scene(text, [label for label, _ in self.open_links()])
+            labels = tuple(label for label, _ in self.open_links())
+            return Outcome("unknown_scene", verb, (), text.strip(), labels)
         if verb == "click":
             if "," in text and self._split(text, self._find_item, self._find_item):
-                return fb.wrong_arity(verb)
-            return fb.unknown_item(text, self._clickable_names())
+                return Outcome("wrong_arity", verb)
+            return Outcome("unknown_item", verb, (), text.strip(), self._clickable_names())
         if verb == "apply":
             return self._explain_pair(verb, text, self._find_bag_tool, self._find_item)
         if verb == "craft":
             return self._explain_pair(verb, text, self._find_bag_tool, self._find_bag_tool)
         if not comma_cuts(text):
-            return fb.wrong_arity(verb)
-        return fb.unknown_item(text.rsplit(",", 1)[-1], self._item_names())
+            return Outcome("wrong_arity", verb)
+        written = text.rsplit(",", 1)[-1].strip()
+        return Outcome("unknown_item", verb, (), written, self._item_names())
 
     def _as_action(self, found: _Resolved) -> Action:
         d = self.defn
@@ -781,31 +789,31 @@ class EscapeGame:
                     return a, b
         return None
 
-    def _explain_pair(self, verb: str, text: str, find_left: Any, find_right: Any) -> str:
+    def _explain_pair(self, verb: str, text: str, find_left: Any, find_right: Any) -> Outcome:
         cuts = comma_cuts(text)
         if not cuts:
-            return fb.wrong_arity(verb)
+            return Outcome("wrong_arity", verb)
         left, right = text[: cuts[-1]], text[cuts[-1] + 1 :]  # at the first usable comma
         if find_left(left) is None:
-            return fb.unknown_tool(left, self._bag_names())
+            return Outcome("unknown_tool", verb, (), left.strip(), self._bag_names())
         if verb == "craft":
-            return fb.unknown_tool(right, self._bag_names())
-        return fb.unknown_item(right, self._item_names())
+            return Outcome("unknown_tool", verb, (), right.strip(), self._bag_names())
+        return Outcome("unknown_item", verb, (), right.strip(), self._item_names())
 
-    def _item_names(self) -> list[str]:
-        return [self.defn.items[i].name for i in self.visible_items()]
+    def _item_names(self) -> tuple[str, ...]:
+        return tuple(self.defn.items[i].name for i in self.visible_items())
 
-    def _clickable_names(self) -> list[str]:
+    def _clickable_names(self) -> tuple[str, ...]:
         d = self.defn
-        return self._item_names() + [d.tools[t].name for t in self.visible_scene_tools()]
+        return self._item_names() + tuple(d.tools[t].name for t in self.visible_scene_tools())
 
-    def _bag_names(self) -> list[str]:
-        return [self.defn.tools[t].name for t in self.bag]
+    def _bag_names(self) -> tuple[str, ...]:
+        return tuple(self.defn.tools[t].name for t in self.bag)
 
     def step(self, action: str | Call | Action) -> StepResult:
         """Carry out one action and report what happened."""
         if self.ended:
-            return StepResult(str(action), False, True, fb.GAME_OVER)
+            return StepResult(str(action), False, True, "", (), 0, 0, False, GAME_OVER)
         if type(action) is Call:
             call = action
         elif isinstance(action, Action):
@@ -813,11 +821,13 @@ class EscapeGame:
         else:
             parsed = action if isinstance(action, Call) else parse_call(action)
             if parsed is None:
-                return StepResult(str(action), False, True, fb.not_an_action(str(action)))
+                malformed = Outcome("malformed", "", (), str(action))
+                return StepResult(str(action), False, True, "", (), 0, 0, False, malformed)
             call = parsed
         found = self._match(call.verb, call.arg_text)
         if found is None:
-            return StepResult(str(call), False, True, self._explain(call.verb, call.arg_text))
+            why = self._explain(call.verb, call.arg_text)
+            return StepResult(str(call), False, True, "", (), 0, 0, False, why)
         return self._play(found)
 
     def _play(self, found: _Resolved) -> StepResult:
@@ -838,7 +848,10 @@ class EscapeGame:
         if kind == "move":
             self.scene = a
             name = self.defn.scenes[a].name
-            return StepResult(f"move({name})", True, False, fb.moved(name), (Event("moved", name),))
+            return StepResult(
+                f"move({name})", True, False, "", (Event("moved", name),), 0, 0, False,
+                plan.moved_outcome[a],
+            )
         return self._craft(a, b)  # type: ignore[arg-type]
 
     def teleport(self, scene: str) -> None:
@@ -855,10 +868,13 @@ class EscapeGame:
         self.tool_where[t] = _IN_BAG
         self.bag.append(t)
         self.tools_collected += 1
-        self._screen.tool_collected(self, t)
+        self.watcher.tool_collected(self, t)
         name = self._plan.tool_names[t]
         event = self._plan.tool_collected[t]
-        return StepResult(f"click({name})", True, False, fb.collected(name), (event,), 0, 1)
+        return StepResult(
+            f"click({name})", True, False, "", (event,), 0, 1, False,
+            self._plan.collected_outcome[t],
+        )
 
     def _offer(self, action: str, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
         """Give a click / tool / text to item ``i``; fire the transition it completes.
@@ -872,24 +888,24 @@ class EscapeGame:
             saved = self.snapshot()  # (see below: a step that would show a state past the last)
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
-            return StepResult(action, False, True, plan.stuck_feedback[i])
+            return StepResult(action, False, True, "", (), 0, 0, False, plan.stuck_outcome[i])
         if tool >= 0:
             tool_state = self.tool_state[tool]
             target = plan.item_names[i]
             if target not in plan.tool_targets[tool][tool_state]:
-                return self._fail(action, kind, i)
+                return self._fail(action, kind, i, tool)
         # The first transition wait matching the offer, preferring one not yet satisfied. Clicks
         # match any click wait, tools their own name; inputs compare without case or
         # surrounding space (the original's case-sensitive comparison is a documented bug, and
         # models cannot see the expected case).
         matches = plan.wait_index[i][self.item_state[i]][kind].get(arg)
         if matches is None:
-            return self._fail(action, kind, i)
-        _, _, counted_key, _, fired_feedback, ends_game, ops, tracked = matches[0]
+            return self._fail(action, kind, i, tool)
+        _, _, counted_key, _, fired, ends_game, ops, tracked = matches[0]
         complete = True
         if tracked:
             offered, complete = self._satisfy(matches)
-            _, _, counted_key, _, fired_feedback, ends_game, ops, _ = offered
+            _, _, counted_key, _, fired, ends_game, ops, _ = offered
         counted = self.counted
         if counted_key in counted:
             gained = 0
@@ -909,7 +925,9 @@ class EscapeGame:
         if not complete:
             if tool >= 0:
                 self._release_if_spent(tool, events)
-            return StepResult(action, True, False, plan.partial_feedback[i], tuple(events), gained)
+            return StepResult(
+                action, True, False, "", tuple(events), gained, 0, False, plan.partial_outcome[i]
+            )
         # The original engine's rule: a tool spent in its last state leaves the bag before the
         # triggers fire; one spent in an earlier state stays, and a trigger may move it on.
         if tool >= 0:
@@ -922,15 +940,16 @@ class EscapeGame:
                 # A state that does not exist would be shown: the step ends with that error
                 # and changes nothing (the original engine failed there).
                 self.restore(saved)
-                return StepResult(action, False, True, str(exc))
+                broken = Outcome("broken_game", kind, (), str(exc))
+                return StepResult(action, False, True, "", (), 0, 0, False, broken)
         elif ops:
             self._fire(i, ops, events)
         if ends_game:
             self.ended = True
             events.append(_GAME_END_EVENT)
         return StepResult(
-            action, True, False, fired_feedback, tuple(events), gained,
-            self.tools_collected - tools_before, ends_game,
+            action, True, False, "", tuple(events), gained,
+            self.tools_collected - tools_before, ends_game, fired,
         )
 
     def _satisfy(self, matches: tuple[_OfferedWait, ...]) -> tuple[_OfferedWait, bool]:
@@ -951,11 +970,21 @@ class EscapeGame:
         done.add(offered.wait)
         return offered, len(done) >= offered.waits
 
-    def _fail(self, action: str, kind: str, i: int) -> StepResult:
+    def _fail(self, action: str, kind: str, i: int, tool: int = -1) -> StepResult:
+        """Nothing happened. The item may wait for a tool (apply) or an input (input), only
+        not this one: then the outcome says so (the original does too; in hard settings it is
+        the only clue)."""
         item = self.defn.items[i]
         state = item.states[self.item_state[i]]
         wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
-        return StepResult(action, False, False, fb.failed(kind, state.neg_reward, item.name, wants))
+        names = (item.name,) if tool < 0 else (self._plan.tool_names[tool], item.name)
+        failure = "no_effect"
+        if wants and kind == "apply":
+            failure = "wrong_tool"
+        elif wants and kind == "input":
+            failure = "wrong_input"
+        outcome = Outcome(failure, kind, names, state.neg_reward or "")  # type: ignore[arg-type]
+        return StepResult(action, False, False, "", (), 0, 0, False, outcome)
 
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
@@ -985,14 +1014,15 @@ class EscapeGame:
         self.tool_where[t] = _GONE
         position = self.bag.index(t)
         del self.bag[position]
-        self._screen.bag_removed(position)
+        self.watcher.bag_removed(position)
         events.append(self._plan.tool_used[t])
 
     def _craft(self, a: int, b: int) -> StepResult:
         d = self.defn
         action = f"craft({d.tools[a].name}, {d.tools[b].name})"
         if a == b:
-            return StepResult(action, False, False, fb.craft_same())
+            same = Outcome("craft_same", "craft", (d.tools[a].name,))
+            return StepResult(action, False, False, "", (), 0, 0, False, same)
         for src, dst in ((a, b), (b, a)):
             src_state = d.tools[src].states[self.tool_state[src]]
             dst_state = d.tools[dst].states[self.tool_state[dst]]
@@ -1014,18 +1044,18 @@ class EscapeGame:
                     events.insert(0, self._plan.tool_key_step[dst])
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
-                    self._screen.bag_changed()
-                return StepResult(
-                    action, True, False, fb.crafted(src_name, dst_name), tuple(events), gained,
-                )
-        return StepResult(action, False, False, fb.craft_failed())
+                    self.watcher.bag_changed()
+                crafted = Outcome("crafted", "craft", (src_name, dst_name))
+                return StepResult(action, True, False, "", tuple(events), gained, 0, False, crafted)
+        mismatch = Outcome("craft_mismatch", "craft", (d.tools[a].name, d.tools[b].name))
+        return StepResult(action, False, False, "", (), 0, 0, False, mismatch)
 
     # ------------------------------------------------------------------ triggers
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
         """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``), telling
         the screen what changed (see ``ScreenCache``). Once a state past the last is in play,
         the rest goes through :meth:`_fire_past`, and the step is checked at the end."""
-        screen = self._screen
+        screen = self.watcher
         item_scene = self._plan.item_scene
         past: list[tuple[str, int]] = []  # (operation, target) set to a state past the last
         for op, target, value, event in ops:
@@ -1119,7 +1149,7 @@ class EscapeGame:
             events.append(event)
         elif op == _OP_BROKEN:
             raise BrokenGameError(value)
-        self._screen.forget()
+        self.watcher.forget()
 
     def _check_past(self, past: list[tuple[str, int]]) -> None:
         """Raise :class:`BrokenGameError` if a thing a transition changed is now shown (or can

@@ -26,6 +26,7 @@ from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GAME_END_MARK, BrokenGameError, GameDefinition
 from escapebench.games.issues import CheckIssue, _Locator, _suggest
 from escapebench.games.loading import ORIGINAL_NAME
+from escapebench.protocols.escapebench.feedback import feedback_text
 
 
 def _reference_log_of(defn: GameDefinition) -> Path | None:
@@ -239,7 +240,7 @@ def replay_reference(
         if result.error or not result.success:
             issues.append(CheckIssue(
                 "error", "reference",
-                f"{what} fails: {result.feedback}", place.source, place.line,
+                f"{what} fails: {feedback_text(result.outcome)}", place.source, place.line,
             ))
             return ReplayOutcome(None, game.ended, game.progress, issues)
         position = game.scene

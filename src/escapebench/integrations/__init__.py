@@ -9,13 +9,20 @@
   ``escapebench/escapebench``; it plays the harness's own episode loop and agents
   (:class:`~escapebench.bench.episode.Episode`), not the engine directly.
 
-Gymnasium and verifiers drive the engine (:class:`~escapebench.engine.EscapeGame`) directly;
-what the model reads goes through :func:`escapebench.integrations.texts.observation_text`.
+Gymnasium and verifiers drive the engine (:class:`~escapebench.engine.EscapeGame`) through a
+protocol's session (``protocol="escapebench"`` by default, ``"original"`` with a checkout);
+what the model reads goes through :func:`escapebench.integrations.texts.environment_text`.
 
 Only :mod:`escapebench.integrations.texts` is imported here (its names below); the adapters
 are imported by name, each needing its extra.
 """
 
-from escapebench.integrations.texts import TEXTS_VERSION, hint_position, observation_text
+from escapebench.integrations.texts import (
+    TEXTS_VERSION,
+    choose_protocol,
+    environment_text,
+    hint_view,
+    texts_version,
+)
 
-__all__ = ["TEXTS_VERSION", "hint_position", "observation_text"]
+__all__ = ["TEXTS_VERSION", "choose_protocol", "environment_text", "hint_view", "texts_version"]

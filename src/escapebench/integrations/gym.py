@@ -56,8 +56,9 @@ from escapebench.bench.hints import HintOptions, HintPolicy, reference_effects
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import builtin_files, load_file, load_games, pick_setting
-from escapebench.integrations.texts import TEXTS_VERSION, observation_text
-from escapebench.protocols.escapebench import play_text, prompts
+from escapebench.integrations.texts import choose_protocol, hint_view, texts_version
+from escapebench.protocols import HistoryStep, Protocol
+from escapebench.protocols.escapebench import prompts
 
 __all__ = [
     "ACTION_MAX_LENGTH",
@@ -241,6 +242,12 @@ class EscapeBenchEnv(gym.Env[str, str]):
         valid_actions: list the well-formed actions in ``info`` (turn off for speed when the
             policy does not need them).
         render_mode: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
+        protocol: what the learner reads and how its actions are read, as ``run --protocol``
+            takes it: ``"escapebench"`` (ours), ``"original"`` (the original harness's texts
+            and parser, read from a checkout: ``original_source``, or the checkout ``game``
+            comes from), or a :class:`~escapebench.protocols.Protocol`; None: ``original``
+            for a game of an original checkout, else ``escapebench`` (as ``run`` chooses).
+        original_source: the original release's checkout, for ``protocol="original"``.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -254,6 +261,8 @@ class EscapeBenchEnv(gym.Env[str, str]):
         step_cost: float = 0.0,
         valid_actions: bool = True,
         render_mode: str | None = None,
+        protocol: str | Protocol | None = None,
+        original_source: str | Path | None = None,
     ) -> None:
         if reward not in ("progress", "sparse"):
             raise ValueError(f"reward must be 'progress' or 'sparse', not {reward!r}")
@@ -265,6 +274,9 @@ class EscapeBenchEnv(gym.Env[str, str]):
         self.list_valid_actions = valid_actions
         self.render_mode = render_mode
         self.game = EscapeGame(self.defn)
+        games = [] if isinstance(game, GameDefinition) else [str(game)]
+        self.protocol = choose_protocol(protocol, games, original_source)
+        self.session = self.protocol.session(self.defn)
         self.alphabet = _alphabet(self.defn)
         size = sum(len(t) for t in _definition_texts(self.defn))
         self.observation_space = GameText(
@@ -279,6 +291,8 @@ class EscapeBenchEnv(gym.Env[str, str]):
         self.feedback = ""
         self.steps = 0
         self._text = ""
+        self._position = ""  # as the protocol showed it before the next step
+        self._last: HistoryStep | None = None  # the last step, as the next text shows it
 
     # ------------------------------------------------------------------ the API
     def reset(
@@ -287,18 +301,26 @@ class EscapeBenchEnv(gym.Env[str, str]):
         """Start the play-through again (it is the same for every seed)."""
         super().reset(seed=seed)
         self.game.reset()
+        self._start()
+        return self.observe()
+
+    def _start(self) -> None:
+        """A new play-through: a fresh protocol session, nothing played yet."""
+        self.session = self.protocol.session(self.defn)
         self.last_result = None
         self.feedback = ""
         self.steps = 0
-        return self.observe()
+        self._last = None
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play ``action`` (an action string, or text holding one)."""
         game = self.game
         before = game.key_steps + game.tools_collected
-        result = play_text(game, str(action))
+        result = self.session.play(game, str(action))
         self.last_result = result
         self.feedback = result.feedback
+        shown = self.protocol.shown_action(str(action), result)
+        self._last = HistoryStep(self.steps, self._position, shown, result.feedback)
         self.steps += 1
         reward = -self.step_cost
         if self.reward_mode == "progress":
@@ -324,7 +346,12 @@ class EscapeBenchEnv(gym.Env[str, str]):
     def observe(self, hint: Hint | None = None) -> tuple[str, dict[str, Any]]:
         """The observation and info of the current state (a wrapper that changes the state
         between steps, as the hint system's teleport does, asks again)."""
-        text = observation_text(self.game, self.feedback, hint)
+        view = hint_view(self.session, hint)
+        self._position = self.session.begin_step(self.game, view)
+        text = self.protocol.environment_text(
+            step=self.steps, position=self._position,
+            observation=self.session.observation(self.game), last=self._last, hint=view,
+        )
         if not self.alphabet.issuperset(text):
             text = "".join(c if c in self.alphabet else REPLACEMENT for c in text)
         text = text[: self.observation_space.max_length]
@@ -354,7 +381,8 @@ class EscapeBenchEnv(gym.Env[str, str]):
             "success": bool(result and result.success),
             "error": bool(result and result.error),
             "feedback": self.feedback,
-            "texts_version": TEXTS_VERSION,
+            "texts_version": texts_version(self.protocol),
+            "protocol": self.protocol.label,
         }
         if self.list_valid_actions:
             texts = candidate_strings("\n".join([*screen.texts, self.feedback]))
@@ -515,11 +543,13 @@ class GeneratedEnv(EscapeBenchEnv):
 
     def __init__(self, tier: int = 2, difficulty: str = "normal", *,
                  reward: RewardMode = "progress", step_cost: float = 0.0,
-                 valid_actions: bool = True, render_mode: str | None = None) -> None:
+                 valid_actions: bool = True, render_mode: str | None = None,
+                 protocol: str | Protocol | None = None) -> None:
         self.tier = int(tier)
         self.difficulty = difficulty
         super().__init__(self._game(0), reward=reward, step_cost=step_cost,
-                         valid_actions=valid_actions, render_mode=render_mode)
+                         valid_actions=valid_actions, render_mode=render_mode,
+                         protocol=protocol)
         self.alphabet = frozenset(string.printable) | frozenset(REPLACEMENT)
         self.observation_space = GameText(max_length=GENERATED_MAX_LENGTH, min_length=0,
                                           charset=self.alphabet)
@@ -541,9 +571,7 @@ class GeneratedEnv(EscapeBenchEnv):
         self.game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31))
         self.defn = self._game(self.game_seed)
         self.game = EscapeGame(self.defn)
-        self.last_result = None
-        self.feedback = ""
-        self.steps = 0
+        self._start()
         obs, info = self.observe()
         info["game_seed"] = self.game_seed
         return obs, info

@@ -1,36 +1,61 @@
 """What a learner reads, for the Gymnasium and verifiers environments: one function.
 
-Both environments send every observation through :func:`observation_text`, so that what a
-policy or a model reads is decided here alone (the harness's prompt pieces, in the layout of
-the escapebench protocol, with its hint instruction while a hint is active).
+Both environments send every observation through :func:`environment_text`, so that what a
+policy or a model reads is decided by the protocol chosen (``escapebench`` by default, or
+``original`` with a checkout of the original release): its position line, its screen, its
+feedback and hint, laid out by :meth:`~escapebench.protocols.base.Protocol.environment_text`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 from escapebench.agents.base import Hint
-from escapebench.bench.episode import position_text
 from escapebench.engine.env import EscapeGame
+from escapebench.protocols import HintView, HistoryStep, Protocol, Session, make_protocol
 from escapebench.protocols.escapebench import prompts
 
-#: Recorded with results: a change to the layout below changes what learners see.
+#: Recorded with results of the escapebench protocol: a change to its environment layout
+#: changes what learners see. (Under another protocol, its label says what was read.)
 TEXTS_VERSION = f"integrations-v1+{prompts.PROMPT_VERSION}"
 
 
-def hint_position(game: EscapeGame, hint: Hint) -> str:
-    """Where ``hint`` must be taken, as a path of scenes from the first one."""
-    path = game.path_to(hint.scene) or game.path_to(hint.scene, only_visible=False)
-    return " -> ".join(path) if path else hint.scene
+def texts_version(protocol: Protocol) -> str:
+    """What a learner's texts under ``protocol`` are, as results record it."""
+    return TEXTS_VERSION if protocol.name == "escapebench" else protocol.label
 
 
-def observation_text(game: EscapeGame, feedback: str = "", hint: Hint | None = None) -> str:
-    """The text of the current state: the last action's feedback (if any), the position and
-    the scene's observation, then the hint instruction when a hint is in force."""
-    parts = [f"Feedback: {feedback}"] if feedback else []
-    parts.append(
-        prompts.CURRENT_STEP_TEMPLATE.format(
-            position=position_text(game), observation=game.observation()
-        )
+def choose_protocol(
+    protocol: str | Protocol | None, games: Sequence[str] = (),
+    original_source: str | Path | None = None,
+) -> Protocol:
+    """A protocol given by name (None: the default for ``games``, as ``run`` picks it) or
+    as itself."""
+    if isinstance(protocol, Protocol):
+        return protocol
+    return make_protocol(protocol, games, original_source)
+
+
+def hint_view(session: Session, hint: Hint | None) -> HintView | None:
+    """``hint`` as the protocol shows it (where the reference takes it, and its action)."""
+    return None if hint is None else session.reference_hint(hint.index, hint.steps_in_help)
+
+
+def environment_text(
+    protocol: Protocol,
+    session: Session,
+    game: EscapeGame,
+    *,
+    step: int,
+    last: HistoryStep | None = None,
+    hint: Hint | None = None,
+) -> str:
+    """The text of the current state under ``protocol``: what the last step did, the
+    position and the screen, then the hint while one is in force."""
+    view = hint_view(session, hint)
+    position = session.begin_step(game, view)
+    return protocol.environment_text(
+        step=step, position=position, observation=session.observation(game), last=last,
+        hint=view,
     )
-    if hint is not None:
-        parts.append(prompts.format_hint(hint_position(game, hint), hint.action))
-    return "\n\n".join(parts)

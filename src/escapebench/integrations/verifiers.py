@@ -3,13 +3,14 @@
 
 One task is one setting; one rollout is one episode of our own harness
 (:class:`escapebench.bench.episode.Episode`, with the paper's hint system), in which the model
-under training is the player: every step the observation (through
-:func:`escapebench.integrations.texts.observation_text`) is the user turn, and the model's
-answer is read as the BaseAgent reads it (``protocols.escapebench.parsing.parse_action_answer``: the
-call after the last ``Action:``). The rewards come from the same progress signal as the
-harness and the Gymnasium environment: ``progress`` (key steps + tools collected, over their
-totals, in [0, 1]) and ``escaped``; the paper's metrics (Table 3: hints used, total steps,
-early-exit progress, ...) go in the trace's ``info["escapebench"]`` and ``metrics``.
+under training is the player: every step the observation in the words of the protocol chosen
+(``protocol``: ``escapebench`` by default, ``original`` with a checkout; see
+:meth:`escapebench.protocols.base.Protocol.environment_text`) is the user turn, and the
+model's answer is read by that protocol's rules, as ``run`` reads an agent's. The rewards come
+from the same progress signal as the harness and the Gymnasium environment: ``progress`` (key
+steps + tools collected, over their totals, in [0, 1]) and ``escaped``; the paper's metrics
+(Table 3: hints used, total steps, early-exit progress, ...) go in the trace's
+``info["escapebench"]`` and ``metrics``.
 
 Run it with ``vf-eval`` (taskset id ``escapebench-verifiers``, the top-level module that
 re-exports this one)::
@@ -36,15 +37,17 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     ) from exc
 
 from escapebench.agents.base import Agent, Decision, TurnContext
+from escapebench.agents.base_agent import protocol_of
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_games
-from escapebench.integrations.texts import TEXTS_VERSION, observation_text
+from escapebench.integrations.texts import choose_protocol, environment_text, texts_version
+from escapebench.protocols import HistoryStep, Protocol
 from escapebench.protocols.escapebench import prompts
-from escapebench.protocols.escapebench.parsing import parse_action_answer
+from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
 
 __all__ = [
     "EscapeBenchData",
@@ -77,6 +80,12 @@ class EscapeBenchTasksetConfig(vf.TasksetConfig):
     """Steps without progress before a hint (the paper's 50)."""
     help_steps: int = DEFAULT_HELP_STEPS
     """Steps in help before the hinted action is played for the model (the paper's 10)."""
+    protocol: str | None = None
+    """What the model reads and how its answers are read, as ``run --protocol`` takes it
+    (``escapebench`` or ``original``; default: ``original`` for games of an original
+    checkout, else ``escapebench``)."""
+    original_source: str | None = None
+    """The original release's checkout, for ``protocol: original``."""
 
 
 class EscapeBenchData(vf.TaskData):
@@ -101,6 +110,17 @@ def _definitions(config: EscapeBenchTasksetConfig) -> list[GameDefinition]:
     return load_games(config.games, config.difficulties)
 
 
+def _protocol(games: list[str], name: str | None, original_source: str | None) -> Protocol:
+    return choose_protocol(name, games, original_source)
+
+
+def system_prompt(protocol: Protocol) -> str:
+    """The system turn under ``protocol``: its action prompt (ours with the answer format)."""
+    if protocol.name == "escapebench":
+        return SYSTEM_PROMPT
+    return protocol.action_system_prompt()
+
+
 def _definition(info: dict[str, Any]) -> GameDefinition:
     for d in load_games([info["game"]]):
         if d.setting == info["setting"]:
@@ -113,20 +133,25 @@ class EscapeBenchTaskset(vf.Taskset[EscapeBenchTask, EscapeBenchTasksetConfig]):
 
     def load(self) -> Iterator[EscapeBenchTask]:
         cfg = self.config
+        protocol = _protocol(list(cfg.games), cfg.protocol, cfg.original_source)
         for spec in cfg.games:
             for d in load_games([spec], cfg.difficulties):
                 yield EscapeBenchTask(
                     EscapeBenchData(
                         name=d.setting,
-                        prompt=observation_text(EscapeGame(d)),
-                        system_prompt=SYSTEM_PROMPT,
+                        prompt=environment_text(
+                            protocol, protocol.session(d), EscapeGame(d), step=0
+                        ),
+                        system_prompt=system_prompt(protocol),
                         info={
                             "game": spec,
                             "setting": d.setting,
                             "max_steps": cfg.max_steps,
                             "patience": cfg.patience,
                             "help_steps": cfg.help_steps,
-                            "texts_version": TEXTS_VERSION,
+                            "protocol": protocol.name,
+                            "original_source": cfg.original_source,
+                            "texts_version": texts_version(protocol),
                         },
                     ),
                     cfg.task,
@@ -149,22 +174,31 @@ class ModelPlayer(Agent):
         self.interaction = interaction
         self.turns = 0
         self._feedback: list[str] = []
+        self._last: tuple[int, str, str] | None = None  # (step, position, action shown)
 
     async def decide(self, ctx: TurnContext) -> Decision:
+        protocol = protocol_of(ctx)
         if self.turns == 0:
             segment = await self.interaction.turn()
         else:
-            text = observation_text(ctx.game, "\n".join(self._feedback), ctx.hint)
+            last = None
+            if self._last is not None:
+                step, position, action = self._last
+                last = HistoryStep(step, position, action, "\n".join(self._feedback))
+            text = protocol.environment_text(
+                step=ctx.step, position=ctx.position,
+                observation=ctx.observation if ctx.observation is not None else "",
+                last=last, hint=ctx.hint_view,
+            )
             segment = await self.interaction.turn(text)
         self.turns += 1
         self._feedback = []
         if segment.terminated:
             raise _ExchangeOver
         answer = segment.last_reply
-        parsed = parse_action_answer(answer)
         return Decision(
-            action=parsed.action if parsed.action is not None else answer,
-            reasoning=parsed.thought,
+            action=protocol.extract_action(answer),
+            reasoning=answer_reasoning(answer, parse_action_answer(answer).thought),
             raw_answer=answer,
             mode="help" if ctx.hint else "free explore",
         )
@@ -173,6 +207,8 @@ class ModelPlayer(Agent):
         self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
     ) -> dict[str, Any]:
         self._feedback.append(result.feedback)
+        shown = protocol_of(ctx).shown_action(decision.action, result)
+        self._last = (ctx.step, ctx.position, shown)
         return {}
 
 
@@ -202,6 +238,7 @@ class EscapeBenchEnv(vf.Env[EscapeBenchEnvConfig]):
     async def run(self, task: EscapeBenchTask, agents: Any) -> None:
         info = task.data.info
         defn = _definition(info)
+        protocol = _protocol([info["game"]], info.get("protocol"), info.get("original_source"))
         spec = EpisodeSpec(
             episode_id=f"{defn.setting}__verifiers",
             defn=defn,
@@ -209,12 +246,13 @@ class EscapeBenchEnv(vf.Env[EscapeBenchEnvConfig]):
             model="verifiers",
             max_steps=int(info["max_steps"]),
             hints=HintOptions(patience=int(info["patience"]), help_steps=int(info["help_steps"])),
-            prompt_version=TEXTS_VERSION,
+            prompt_version=texts_version(protocol),
+            protocol=protocol.label,
         )
         with tempfile.TemporaryDirectory(prefix="escapebench-vf-") as folder:
             async with agents.player.interaction(task) as interaction:
                 player = ModelPlayer(interaction)
-                episode = Episode(spec, player, Path(folder), fsync=False)
+                episode = Episode(spec, player, Path(folder), fsync=False, protocol=protocol)
                 try:
                     result = await episode.run()
                 except _ExchangeOver:
@@ -239,6 +277,8 @@ def load_environment(
     max_steps: int = DEFAULT_MAX_STEPS,
     patience: int = DEFAULT_PATIENCE,
     help_steps: int = DEFAULT_HELP_STEPS,
+    protocol: str | None = None,
+    original_source: str | None = None,
     model: str | None = None,
     base_url: str | None = None,
     **env_config: Any,
@@ -258,6 +298,8 @@ def load_environment(
                 "max_steps": max_steps,
                 "patience": patience,
                 "help_steps": help_steps,
+                "protocol": protocol,
+                "original_source": original_source,
             },
             **({"player": player} if player else {}),
             **env_config,

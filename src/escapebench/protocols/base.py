@@ -130,6 +130,24 @@ class Protocol(ABC):
         memory holds (the protocol leaves it out during help); ``extra_blocks`` are an agent's
         own parts (task list, position memory), placed after the observation."""
 
+    def environment_text(
+        self,
+        *,
+        step: int,
+        position: str,
+        observation: str,
+        last: HistoryStep | None,
+        hint: HintView | None,
+    ) -> str:
+        """What a learner reads at 0-based ``step`` of an environment (Gymnasium, verifiers):
+        what the last step did (``last``, None at the start), the position, the screen and
+        the hint, in this protocol's words. By default the action user prompt with the last
+        step as its memory."""
+        return self.action_user_prompt(
+            step=step, position=position, observation=observation,
+            history=[last] if last is not None else [], hint=hint,
+        )
+
     def action_messages(self, **kwargs: Any) -> list[Message]:
         """[system, user] of an action call (keywords of :meth:`action_user_prompt`)."""
         return [

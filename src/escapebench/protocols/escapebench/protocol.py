@@ -1,9 +1,9 @@
 """The ``escapebench`` protocol: our own wording in a prefix-stable layout, the forgiving
 answer parser, the same information and mechanics as ``original``.
 
-The texts are those of ``.prompts`` (prompts), ``escapebench.engine.feedback``
-(feedback) and ``escapebench.engine.observation`` (the observation); docs/protocols.md lists
-every difference from the original protocol and its reason.
+The texts are those of ``.prompts`` (prompts), ``.feedback`` (what a step's outcome is said
+as) and ``.observation`` (the screen); docs/protocols.md lists every difference from the
+original protocol and its reason.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from typing import Any
 from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.engine.observation import OBSERVATION_VERSION
 from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
 from escapebench.protocols.escapebench import prompts
+from escapebench.protocols.escapebench.feedback import FeedbackTexts
+from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION, observation_text
 from escapebench.protocols.escapebench.parsing import parse_action_answer
 
 ESCAPEBENCH_VERSION = f"escapebench-2+{prompts.PROMPT_VERSION}+{OBSERVATION_VERSION}"
@@ -32,14 +33,26 @@ def position_text(game: EscapeGame) -> str:
     return " -> ".join(path)
 
 
+def feedback_texts(defn: GameDefinition) -> FeedbackTexts:
+    """The feedback renderings of ``defn``'s outcomes, kept with the definition."""
+    texts = defn.derived.get("escapebench feedback")
+    if texts is None:
+        texts = defn.derived["escapebench feedback"] = FeedbackTexts()
+    return texts
+
+
 def play_text(game: EscapeGame, text: str) -> StepResult:
-    """Play a canonical call, or free text holding one (the last one); text without a call is
-    played as it is, so that the engine's error result is the feedback."""
+    """Play a canonical call, or free text holding one (the last one), and say the outcome in
+    the escapebench protocol's words; text without a call is played as it is, so that its
+    outcome (malformed, or a name not on screen) is the feedback."""
     call = parse_call(text) or extract_call(cut_answer(text))
-    if call is None:
-        result = game.step(text)
-        return StepResult("", result.success, result.error, result.feedback)
-    return game.step(call)
+    action, success, error, _, events, gained, tools, end, outcome = game.step(
+        text if call is None else call
+    )
+    return StepResult(
+        "" if call is None else action, success, error,
+        feedback_texts(game.defn).text(outcome), events, gained, tools, end, outcome,
+    )
 
 
 class EscapebenchSession(Session):
@@ -50,7 +63,7 @@ class EscapebenchSession(Session):
         return position_text(game)
 
     def observation(self, game: EscapeGame) -> str:
-        return game.observation()
+        return observation_text(game)
 
     def play(self, game: EscapeGame, action: str) -> StepResult:
         return play_text(game, action)
@@ -91,6 +104,25 @@ class EscapebenchProtocol(Protocol):
 
     def hint_text(self, hint: HintView) -> str:
         return prompts.format_hint(hint.position, hint.action)
+
+    def environment_text(
+        self,
+        *,
+        step: int,
+        position: str,
+        observation: str,
+        last: HistoryStep | None,
+        hint: HintView | None,
+    ) -> str:
+        """The last step's feedback (if any), the position and the screen, then the hint
+        instruction while a hint is in force: short, as a learner reads one every step."""
+        parts = [f"Feedback: {last.response}"] if last is not None and last.response else []
+        parts.append(
+            prompts.CURRENT_STEP_TEMPLATE.format(position=position, observation=observation)
+        )
+        if hint is not None:
+            parts.append(self.hint_text(hint))
+        return "\n\n".join(parts)
 
     def action_user_prompt(
         self,

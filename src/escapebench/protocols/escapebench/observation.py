@@ -1,10 +1,11 @@
 """What the player sees: the scene text in the layout of the paper's appendix C.1.
 
 Rendering is on the hot path of every step. Every line is built once per definition
-(:class:`ObservationTexts`), and each game keeps its screen in a :class:`ScreenCache`: per
-scene, one slot per item and tool holding the line it shows now ("" when it shows none),
-updated by the engine when it changes that thing; the exits and the bag as finished texts. A
-render is then a few joins, and a step that changes nothing costs nothing.
+(:class:`ObservationTexts`), and each game watched keeps its screen in a :class:`ScreenCache`:
+per scene, one slot per item and tool holding the line it shows now ("" when it shows none),
+updated as the engine tells its watcher what it changes (``escapebench.engine.watch``); the
+exits and the bag as finished texts. A render is then a few joins, and a step that changes
+nothing costs nothing. :func:`observation_text` is the one call a caller needs.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import TOOL_IN_SCENE, GameDefinition
+from escapebench.engine.watch import StateWatcher
 
 # Recorded next to results: a change to the layout below changes what models see.
 OBSERVATION_VERSION = "layout-v2"
@@ -162,8 +165,7 @@ _EMPTY_BAG = _BAG_TITLE + EMPTY_BAG
 
 class PlayView(Protocol):
     """What the screen reads of a game in play: the state of an
-    :class:`~escapebench.engine.env.EscapeGame` (named here by its shape, so that this module
-    does not import the one that uses it)."""
+    :class:`~escapebench.engine.env.EscapeGame` (named by its shape: what it reads, no more)."""
 
     defn: GameDefinition
     scene: int
@@ -178,7 +180,7 @@ class PlayView(Protocol):
     bag: list[int]
 
 
-class ScreenCache:
+class ScreenCache(StateWatcher):
     """One game's screen, kept up to date by the engine as it changes the state.
 
     ``seen[scene]`` and ``actions[scene]`` hold one slot per item and tool of the scene (see
@@ -191,11 +193,12 @@ class ScreenCache:
     """
 
     __slots__ = (
-        "texts", "texts_tool_scene", "seen", "actions", "links", "bag_lines", "bag", "text",
+        "defn", "texts", "texts_tool_scene", "seen", "actions", "links", "bag_lines", "bag", "text",
         "text_scene",
     )
 
     def __init__(self, defn: GameDefinition) -> None:
+        self.defn = defn
         self.texts = texts_for(defn)
         self.texts_tool_scene = tuple(t.scene for t in defn.tools)
         self.start()
@@ -347,3 +350,16 @@ class ScreenCache:
             bag,
         ))
         return text
+
+
+def observation_text(game: EscapeGame) -> str:
+    """The observation of ``game``'s current state in the escapebench layout.
+
+    The first call watches the game with a :class:`ScreenCache` (kept as the game's watcher),
+    so later calls rebuild only what steps changed.
+    """
+    screen = game.watcher
+    if type(screen) is not ScreenCache or screen.defn is not game.defn:
+        screen = ScreenCache(game.defn)
+        game.watch(screen)
+    return screen.render(game)
