@@ -36,6 +36,7 @@ import yaml
 
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
+from escapebench.engine.outcome import Outcome
 from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
 from escapebench.protocols.original.source import (
     USAGE_HINT,
@@ -486,21 +487,22 @@ class OriginalSession(Session):
         try:
             return self._react(game, text)
         except _Failure as exc:
-            return StepResult(text, False, True, self.texts.reaction_error.fill(exc.text).strip())
+            feedback = self.texts.reaction_error.fill(exc.text).strip()
+            return StepResult(text, False, True, feedback, (), 0, 0, False, exc.outcome)
 
     def _react(self, game: EscapeGame, text: str) -> StepResult:
         t, raw = self.texts, self.raw
         try:
             inner = text.split("(")[1]
         except IndexError as exc:
-            raise _Failure(str(exc)) from None
+            raise _Failure(str(exc), Outcome("malformed", "", (), text)) from None
         verb = text.split("(")[0].strip()
         args = [a.strip() for a in inner.split(")")[0].split(",") if a.strip() != ""]
         want = {"click": 1, "move": 1, "apply": 2, "input": 2, "craft": 2}.get(verb)
         if want is not None and len(args) != want:
-            raise _Failure(t.arity[verb])
+            raise _Failure(t.arity[verb], Outcome("wrong_arity", verb))
         if want is None:
-            raise _Failure(self._unknown_verb(verb))
+            raise _Failure(self._unknown_verb(verb), Outcome("malformed", "", (), text))
         # the names on screen, as the original's reverse mappings (the last of equal names wins)
         sc = game.scene
         spec = self.defn.scenes[sc]
@@ -529,7 +531,12 @@ class OriginalSession(Session):
             else:
                 found = things.get(key)
             if found is None:
-                raise _Failure(t.invalid_name.fill(key))
+                unknown = (
+                    "unknown_scene" if verb == "move"
+                    else "unknown_tool" if (verb == "apply" and n == 0) or verb == "craft"
+                    else "unknown_item"
+                )
+                raise _Failure(t.invalid_name.fill(key), Outcome(unknown, verb, (), arg))
             resolved.append(found)
         if verb == "move":
             label, target = resolved[0]
@@ -550,19 +557,30 @@ class OriginalSession(Session):
         if verb == "apply":
             tool = self._bag_tool(game, resolved[0])
             if kind != "item":
-                raise _Failure(t.apply_not_item)
+                raise _Failure(t.apply_not_item, Outcome("unknown_item", verb, (), args[1]))
             feedback, executed = self._apply_text(game, idx, tool)
             action = f"apply({self.defn.tools[tool].name}, {self.defn.items[idx].name})"
             if not executed:
-                return StepResult(text, False, False, feedback)
+                refused = self._refused(game, "apply", idx, (self.defn.tools[tool].name,))
+                return StepResult(text, False, False, feedback, (), 0, 0, False, refused)
             return self._step(game, action, text, feedback)
         if kind != "item":
-            raise _Failure(t.input_not_item)
+            raise _Failure(t.input_not_item, Outcome("unknown_item", verb, (), args[1]))
         content = str(resolved[0])
         feedback, executed = self._input_text(game, idx, content)
         if not executed:  # refused as the original refuses it (its comparison keeps case)
-            return StepResult(text, False, False, feedback)
+            refused = self._refused(game, "input", idx, ())
+            return StepResult(text, False, False, feedback, (), 0, 0, False, refused)
         return self._step(game, f"input({content}, {self.defn.items[idx].name})", text, feedback)
+
+    def _refused(self, game: EscapeGame, verb: str, i: int, tools: tuple[str, ...]) -> Outcome:
+        """The outcome of an apply or input the original refuses without stepping: the item
+        waits for a tool (an input), only not this one, or for nothing of the kind."""
+        item = self.defn.items[i]
+        state = item.states[game.item_state[i]]
+        wants = any(w.kind == verb for tr in state.transitions for w in tr.waits)
+        kind = ("wrong_tool" if verb == "apply" else "wrong_input") if wants else "no_effect"
+        return Outcome(kind, verb, (*tools, item.name), state.neg_reward or "")  # type: ignore[arg-type]
 
     def _unknown_verb(self, verb: str) -> str:
         msg: Message = self.texts.source.message(_GRAPH, "Graph.react", ("action",))
@@ -578,7 +596,7 @@ class OriginalSession(Session):
         for k in game.bag:
             if self.raw.tools[k].name == name:
                 return k
-        raise _Failure(str(KeyError(name)))
+        raise _Failure(str(KeyError(name)), Outcome("unknown_tool", "", (), name))
 
     # ---------------------------------------------------------------- the engine's texts
     def _remaining_waits(self, game: EscapeGame, i: int, ti: int) -> list[str]:
@@ -704,15 +722,17 @@ class OriginalSession(Session):
                     out += t.craft_missing[n].fill(self._tool_desc(game, dst))
                 result = game.step(f"craft({d.tools[src].name}, {d.tools[dst].name})")
                 return result._replace(action=shown, feedback=out.strip())
-        return StepResult(shown, False, False, t.craft_failed)
+        mismatch = Outcome("craft_mismatch", "craft", (d.tools[k1].name, d.tools[k2].name))
+        return StepResult(shown, False, False, t.craft_failed, (), 0, 0, False, mismatch)
 
 
 class _Failure(Exception):
     """An exception of the original engine during a reaction: its text is the feedback."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, outcome: Outcome) -> None:
         super().__init__(text)
         self.text = text
+        self.outcome = outcome
 
 
 def _capital(text: str | None) -> str:
