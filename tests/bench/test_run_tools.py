@@ -175,3 +175,35 @@ def test_cli_plays_with_tools_and_prints_model_usage(tmp_path: Path) -> None:
         f"model usage, base-tools / fake-model: {asked} calls, tokens {tokens} in 1 episode; "
         f"per episode {asked} calls, {tokens}"
     ]
+
+
+def test_tools_format_under_the_original_protocol(tmp_path: Path) -> None:
+    """Function calls work under the original harness's texts too: its prompt with the
+    functions offered, its parser's reading of the call, its feedback; labelled apart."""
+    from escapebench.games.loading import load_games
+    from tests.conftest import UPSTREAM
+    from tests.support.original_harness import make_checkout
+    from tests.support.tool_calls import as_function_call
+
+    if not (UPSTREAM / "original" / "src").is_dir():
+        pytest.skip("needs ../shared/upstream (the original code and data)")
+    game = str(make_checkout(tmp_path) / "data" / "game1-1.yaml")
+    [defn] = load_games([game], ["normal"])
+    first = defn.reference[0]
+    assert first.scene == defn.scenes[0].name  # played where the game starts
+    answers = [tool_call_answer(*as_function_call(first.action)), "no call at all"]
+    with FakeOpenAIServer(answer=answers) as server:
+        outcome = asyncio.run(run_suite(settings(
+            tmp_path / "run", server, games=[game], protocol="original", max_steps=3,
+        )))
+        requests = list(server.requests)
+    assert outcome.exit_code == 0
+    assert all(r["tools"] for r in requests)
+    records = steps(tmp_path / "run")
+    assert records[0]["success"] and records[0]["action"] == first.action
+    assert records[0]["outcome"] in ("triggered", "collected")
+    assert records[1]["error"] and records[1]["agent"]["tool_call_problem"] == "no function call"
+    assert "Could not read an action" not in records[1]["feedback"]  # the original's words
+    [summary] = [s for s in outcome.summaries if s.difficulty == "all"]
+    assert summary.coverage is not None and summary.coverage.protocol == "original"
+    assert summary.agent == "base-tools" and summary.coverage.action_format == "tools"

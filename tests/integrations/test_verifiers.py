@@ -163,3 +163,60 @@ def test_a_vf_eval_rollout_reports_the_metrics_of_our_harness(tmp_path, harness_
     assert model_calls == ours["total_steps"] - ours["forced_steps"]
     assert trace["rewards"]["progress"]["score"] == pytest.approx(harness_result["progress"])
     assert trace["metrics"]["hints_used"] == harness_result["hints_used"]
+
+
+class _Segment:
+    def __init__(self, reply: str) -> None:
+        self.last_reply, self.terminated = reply, False
+
+
+class _Interaction:
+    """The verifiers interaction as ModelPlayer uses it: a turn sends a text, a reply returns."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies, self.sent = list(replies), []
+
+    async def turn(self, text: str | None = None) -> _Segment:
+        self.sent.append(text)
+        return _Segment(self.replies.pop(0) if len(self.replies) > 1 else self.replies[0])
+
+
+def test_the_taskset_and_the_player_speak_the_original_protocol_for_a_checkout(tmp_path):
+    import asyncio
+
+    from escapebench.bench.episode import Episode, EpisodeSpec
+    from escapebench.engine import EscapeGame
+    from escapebench.protocols import make_protocol
+    from tests.conftest import UPSTREAM
+    from tests.support.original_harness import make_checkout
+
+    if not (UPSTREAM / "original" / "src").is_dir():
+        pytest.skip("needs ../shared/upstream (the original code and data)")
+    data = str(make_checkout(tmp_path) / "data")
+    env = ev.load_environment([data], difficulties=["normal"], max_steps=5)
+    first = next(iter(env.taskset.load())).data
+    protocol = make_protocol("original", [data])
+    assert first.info["protocol"] == "original"  # the default for a checkout's games
+    assert first.system_prompt == protocol.action_system_prompt()
+    defn = ev._definition(first.info)
+    game, session = EscapeGame(defn), protocol.session(defn)
+    assert first.prompt == protocol.action_user_prompt(
+        step=0, position=session.begin_step(game, None), observation=session.observation(game),
+        history=[], hint=None,
+    )
+
+    # A few turns of the player under that protocol: its feedback reaches the next turn.
+    interaction = _Interaction(["Action: click(nothing at all)", "Action: dance(now)"])
+    spec = EpisodeSpec("vf-original", defn, "verifiers", "verifiers", max_steps=3,
+                       protocol=protocol.label)
+    episode = Episode(spec, ev.ModelPlayer(interaction), tmp_path / "ep", fsync=False,
+                      protocol=protocol)
+    asyncio.run(episode.run())
+    assert interaction.sent[0] is None and len(interaction.sent) == 3
+    steps = [json.loads(line) for line in (tmp_path / "ep" / "steps.jsonl").open()]
+    assert steps[0]["outcome"] == "unknown_item"
+    assert steps[0]["feedback"] and steps[0]["feedback"] in interaction.sent[1]
+    ours = make_protocol("escapebench").session(defn).play(
+        EscapeGame(defn), "click(nothing at all)"
+    )
+    assert ours.feedback not in interaction.sent[1]  # the original's words, not ours
