@@ -246,6 +246,9 @@ def test_task_has_one_sample_per_setting_and_repeat() -> None:
         for r in (0, 1)
     )
     assert json.dumps(task.metadata["fingerprint"])  # what the results depend on, as JSON
+    # the protocol played, chosen as run chooses it (not the empty parameter)
+    assert task.metadata["protocol"].startswith("escapebench/escapebench-")
+    assert {s.metadata["protocol"] for s in task.dataset} == {task.metadata["protocol"]}
 
 
 def _entry_point_declared() -> str:

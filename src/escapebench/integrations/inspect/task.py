@@ -134,6 +134,8 @@ def step_markdown(record: dict[str, Any]) -> str:
     n = int(record["step"]) + 1
     action = record.get("action") or "(no action read)"
     outcome = "error" if record.get("error") else ("ok" if record.get("success") else "no effect")
+    if record.get("outcome"):  # what the engine reports, e.g. "wrong_tool", "unknown_item"
+        outcome += f": {str(record['outcome']).replace('_', ' ')}"
     lines = [
         f"**Step {n}** at *{record.get('position', '')}* ({record.get('mode', '')}): "
         f"`{action}` ({outcome})"
@@ -295,6 +297,7 @@ def escapebench(
                 "repeat": spec.repeat,
                 "agent": spec.agent,
                 "action_format": spec.action_format,
+                "protocol": spec.protocol,
                 "prompt_version": spec.prompt_version,
             },
         )
@@ -306,7 +309,7 @@ def escapebench(
         scorer=escape_metrics(),
         metadata={
             "agent": plan.specs[0].agent if plan.specs else agent,
-            "protocol": protocol,
+            "protocol": plan.protocol.label,  # the protocol played (chosen as run does)
             "action_format": settings.action_format,
             "fingerprint": plan.fingerprint,
             "games": plan.games,

@@ -15,7 +15,8 @@ position and observation, then the history window, which is only appended to unt
 list, memory of this position, hint, answer format). ``benchmarks/prefix_reuse.py`` measures
 it.
 
-The observation itself is rendered by the engine (its own ``OBSERVATION_VERSION``).
+The observation and the feedback are ``.observation`` and ``.feedback`` (the observation has its
+own ``OBSERVATION_VERSION``).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from typing import TypeVar
 
 from escapebench.llm.base import Message
 
-PROMPT_VERSION = "escapebench-prompts-2"
+PROMPT_VERSION = "escapebench-prompts-3"
 """The version of the texts and layout below (``escapebench-paper-c-v1`` was the paper's
-wording in the paper's layout)."""
+wording in the paper's layout; ``escapebench-prompts-2`` said "none yet" of the history hidden
+during a hint, and asked a player already taken to the hinted scene to go there)."""
 
 # --------------------------------------------------------------------------- action call
 ACTION_SYSTEM_PROMPT = """\
@@ -68,10 +70,14 @@ Result: {feedback}"""
 NO_HISTORY = "Your recent steps: none yet."
 """The history part of a prompt with no step to show."""
 
+HISTORY_DURING_HINT = "Your recent steps are not shown while you follow the help below."
+"""The history part of a prompt while a hint is active (the paper's harness leaves it out)."""
+
 HINT_TEMPLATE = """\
 You seem to be stuck, so here is help, and you must follow it. The next key action is \
-{action}, taken at {position}. Go there first if you are elsewhere, then take that action."""
-"""The help added to the action prompt while a hint is active."""
+{action}, taken at {position}. You have been brought there: take that action."""
+"""The help added to the action prompt while a hint is active (the hint system has already
+put the player in the scene, as in the paper)."""
 
 # --------------------------------------------------------------------------- task list
 TASK_TEMPLATE = """\
@@ -354,7 +360,7 @@ def action_messages(
     parts = [
         CURRENT_STEP_TEMPLATE.format(position=position, observation=observation),
         *[b for b in lead_blocks if b],
-        format_history(history),
+        HISTORY_DURING_HINT if hint else format_history(history),
         *[b for b in extra_blocks if b],
     ]
     if hint:
