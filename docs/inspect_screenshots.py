@@ -33,9 +33,14 @@ EVAL = ["-T", "games=tutorial", "-T", "agent=base", "--display", "plain"]
 
 
 def _env() -> dict[str, str]:
-    """The environment of every command: this checkout's package first on the path."""
+    """The environment of every command: this checkout's package first on the path (unless
+    it is the one installed: Inspect then finds no task when the same folder is also on
+    PYTHONPATH)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    import escapebench
+
+    if Path(escapebench.__file__).resolve().parents[1] != SRC.resolve():
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
     return env
 
 

@@ -134,8 +134,9 @@ def step_markdown(record: dict[str, Any]) -> str:
     n = int(record["step"]) + 1
     action = record.get("action") or "(no action read)"
     outcome = "error" if record.get("error") else ("ok" if record.get("success") else "no effect")
-    if record.get("outcome"):  # what the engine reports, e.g. "wrong_tool", "unknown_item"
-        outcome += f": {str(record['outcome']).replace('_', ' ')}"
+    kind = str(record.get("outcome") or "").replace("_", " ")
+    if kind and kind != outcome:  # what the engine reports, e.g. wrong tool, unknown item
+        outcome += f": {kind}"
     lines = [
         f"**Step {n}** at *{record.get('position', '')}* ({record.get('mode', '')}): "
         f"`{action}` ({outcome})"
