@@ -152,7 +152,8 @@ class _Plan:
         "norm_memo", "recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
         "partial_outcome", "stuck_outcome", "collected_outcome", "moved_outcome", "past_possible",
-        "item_names", "tool_names", "tool_targets", "item_scene", "tool_scene", "start",
+        "item_names", "tool_names", "tool_targets", "tool_target_counts", "item_scene",
+        "tool_scene", "start",
     )
 
     def __init__(self, d: GameDefinition) -> None:
@@ -204,9 +205,14 @@ class _Plan:
             tool_where=(_IN_SCENE,) * len(d.tools),
             tool_state=(0,) * len(d.tools),
         )
-        # per tool, per state: the names its apply_to lists
+        # per tool, per state: the names its apply_to lists, and how often each is listed
+        # (a use strikes one: a name listed twice can be used twice in that state)
         self.tool_targets = tuple(
             tuple(frozenset(st.apply_to) for st in t.states) for t in d.tools
+        )
+        self.tool_target_counts = tuple(
+            tuple({x: st.apply_to.count(x) for x in st.apply_to} for st in t.states)
+            for t in d.tools
         )
         # per item, per state: {(wait kind, tool name or the input text normalized, "" for a
         # click): the waits that offer matches, in file order, each as an _OfferedWait}
@@ -468,9 +474,11 @@ class EscapeGame:
         self.satisfied: dict[tuple[int, int, int, int], set[int]] = {}
         # waits that already counted as a key step: (kind, owner, state, transition, wait)
         self.counted: set[tuple[int, int, int, int, int]] = set()
-        # (tool, tool state) -> targets of its apply_to already used; the tool leaves the bag
-        # once every target of its current state has been used.
-        self.used: dict[tuple[int, int], set[str]] = {}
+        # (tool, tool state) -> the targets of its apply_to used so far, one entry per use: as
+        # in the original engine, a use strikes the target off the state's list (a second
+        # apply to the same item in the same tool state is refused, unless it is listed
+        # twice), and the tool leaves the bag once its last state's list is used up.
+        self.used: dict[tuple[int, int], list[str]] = {}
         self.key_steps = 0
         self.tools_collected = 0
         self.ended = False
@@ -543,7 +551,7 @@ class EscapeGame:
             (int(a), int(b), int(c), int(e)): set(w) for a, b, c, e, w in snap["satisfied"]
         }
         self.counted = {tuple(int(x) for x in k) for k in snap["counted"]}  # type: ignore[misc]
-        self.used = {(int(t), int(st)): set(v) for t, st, v in snap["used"]}
+        self.used = {(int(t), int(st)): [str(x) for x in v] for t, st, v in snap["used"]}
         self.key_steps = int(snap["key_steps"])
         self.tools_collected = int(snap["tools_collected"])
         self.ended = bool(snap["ended"])
@@ -894,6 +902,11 @@ class EscapeGame:
             target = plan.item_names[i]
             if target not in plan.tool_targets[tool][tool_state]:
                 return self._fail(action, kind, i, tool)
+            struck = self.used.get((tool, tool_state))
+            if struck is not None and target in struck and (
+                struck.count(target) >= plan.tool_target_counts[tool][tool_state][target]
+            ):
+                return self._fail(action, kind, i, tool)  # struck off the tool's list
         # The first transition wait matching the offer, preferring one not yet satisfied. Clicks
         # match any click wait, tools their own name; inputs compare without case or
         # surrounding space (the original's case-sensitive comparison is a documented bug, and
@@ -919,9 +932,9 @@ class EscapeGame:
             used_key = (tool, tool_state)
             used = self.used.get(used_key)
             if used is None:
-                self.used[used_key] = {target}
+                self.used[used_key] = [target]
             else:
-                used.add(target)
+                used.append(target)
         if not complete:
             if tool >= 0:
                 self._release_if_spent(tool, events)
@@ -986,14 +999,22 @@ class EscapeGame:
         outcome = Outcome(failure, kind, names, state.neg_reward or "")  # type: ignore[arg-type]
         return StepResult(action, False, False, "", (), 0, 0, False, outcome)
 
+    def _uses_left(self, t: int, target: str) -> bool:
+        """Whether ``target`` is still on tool ``t``'s list in its current state."""
+        s = self.tool_state[t]
+        struck = self.used.get((t, s))
+        if struck is None or target not in struck:
+            return True
+        return struck.count(target) < self._plan.tool_target_counts[t][s].get(target, 0)
+
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
         key = (t, self.tool_state[t])
         used = self.used.get(key)
         if used is None:
-            self.used[key] = {target}
+            self.used[key] = [target]
         else:
-            used.add(target)
+            used.append(target)
 
     def _release_if_spent(self, t: int, events: list[Event]) -> None:
         """A tool leaves the bag once it is in its last state and that state has nothing left
@@ -1005,8 +1026,9 @@ class EscapeGame:
         if s + 1 < len(self.defn.tools[t].states):
             return
         used = self.used.get((t, s))
-        targets = self._plan.tool_targets[t][s]
-        if used.issuperset(targets) if used is not None else not targets:
+        # (every use was checked against the list, so the list is used up when as many uses
+        # as it has entries were made)
+        if len(used or ()) >= len(self.defn.tools[t].states[s].apply_to):
             self._release(t, events)
 
     def _release(self, t: int, events: list[Event]) -> None:
@@ -1027,7 +1049,10 @@ class EscapeGame:
             src_state = d.tools[src].states[self.tool_state[src]]
             dst_state = d.tools[dst].states[self.tool_state[dst]]
             src_name, dst_name = d.tools[src].name, d.tools[dst].name
-            if dst_name in src_state.apply_to and src_name in dst_state.wait_for:
+            if (
+                dst_name in src_state.apply_to and src_name in dst_state.wait_for
+                and self._uses_left(src, dst_name)
+            ):
                 s = self.tool_state[dst]
                 wi = dst_state.wait_for.index(src_name)
                 key = (1, dst, s, 0)

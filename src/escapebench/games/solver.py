@@ -31,7 +31,7 @@ def _state_key(game: EscapeGame) -> tuple[Any, ...]:
         tuple(game.tool_state),
         frozenset(game.bag),
         frozenset((k, frozenset(v)) for k, v in game.satisfied.items() if v),
-        frozenset((k, frozenset(v)) for k, v in game.used.items() if v),
+        frozenset((k, tuple(sorted(v))) for k, v in game.used.items() if v),
     )
 
 
@@ -42,7 +42,7 @@ _LIST_FIELDS = (
     "scene_visible", "item_visible", "item_interact", "item_state", "item_present",
     "tool_visible", "tool_where", "tool_state", "bag",
 )
-_SET_MAP_FIELDS = ("satisfied", "used")
+_SET_MAP_FIELDS = ("satisfied", "used")  # maps to sets (satisfied) or lists (used)
 _VALUE_FIELDS = ("scene", "key_steps", "tools_collected", "ended")
 _SET_FIELDS = ("counted",)
 
@@ -50,7 +50,7 @@ _SET_FIELDS = ("counted",)
 def _save(game: EscapeGame) -> tuple[Any, ...]:
     return (
         tuple(getattr(game, f)[:] for f in _LIST_FIELDS),
-        tuple({k: set(v) for k, v in getattr(game, f).items()} for f in _SET_MAP_FIELDS),
+        tuple({k: v.copy() for k, v in getattr(game, f).items()} for f in _SET_MAP_FIELDS),
         tuple(getattr(game, f) for f in _VALUE_FIELDS),
         tuple(set(getattr(game, f)) for f in _SET_FIELDS),
     )
@@ -61,7 +61,7 @@ def _load(game: EscapeGame, saved: tuple[Any, ...]) -> None:
     for f, v in zip(_LIST_FIELDS, lists, strict=True):
         setattr(game, f, v[:])
     for f, v in zip(_SET_MAP_FIELDS, set_maps, strict=True):
-        setattr(game, f, {k: set(x) for k, x in v.items()})
+        setattr(game, f, {k: x.copy() for k, x in v.items()})
     for f, v in zip(_VALUE_FIELDS, values, strict=True):
         setattr(game, f, v)
     for f, v in zip(_SET_FIELDS, sets, strict=True):

@@ -609,8 +609,10 @@ class OriginalSession(Session):
     def _apply_to(self, game: EscapeGame, k: int) -> list[str]:
         """A tool's apply_to list as the original keeps it: a target used is taken off."""
         s = game.tool_state[k]
-        used = game.used.get((k, s), set())
-        return [x for x in self.defn.tools[k].states[s].apply_to if x not in used]
+        left = list(self.defn.tools[k].states[s].apply_to)
+        for target in game.used.get((k, s), ()):
+            left.remove(target)  # each use strikes one entry, as the original's list loses it
+        return left
 
     def _wait_for(self, game: EscapeGame, k: int) -> list[str]:
         s = game.tool_state[k]
