@@ -87,14 +87,16 @@ def draw_definition(d: GameDefinition, path: Path, creative: frozenset[str] = fr
             "arrowstyle": "->", "color": "#d62728" if red else colors[kind],
             "lw": 2 if red else 0.8, "alpha": 0.8})
     shapes = {"tool": "o", "item": "s", "scene": "D", "code": "^", "exit": "*"}
+    locks = {b for _, b, kind in edges if kind in ("apply", "input")}  # a tool or code opens it
     for n, (x, y) in pos.items():
         kind, name = n.split(":", 1)
+        fill = ("#d62728" if name in creative or kind == "exit"
+                else "#808080" if n in locks else "#cccccc")
         ax.scatter([x], [y], marker=shapes[kind], s=160 if kind != "exit" else 400,
-                   c="#d62728" if name in creative or kind == "exit" else "#cccccc",
-                   edgecolors="black", zorder=3)
+                   c=fill, edgecolors="black", zorder=3)
         ax.text(x, y + 0.25, name, fontsize=6, ha="center", zorder=4)
-    ax.set_title(title or f"{d.title} ({d.setting}): tools o, items s, scenes D, codes ^; "
-                 "red = creative step", fontsize=8)
+    ax.set_title(title or f"{d.title} ({d.setting}): tools o, items s (locks darker), "
+                 "scenes D, codes ^; red = creative step", fontsize=8)
     ax.axis("off")
     fig.tight_layout()
     path = Path(path)
