@@ -127,6 +127,15 @@ def test_a_tier_2_game_played_to_the_end_through_the_page(server: str, page) -> 
     page.click("#start-button")
     expect(page.locator("#title")).to_have_text(f"{defn.title} ({SETTING})")
     expect(page.locator("#scene-name")).to_have_text(defn.start_scene)
+    # a tool lying in the scene says it is one (as the terminal does); a clue is not dimmed
+    tools = page.locator("#items button.thing.tool")
+    assert tools.count() > 0
+    for k in range(tools.count()):
+        expect(tools.nth(k).locator(".tag")).to_have_text("tool: click to take it")
+    inert = page.locator("#items button.thing.inert")
+    assert inert.count() > 0 and all(
+        float(inert.nth(k).evaluate("b => getComputedStyle(b).opacity")) == 1.0
+        for k in range(inert.count()))
     at = defn.start_scene
     for n, (kind, what) in enumerate(plan, start=1):
         do(page, kind, what)
