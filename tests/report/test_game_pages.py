@@ -165,3 +165,21 @@ def test_an_original_game_is_drawn(upstream_dir: Path, tmp_path: Path) -> None:
     html = pages[0].read_text(encoding="utf-8")
     assert picture(site, html).read_bytes()[:8] == PNG
     assert items(html, "scenes") and items(html, "locks") and items(html, "tools")
+
+
+def test_builds_into_new_folders_share_the_pictures_of_a_cache(site: Path, tmp_path: Path) -> None:
+    """As ``escapebench serve`` builds: each build a new folder, one cache folder."""
+    from escapebench.report.site import build_report
+
+    run_dir = Path(re.search(r"<code>([^<]+)</code>",
+                             (site / "index.html").read_text(encoding="utf-8")).group(1))
+    cache = tmp_path / "cache"
+    first = build_report([run_dir], tmp_path / "build-1", cache_dir=cache)
+    kept = {p.name: p.stat().st_mtime_ns for p in (cache / "games").glob("*.png")}
+    assert len(kept) == 2
+    second = build_report([run_dir], tmp_path / "build-2", cache_dir=cache)
+    assert {p.name: p.stat().st_mtime_ns for p in (cache / "games").glob("*.png")} == kept
+    for result in (first, second):
+        shown = sorted(p.name for p in (result.out_dir / "games").glob("*.png"))
+        assert shown == sorted(kept)
+        assert [g.picture for g in result.games] == [f"games/{n}" for n in sorted(kept)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -168,12 +169,16 @@ def _groups(runs: Sequence[RunFolder]) -> list[tuple[dict[str, Any], list[str]]]
     return out
 
 
-def game_pages(runs: Sequence[RunFolder], out_dir: Path) -> list[GamePage]:
+def game_pages(runs: Sequence[RunFolder], out_dir: Path,
+               cache_dir: Path | None = None) -> list[GamePage]:
     """Draw (or keep from an earlier build) the graph of every game ``runs`` recorded, into
-    ``out_dir/games/``; returns the pages to write. Files of games no longer shown are
-    removed."""
+    ``out_dir/games/``; returns the pages to write. Pictures are kept in ``cache_dir`` when it
+    is given (``escapebench serve`` writes each build into a new folder), else in the report
+    folder itself; files of games no longer shown are removed from both."""
     folder = out_dir / GAMES_DIR
     folder.mkdir(parents=True, exist_ok=True)
+    keep = folder if cache_dir is None else cache_dir / GAMES_DIR
+    keep.mkdir(parents=True, exist_ok=True)
     finder = _Finder()
     pages: list[GamePage] = []
     used: set[str] = set()
@@ -188,19 +193,23 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path) -> list[GamePage]:
         key = hashlib.sha256(json.dumps(
             [PAGE_VERSION, __version__, rec.get("setting"), rec.get("sha256"),
              rec.get("generated")], sort_keys=True, default=str).encode()).hexdigest()[:16]
-        png, meta = folder / f"{slug}-{key}.png", folder / f"{slug}-{key}.json"
+        png, meta = keep / f"{slug}-{key}.png", keep / f"{slug}-{key}.json"
         used |= {png.name, meta.name, f"{slug}.html"}
         kept = _kept(meta, png) if rec.get("sha256") else None
         if kept is not None:
             for k in ("scenes", "locks", "tools", "creative"):
                 setattr(page, k, kept[k])
-            page.picture = f"{GAMES_DIR}/{png.name}"
         else:
             _draw(page, rec, finder, png, meta)
+        if png.is_file() and page.problem is None:
+            if keep != folder:
+                shutil.copyfile(png, folder / png.name)
+            page.picture = f"{GAMES_DIR}/{png.name}"
         pages.append(page)
-    for f in folder.iterdir():
-        if f.is_file() and f.name not in used:
-            f.unlink()
+    for d in {folder, keep}:
+        for f in d.iterdir():
+            if f.is_file() and f.name not in used:
+                f.unlink()
     return pages
 
 
@@ -227,7 +236,6 @@ def _draw(page: GamePage, rec: dict[str, Any], finder: _Finder, png: Path, meta:
         draw_design(design, png, d)
     else:
         draw_definition(d, png)
-    page.picture = f"{GAMES_DIR}/{png.name}"
     data = {k: v for k, v in asdict(page).items() if k in ("scenes", "locks", "tools",
                                                               "creative")}
     meta.write_text(json.dumps(data), encoding="utf-8")

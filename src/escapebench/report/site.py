@@ -213,7 +213,7 @@ def build_report(
     episodes_dir = out / "data" / "episodes"
     episodes_dir.mkdir(parents=True, exist_ok=True)
 
-    games = game_pages(runs, out)
+    games = game_pages(runs, out, cache_dir)
     pages = _pages_by_setting(runs, games)
     entries = []
     episode_cache = None if cache_dir is None else _EpisodeCache(cache_dir / "episodes")
