@@ -183,3 +183,23 @@ def test_builds_into_new_folders_share_the_pictures_of_a_cache(site: Path, tmp_p
         shown = sorted(p.name for p in (result.out_dir / "games").glob("*.png"))
         assert shown == sorted(kept)
         assert [g.picture for g in result.games] == [f"games/{n}" for n in sorted(kept)]
+
+
+def test_a_builtin_game_recorded_at_another_path_is_found_by_its_hash(
+    site: Path, tmp_path: Path,
+) -> None:
+    """A run made with the package installed elsewhere: the built-in file of the same hash."""
+    run_dir = Path(re.search(r"<code>([^<]+)</code>",
+                             (site / "index.html").read_text(encoding="utf-8")).group(1))
+    moved = tmp_path / "run"
+    shutil.copytree(run_dir, moved)
+    run = json.loads((moved / "run.json").read_text())
+    for rec in run["games"]:
+        if rec["setting"] == "tutorial":
+            rec["file"] = "/elsewhere/site-packages/escapebench/games/builtin/tutorial.yaml"
+    (moved / "run.json").write_text(json.dumps(run))
+    done = cli("report", str(moved), "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "site" / "games" / "tutorial.html").read_text(encoding="utf-8")
+    assert picture(tmp_path / "site", html).read_bytes()[:8] == PNG
+    assert "/elsewhere/site-packages" in html  # the page says what the run recorded
