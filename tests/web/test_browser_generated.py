@@ -89,6 +89,14 @@ def button(page, where: str, name: str):  # noqa: ANN001, ANN201
     return page.locator(f"#{where} button.thing[data-name={json.dumps(name)}]")
 
 
+def loaded_width(img) -> int:  # noqa: ANN001
+    """The natural width of an image once it has loaded (0: it did not load)."""
+    return img.evaluate(
+        "i => i.complete ? i.naturalWidth : new Promise(r => {"
+        " i.addEventListener('load', () => r(i.naturalWidth));"
+        " i.addEventListener('error', () => r(0)); })")
+
+
 def do(page, kind: str, what: str) -> None:  # noqa: ANN001
     """One step of the reference as a player does it with the mouse and keyboard."""
     if kind == "move":
@@ -158,7 +166,7 @@ def test_a_tier_2_game_played_to_the_end_through_the_page(server: str, page) -> 
     expect(page.locator("#step-count")).to_have_text(str(len(plan)))
     page.click("#game-page-link")
     expect(page.locator("h1")).to_have_text(SETTING)
-    assert page.locator("#graph-picture").evaluate("i => i.complete && i.naturalWidth > 0")
+    assert loaded_width(page.locator("#graph-picture")) > 0
 
 
 def test_the_report_game_page_draws_the_graph_with_its_marked_parts(
@@ -170,11 +178,11 @@ def test_the_report_game_page_draws_the_graph_with_its_marked_parts(
     card = page.locator(f'#games figure[data-game="{SETTING}"]')
     expect(card).to_contain_text(GEN)
     expect(card).to_contain_text(f"{len(g.design.creative)} creative steps")
-    assert card.locator("img").evaluate("i => i.complete && i.naturalWidth > 0")
+    assert loaded_width(card.locator("img")) > 0
     card.locator("a", has_text=SETTING).click()
     picture = page.locator("#graph-picture")
     expect(picture).to_be_visible()
-    assert picture.evaluate("i => i.complete && i.naturalWidth > 600")
+    assert loaded_width(picture) > 600
     expect(page.locator("#scenes h3")).to_have_text(f"Scenes ({len(normal.scenes)})")
     expect(page.locator("#tools h3")).to_have_text(f"Tools ({len(normal.tools)})")
     for sentence in g.design.creative:
