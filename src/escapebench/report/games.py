@@ -83,13 +83,14 @@ class _Finder:
     def __init__(self) -> None:
         self.generated: dict[str, Any] = {}
 
-    def definition(self, rec: dict[str, Any]) -> tuple[GameDefinition, Any]:
+    def definition(self, rec: dict[str, Any], run_path: Path) -> tuple[GameDefinition, Any]:
         """The recorded setting and, for a generated game, its design; raises ValueError
-        saying why the game cannot be found as it was played."""
+        saying why the game cannot be found as it was played. A relative file name (as the
+        run's command line gave it) is looked for here, then next to the result folder."""
         gen = rec.get("generated")
         if isinstance(gen, dict):
             return self._generated(rec, gen)
-        return self._from_file(rec), None
+        return self._from_file(rec, run_path), None
 
     def _generated(self, rec: dict[str, Any], gen: dict[str, Any]) -> tuple[GameDefinition, Any]:
         from escapebench.generate.make import GENERATOR_VERSION, generate_spec, parse_gen_spec
@@ -117,11 +118,16 @@ class _Finder:
         raise ValueError(f"{spec} makes no {rec.get('file')}")
 
     @staticmethod
-    def _from_file(rec: dict[str, Any]) -> GameDefinition:
+    def _from_file(rec: dict[str, Any], run_path: Path) -> GameDefinition:
         from escapebench.games.loading import GameFileError, builtin_files, load_file
 
         want = str(rec.get("sha256") or "")
         named = Path(str(rec.get("file") or ""))
+        if rec.get("file") and not named.is_absolute() and not named.is_file():
+            for base in (run_path.parent, run_path):
+                if (base / named).is_file():
+                    named = base / named
+                    break
         candidates = []
         if rec.get("file") and named.is_file() and (not want or _sha256(named) == want):
             candidates.append(named)
@@ -146,16 +152,18 @@ def _source(rec: dict[str, Any]) -> str:
     return f"file {rec.get('file') or '(not recorded)'}"
 
 
-def _groups(runs: Sequence[RunFolder]) -> list[tuple[dict[str, Any], list[str]]]:
+def _groups(runs: Sequence[RunFolder]) -> list[tuple[dict[str, Any], list[str], Path]]:
     """One (record to draw, settings) per game: the normal version's record when recorded.
 
     Records of one game name whose drawn file differs (a file edited between two runs) are
     separate games."""
     by_game: dict[str, list[dict[str, Any]]] = {}
+    folder: dict[int, Path] = {}
     for run in runs:
         for rec in run.run_info.get("games") or []:
             if isinstance(rec, dict) and rec.get("setting"):
                 by_game.setdefault(str(rec.get("game") or rec["setting"]), []).append(rec)
+                folder.setdefault(id(rec), run.path)
     out = []
     for game in sorted(by_game):
         recs = by_game[game]
@@ -165,7 +173,7 @@ def _groups(runs: Sequence[RunFolder]) -> list[tuple[dict[str, Any], list[str]]]
             variants.setdefault(str(r.get("sha256") or ""), r)
         settings = sorted({str(r["setting"]) for r in recs})
         for rec in variants.values():
-            out.append((rec, settings))
+            out.append((rec, settings, folder[id(rec)]))
     return out
 
 
@@ -183,7 +191,7 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path,
     pages: list[GamePage] = []
     used: set[str] = set()
     slugs: set[str] = set()
-    for rec, settings in _groups(runs):
+    for rec, settings, run_path in _groups(runs):
         game = str(rec.get("game") or rec["setting"])
         slug = safe_slug(game)
         if slug in slugs:  # the same game name with another file
@@ -200,7 +208,7 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path,
             for k in ("scenes", "locks", "tools", "creative"):
                 setattr(page, k, kept[k])
         else:
-            _draw(page, rec, finder, png, meta)
+            _draw(page, rec, finder, png, meta, run_path)
         if png.is_file() and page.problem is None:
             if keep != folder:
                 shutil.copyfile(png, folder / png.name)
@@ -221,11 +229,12 @@ def _kept(meta: Path, png: Path) -> dict[str, Any] | None:
         return None
 
 
-def _draw(page: GamePage, rec: dict[str, Any], finder: _Finder, png: Path, meta: Path) -> None:
+def _draw(page: GamePage, rec: dict[str, Any], finder: _Finder, png: Path, meta: Path,
+          run_path: Path) -> None:
     from escapebench.generate.graph import draw_definition, draw_design
 
     try:
-        d, design = finder.definition(rec)
+        d, design = finder.definition(rec, run_path)
     except ValueError as exc:
         page.problem = str(exc)
         return
