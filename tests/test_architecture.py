@@ -30,7 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "generate": {"engine", "games"},
     "bench": {"engine", "llm", "protocols", "games", "agents"},
     "play": BELOW_PLAY,
-    "report": {"engine", "protocols", "games", "bench"},
+    "report": {"engine", "protocols", "games", "bench", "generate"},
     "web": BELOW_PLAY | {"play", "report"},
     "integrations": BELOW_PLAY,
     "gym": {"integrations"},

@@ -1,9 +1,10 @@
 """Drawing a game's puzzle-dependency graph as a PNG (matplotlib, no graphviz).
 
-Nodes are the game's tools (circles), items (squares; locks and doors darker) and scenes
-(diamonds); an arrow means "is needed for" (a tool applied to an item, a part crafted in) or
-"reveals" (an item that shows a tool, a scene, or becomes a tool). Creative steps are drawn
-in red. Works on any loaded game: generated, built-in or original.
+Nodes are the game's tools (circles), items (squares; locks darker: items a tool or a code
+opens) and scenes (diamonds), each item and tool with the scene it lies in written small under
+it; an arrow means "is needed for" (a tool applied to an item, a part crafted in) or "reveals"
+(an item that shows a tool, a scene, or becomes a tool). Creative steps are drawn in red.
+Works on any loaded game: generated, built-in or original.
 """
 
 from __future__ import annotations
@@ -87,14 +88,21 @@ def draw_definition(d: GameDefinition, path: Path, creative: frozenset[str] = fr
             "arrowstyle": "->", "color": "#d62728" if red else colors[kind],
             "lw": 2 if red else 0.8, "alpha": 0.8})
     shapes = {"tool": "o", "item": "s", "scene": "D", "code": "^", "exit": "*"}
+    locks = {b for _, b, kind in edges if kind in ("apply", "input")}  # a tool or code opens it
+    where = {f"item:{d.items[i].name}": s.name for s in d.scenes for i in s.items}
+    where.update({f"tool:{d.tools[i].name}": s.name for s in d.scenes for i in s.tools})
     for n, (x, y) in pos.items():
         kind, name = n.split(":", 1)
+        fill = ("#d62728" if name in creative or kind == "exit"
+                else "#808080" if n in locks else "#cccccc")
         ax.scatter([x], [y], marker=shapes[kind], s=160 if kind != "exit" else 400,
-                   c="#d62728" if name in creative or kind == "exit" else "#cccccc",
-                   edgecolors="black", zorder=3)
+                   c=fill, edgecolors="black", zorder=3)
         ax.text(x, y + 0.25, name, fontsize=6, ha="center", zorder=4)
-    ax.set_title(title or f"{d.title} ({d.setting}): tools o, items s, scenes D, codes ^; "
-                 "red = creative step", fontsize=8)
+        if n in where:  # the scene an item or tool lies in, small and grey under it
+            ax.text(x, y - 0.32, where[n], fontsize=4.5, ha="center", color="#777777",
+                    zorder=4)
+    ax.set_title(title or f"{d.title} ({d.setting}): tools o, items s (locks darker), "
+                 "scenes D, codes ^; red = creative step", fontsize=8)
     ax.axis("off")
     fig.tight_layout()
     path = Path(path)

@@ -2,8 +2,10 @@
 
 * :mod:`.runs`: reading result folders (:func:`load_runs`, :class:`RunFolder`, :class:`Episode`);
 * :mod:`.tables`: the paper's tables and leaderboards; :mod:`.figures`: the figures (matplotlib);
-* :mod:`.trajectory`: the step-by-step viewer's data; :mod:`.site`: :func:`build_report`, the
-  folder that works opened from disk (templates and static files beside it);
+* :mod:`.trajectory`: the step-by-step viewer's data; :mod:`.games`: a page per game with its
+  dependency graph (drawn by :mod:`escapebench.generate.graph`); :mod:`.site`:
+  :func:`build_report`, the folder that works opened from disk (templates and static files
+  beside it);
 * :mod:`.command_report`, :mod:`.command_compare`: ``escapebench report`` and ``compare``.
 
 The server of ``escapebench serve`` is :mod:`escapebench.web`. The names below are imported when
@@ -17,6 +19,8 @@ from typing import Any
 
 _LAZY = {
     "Episode": "escapebench.report.runs",
+    "GamePage": "escapebench.report.games",
+    "game_pages": "escapebench.report.games",
     "ReportInputError": "escapebench.report.runs",
     "RunFolder": "escapebench.report.runs",
     "all_results": "escapebench.report.runs",

@@ -22,6 +22,7 @@ from escapebench import __version__
 from escapebench.bench.costs import Prices
 from escapebench.report import tables
 from escapebench.report.figures import Figure, draw_all
+from escapebench.report.games import GamePage, game_pages
 from escapebench.report.runs import (
     RESULT_FILE,
     STEPS_FILE,
@@ -68,6 +69,7 @@ class ReportResult:
     finished: int
     figures: list[Figure]
     tables: list[tables.Table]
+    games: list[GamePage]
 
 
 def template_environment(templates_dir: Path = TEMPLATES_DIR) -> jinja2.Environment:
@@ -108,9 +110,11 @@ def _run_info(run: RunFolder) -> dict[str, Any]:
     }
 
 
-def _episode_entry(ep: Episode, hint_steps: list[int], steps: int) -> dict[str, Any]:
+def _episode_entry(ep: Episode, hint_steps: list[int], steps: int,
+                   pages: dict[tuple[int, str], GamePage]) -> dict[str, Any]:
     r = ep.result
     info = ep.describe()
+    page = pages.get((ep.run.index, info["setting"]))
     return {
         "key": ep.key,
         "episode_id": ep.episode_id,
@@ -122,6 +126,7 @@ def _episode_entry(ep: Episode, hint_steps: list[int], steps: int) -> dict[str, 
         "hints_used": r.hints_used if r else len(hint_steps),
         "progress": r.progress if r else None,
         "series": tables.agent_label(info["agent"], info["model"]),
+        "game_page": page.page if page is not None else None,
     }
 
 
@@ -208,6 +213,8 @@ def build_report(
     episodes_dir = out / "data" / "episodes"
     episodes_dir.mkdir(parents=True, exist_ok=True)
 
+    games = game_pages(runs, out, cache_dir)
+    pages = _pages_by_setting(runs, games)
     entries = []
     episode_cache = None if cache_dir is None else _EpisodeCache(cache_dir / "episodes")
     for run in runs:
@@ -222,7 +229,7 @@ def build_report(
                 ep.forget_steps()  # each log is needed once; keeps memory flat on big runs
                 if episode_cache is not None:
                     episode_cache.put(ep, target, *kept)
-            entries.append(_episode_entry(ep, *kept))
+            entries.append(_episode_entry(ep, *kept, pages))
     if episode_cache is not None:
         episode_cache.prune()
 
@@ -254,13 +261,34 @@ def build_report(
         episodes=len(entries),
         finished=sum(1 for e in entries if e["finished"]),
         links=links or {},
+        games=games,
     )
     index = out / "index.html"
     index.write_text(html, encoding="utf-8")
+    game_template = env.get_template("game.html.j2")
+    for game in games:
+        (out / game.page).write_text(
+            game_template.render(title=title, version=__version__, game=game,
+                                 links=links or {}), encoding="utf-8")
     (out / "tables.md").write_text(
         "\n\n".join(f"## {t.title}\n\n{t.caption}\n\n{tables.markdown(t)}" for t in shown)
         + "\n",
         encoding="utf-8",
     )
     return ReportResult(out, index, len(entries), sum(1 for e in entries if e["finished"]),
-                        figures, shown)
+                        figures, shown, games)
+
+
+def _pages_by_setting(runs: Sequence[RunFolder], games: Sequence[GamePage]
+                      ) -> dict[tuple[int, str], GamePage]:
+    """(run index, setting) -> the page of the game that run played under that name."""
+    out: dict[tuple[int, str], GamePage] = {}
+    for run in runs:
+        for rec in run.run_info.get("games") or []:
+            if not isinstance(rec, dict):
+                continue
+            game = str(rec.get("game") or rec.get("setting"))
+            match = [g for g in games if g.game == game and rec.get("setting") in g.settings]
+            if match:
+                out[(run.index, str(rec.get("setting")))] = match[0]
+    return out

@@ -10,7 +10,8 @@ the feedback and the hint); the scorer's value holds the paper's metrics of the 
 the task's metrics give the Table 3 figures with standard errors.
 
 Task parameters (``-T name=value``) mirror ``escapebench run``'s options: ``games``
-(comma-separated: built-in games or settings, ``builtin``, a game file or folder),
+(comma-separated: built-in games or settings, ``builtin``, a game file or folder, or a
+``gen:tier=T,count=N,seed=S`` spec of generated games, whose own commas stay with it),
 ``difficulty`` (comma-separated), ``agent`` (base or escape), ``protocol``, ``action_format``
 (text or tools), ``repeats``, ``max_steps``, ``patience``, ``help_steps``, ``memory``,
 ``no_reflection``, ``no_foresight``, ``temperature``, ``max_tokens``, ``seed``.
@@ -18,6 +19,7 @@ Task parameters (``-T name=value``) mirror ``escapebench run``'s options: ``game
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -57,8 +59,25 @@ class _NoModel:
 def _split(value: str | list[str] | None) -> list[str] | None:
     if value is None:
         return None
-    items = value if isinstance(value, list) else str(value).split(",")
+    # (Inspect itself splits a -T value with commas into a list.)
+    items = _fold_gen_specs([str(v) for v in value] if isinstance(value, list)
+                            else str(value).split(","))
     return [v.strip() for v in items if str(v).strip()] or None
+
+
+_GEN_PART = re.compile(r"\s*[A-Za-z_]+\s*=[^=]*")
+
+
+def _fold_gen_specs(parts: list[str]) -> list[str]:
+    """Comma-separated specs, where a ``gen:tier=T,count=N,seed=S`` spec keeps its own commas:
+    the ``name=value`` parts after a ``gen:`` part belong to it."""
+    out: list[str] = []
+    for part in parts:
+        if out and out[-1].strip().startswith("gen:") and _GEN_PART.fullmatch(part):
+            out[-1] += "," + part
+        else:
+            out.append(part)
+    return out
 
 
 def run_settings(

@@ -241,7 +241,11 @@
       ep.finished ? (ep.escaped ? "escaped" : "not escaped") : "unfinished",
       (m.total_steps !== undefined ? m.total_steps : n) + " steps",
       (m.hints_used !== undefined ? m.hints_used : ep.hint_steps.length) + " hints"];
-    $("episode-head").textContent = head.join(" · ");
+    // the game's page (its dependency graph), when the report could draw the game
+    const entry = INDEX.episodes.find((e) => e.key === ep.key);
+    $("episode-head").replaceChildren(head.join(" · "), entry && entry.game_page
+      ? el("span", {}, " · ", el("a", { href: entry.game_page, id: "game-page-link" }, "dependency graph"))
+      : null);
     drawCurve(ep);
     go(step);
   }

@@ -146,7 +146,9 @@
     const attrs = { class: "thing " + kind + (selected ? " selected" : ""), "data-name": name,
       "data-kind": kind, type: "button" };
     if (onclick) attrs.onclick = onclick; else { attrs.disabled = "disabled"; attrs.class += " inert"; }
-    return el("button", attrs, el("span", { class: "name" }, name), desc ? el("span", { class: "desc" }, desc) : null);
+    // a tool lying in the scene says so, as the terminal's "(tool: click to take it)" does
+    return el("button", attrs, el("span", { class: "name" }, name), desc ? el("span", { class: "desc" }, desc) : null,
+      kind === "tool" && onclick ? el("span", { class: "tag" }, "tool: click to take it") : null);
   }
 
   function renderThings() {
