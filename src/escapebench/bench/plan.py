@@ -103,7 +103,7 @@ def game_record(defn: GameDefinition) -> dict[str, Any]:
         "setting": defn.setting,
         "game": defn.game,
         "difficulty": defn.difficulty,
-        "file": str(source) if source else "",
+        "file": str(source.resolve()) if source else "",  # absolute: found again from anywhere
         "sha256": sha,
         "reference_sha256": hashlib.sha256(reference.encode()).hexdigest(),
     }

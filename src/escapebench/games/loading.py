@@ -870,7 +870,10 @@ def generated_games(spec: str) -> list[GameDefinition]:
         parsed = make.parse_gen_spec(spec)
         games = make.generate_spec(parsed)
     except (ValueError, RuntimeError) as exc:
-        raise GameFileError(spec, str(exc)) from None
+        problem = str(exc)
+        if problem.startswith(f"{spec}: "):  # said once, by the error's own place
+            problem = problem[len(spec) + 2:]
+        raise GameFileError(spec, problem) from None
     out: list[GameDefinition] = []
     for g in games:
         for d in g.settings:

@@ -62,6 +62,8 @@ class Unplayable:
 
 def unplayable_file(exc: GameFileError) -> Unplayable:
     """A file that did not load, as an :class:`Unplayable` named by its file's stem."""
+    if exc.source.startswith("gen:"):  # a spec, not a file: named once, by itself
+        return Unplayable(exc.source, exc.source, exc.problem)
     stem = Path(exc.source).name.rsplit(".", 1)[0] or exc.source
     return Unplayable(stem, exc.source, str(exc))
 

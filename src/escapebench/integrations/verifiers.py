@@ -22,6 +22,7 @@ or from Python with :func:`load_environment`.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -121,8 +122,16 @@ def system_prompt(protocol: Protocol) -> str:
     return protocol.action_system_prompt()
 
 
+@functools.lru_cache(maxsize=16)
+def _generated(spec: str) -> tuple[GameDefinition, ...]:
+    """The settings of a ``gen:`` spec, made once per process (the same spec always makes the
+    same games; a file is read again each rollout, as it may have changed)."""
+    return tuple(load_games([spec]))
+
+
 def _definition(info: dict[str, Any]) -> GameDefinition:
-    for d in load_games([info["game"]]):
+    spec = str(info["game"])
+    for d in _generated(spec) if spec.startswith("gen:") else load_games([spec]):
         if d.setting == info["setting"]:
             return d
     raise ValueError(f"{info['game']}: no setting {info['setting']!r}")
