@@ -29,8 +29,15 @@ SETTING = "gen-t1-s3-000"
 
 
 def env() -> dict[str, str]:
-    return {"PYTHONPATH": str(ROOT / "src"), "PATH": f"{BIN}{os.pathsep}/usr/bin:/bin",
-            "HOME": os.environ.get("HOME", "/tmp")}
+    """A subprocess's environment: this checkout's sources first on the path, unless they are
+    the installed package (then the checkout's own ``*.egg-info`` beside them would be a second
+    ``escapebench`` distribution, and Inspect finds no task)."""
+    out = {"PATH": f"{BIN}{os.pathsep}/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
+    import escapebench
+
+    if Path(escapebench.__file__).resolve().parents[1] != (ROOT / "src").resolve():
+        out["PYTHONPATH"] = str(ROOT / "src")
+    return out
 
 
 def normal():  # noqa: ANN201
