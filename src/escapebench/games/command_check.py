@@ -28,7 +28,8 @@ from escapebench.terminal import print_table, render_table
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="*", metavar="PATH",
-        help="game files or folders of them (default: every built-in game)",
+        help="game files or folders of them, 'builtin', a built-in game's name, or a gen: spec, "
+        "as --games takes them (default: every built-in game)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON document for machines")
     parser.add_argument(
@@ -103,8 +104,21 @@ def format_issues(reports: Sequence[SettingReport], *, errors_only: bool = False
     return out
 
 
+def _expand(spec: str) -> list[str]:
+    """The files a spec names, as ``--games`` reads it: ``builtin`` is every built-in game, and
+    the name of a built-in game (or of one of its settings) is its file."""
+    if spec == "builtin":
+        return [str(p) for p in builtin_files()]
+    if spec.startswith("gen:") or Path(spec).exists():
+        return [spec]
+    for f in builtin_files():
+        if spec == f.stem or spec.startswith(f.stem + "-"):
+            return [str(f)]
+    return [spec]
+
+
 def main(args: argparse.Namespace) -> int:
-    paths = list(args.paths)
+    paths = [p for spec in args.paths for p in _expand(spec)]
     if not paths:
         paths = [str(p) for p in builtin_files()]
         if not paths:
