@@ -138,3 +138,24 @@ def test_graph_draws_a_generated_and_a_builtin_game(tmp_path: Path) -> None:
                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "b" / "tutorial.png").stat().st_size > 1000
+
+
+def test_the_proof_finds_a_shortcut_behind_a_scene_that_opens_later() -> None:
+    """A floorboard ending the game in the second scene makes the later steps skippable but
+    not the keys of the door to that scene: the proof follows the scene as it opens."""
+    g = generate_games(2, 1, 5)[0]
+    doc = yaml.safe_load(g.text)
+    label, second = next((k, v) for k, v in doc["scenes"][0]["scene_relations"].items()
+                         if k.startswith("Through the "))
+    door = label.removeprefix("Through the ")
+    scene = next(s for s in doc["scenes"] if s["name"] == second)
+    scene.setdefault("items", []).append({"position": "Underfoot", "item": {
+        "name": "loose floorboard", "states": [{"desc": "A loose floorboard.", "transitions": [
+            {"wait_for": ["click"], "trigger": ["change_interact, false"],
+             "reward": "A tunnel leads outside. GAME END"}]}]}})
+    text = yaml.safe_dump(doc, sort_keys=False)
+    normal = next(d for d in load_own_text(text, "planted.yaml") if d.difficulty == "normal")
+    skipped = [s for s in g.design.key_steps if abstract_reaches_end(normal, [s])]
+    door_keys = [s for s in g.design.key_steps if s.endswith(f", {door})")]
+    assert door_keys and not set(door_keys) & set(skipped)
+    assert g.design.key_steps[-1] in skipped  # the exit door's last key
