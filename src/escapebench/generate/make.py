@@ -19,9 +19,9 @@ from escapebench.games.loading import load_own_text
 from escapebench.games.validation import check_definition
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.knobs import Knobs, knobs_for
-from escapebench.generate.proof import abstract_reaches_end
+from escapebench.generate.proof import abstract_reaches_end, naming_problems
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
@@ -167,7 +167,8 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
           ) -> tuple[list[GameDefinition], list[str]]:
     """Check and prove one candidate; returns its settings and the problems found (none: the
     game passes ``escapebench check`` with no error or warning, its reference reaches GAME END,
-    each required step is needed, and the distractors are inert)."""
+    each required step is needed, the distractors are inert, and no text of the normal and
+    hard versions names a solution outright)."""
     settings = load_own_text(text, source, doc)
     problems: list[str] = []
     for d in settings:
@@ -176,6 +177,8 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         problems += [f"{d.setting}: {i.check}: {i.message}" for i in report.issues]
         if d.difficulty == "normal" and report.solver != "reached":
             problems.append(f"{d.setting}: solver {report.solver}")
+        if d.difficulty != "easy":  # below easy, no text names its solution outright
+            problems += [f"{d.setting}: naming: {m}" for m in naming_problems(d)]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")

@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "parse_step"]
+__all__ = ["abstract_reaches_end", "blocked_reaches_end", "naming_problems", "parse_step"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -250,3 +251,111 @@ def _compiled(d: GameDefinition) -> _Compiled:
 def blocked_reaches_end(defn: GameDefinition, step: str) -> bool:
     """Whether ``GAME END`` stays reachable (in the over-approximation) without ``step``."""
     return abstract_reaches_end(defn, [step])
+
+
+@lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])")
+
+
+def _mentions(text: str | None, name: str) -> bool:
+    """Whether ``name`` appears in ``text`` as whole words (any case)."""
+    return bool(text) and _name_pattern(name).search(str(text).lower()) is not None
+
+
+def _without(text: str | None, name: str) -> str:
+    """``text`` with the whole-word mentions of ``name`` taken out."""
+    return _name_pattern(name).sub(" ", (text or "").lower())
+
+
+_WORD = re.compile(r"\w+")
+
+
+def naming_problems(defn: GameDefinition) -> list[str]:
+    """Where a text names a solution outright (empty when none does).
+
+    For every obstacle, an item state waiting for a tool, a code or a craft:
+
+    * the obstacle's own texts shown before it is solved (its descriptions and failure texts
+      up to that state) do not name the tool that solves it;
+    * no other text (a scene, item or tool description, a failure or reward text) names both
+      the tool and the obstacle, but the reward of solving it and what the obstacle shows
+      afterwards;
+    * no text at all holds the answer of a code as a whole word;
+    * a tool to be crafted does not name its part, nor the part the tool, before the craft.
+
+    Easy versions may name solutions (the paper's easy settings do); the generator asks
+    this of the normal and hard versions. A name counts where all of its words are written
+    together, as whole words, in any case.
+    """
+    d = defn
+    # every text with whose it is: (kind, owner, state, transition; -1 where none)
+    owners: list[tuple[str, int, int, int]] = []
+    texts: list[str] = []
+
+    def add(owner: tuple[str, int, int, int], text: str | None) -> None:
+        if text:
+            owners.append(owner)
+            texts.append(text)
+
+    for sc in d.scenes:
+        add(("scene", -1, -1, -1), sc.desc)
+    for i, it in enumerate(d.items):
+        for s, st in enumerate(it.states):
+            add(("item", i, s, -1), st.desc)
+            add(("item", i, s, -1), st.neg_reward)
+            for k, tr in enumerate(st.transitions):
+                add(("reward", i, s, k), tr.reward)
+    for t, tool in enumerate(d.tools):
+        for s, st in enumerate(tool.states):
+            add(("tool", t, s, -1), st.desc)
+    lowered = [x.lower() for x in texts]
+    by_word: dict[str, set[int]] = {}
+    for n, x in enumerate(lowered):
+        for w in set(_WORD.findall(x)):
+            by_word.setdefault(w, set()).add(n)
+
+    def naming(name: str) -> list[int]:
+        """The texts that name ``name`` (found through its words, then matched whole)."""
+        words = _WORD.findall(name.lower())
+        if not words:
+            return []
+        found = set.intersection(*(by_word.get(w, set()) for w in words))
+        pattern = _name_pattern(name)
+        return sorted(n for n in found if pattern.search(lowered[n]))
+
+    out: list[str] = []
+    for i, it in enumerate(d.items):
+        for s, st in enumerate(it.states):
+            for k, tr in enumerate(st.transitions):
+                for w in tr.waits:
+                    if w.kind == "input":
+                        out += [f"the answer {w.arg!r} of {it.name!r} is written out: "
+                                f"{texts[n]!r}" for n in naming(w.arg)]
+                        continue
+                    if w.kind != "apply":
+                        continue
+                    own = [x for s2 in range(s + 1) for x in (
+                        it.states[s2].desc, it.states[s2].neg_reward)]
+                    out += [f"{it.name!r} names its solution {w.arg!r}: {x!r}" for x in own
+                            if _mentions(_without(x, it.name), w.arg)]
+                    both = set(naming(it.name)) & set(naming(w.arg))
+                    for n in sorted(both):
+                        kind, owner, at, k2 = owners[n]
+                        if kind == "item" and owner == i:
+                            continue  # its own texts: checked above, or shown once solved
+                        if kind == "reward" and owner == i and (at, k2) == (s, k):
+                            continue  # the reward of solving it
+                        if _mentions(_without(texts[n], it.name), w.arg):
+                            out.append(f"a text pairs {w.arg!r} with {it.name!r}: {texts[n]!r}")
+    for tool in d.tools:
+        for s, st in enumerate(tool.states):
+            for part in st.wait_for:
+                before = [x.desc for x in tool.states[: s + 1]]
+                p = d.tool_index.get(part)
+                parts = [x.desc for x in d.tools[p].states] if p is not None else []
+                out += [f"{tool.name!r} names its part {part!r} before the craft: {x!r}"
+                        for x in before if _mentions(_without(x, tool.name), part)]
+                out += [f"part {part!r} names the tool {tool.name!r} it is crafted into: {x!r}"
+                        for x in parts if _mentions(_without(x, part), tool.name)]
+    return out
