@@ -110,20 +110,22 @@ def main() -> None:
           + f" (candidates rejected for it: {naming_rejects})")
     print()
     cols = ["oracle", "key steps", "explorer steps", "random steps", "explorer early-exit",
-            "random early-exit", "rejects"]
+            "random early-exit", "rejects", "explorer escapes"]
     print("| tier | " + " | ".join(cols) + " |")
     print("|" + "---|" * (len(cols) + 1))
     rows = []
     for tier in range(1, 6):
         games = generate_games(tier, args.games, args.seed)
         oracle, keys, ex_s, rd_s, ex_e, rd_e = [], [], [], [], [], []
+        escapes = 0
         rejects = sum(g.rejects for g in games)
         for i, g in enumerate(games):
             d = next(x for x in g.settings if x.difficulty == "normal")
             rep = check_definition(d, g.text, run_solver=False)
             oracle.append(rep.oracle_steps or 0)
             keys.append(d.total_key_steps)
-            s, e, _ = play(d, ExplorerAgent())
+            s, e, escaped = play(d, ExplorerAgent())
+            escapes += escaped
             ex_s.append(s)
             ex_e.append(e)
             s, e, _ = play(d, RandomAgent(i))
@@ -133,7 +135,8 @@ def main() -> None:
         share = rejects / (rejects + len(games))
         rows.append(med)
         print(f"| {tier} | {med[0]:.0f} | {med[1]:.0f} | {med[2]:.0f} | {med[3]:.0f} | "
-              f"{med[4]:.2f} | {med[5]:.2f} | {share:.0%} |", flush=True)
+              f"{med[4]:.2f} | {med[5]:.2f} | {share:.0%} | {escapes}/{len(games)} |",
+              flush=True)
     if args.plot:
         import matplotlib
 

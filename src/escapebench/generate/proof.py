@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from escapebench.engine.model import GameDefinition
@@ -253,19 +252,39 @@ def blocked_reaches_end(defn: GameDefinition, step: str) -> bool:
     return abstract_reaches_end(defn, [step])
 
 
-@lru_cache(maxsize=4096)
-def _name_pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])")
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def _spans(text: str, name: str) -> list[int]:
+    """Where ``name`` starts in ``text`` as whole words (both lower case), left to right and
+    not overlapping; a word character or hyphen on either side is no whole word."""
+    out: list[int] = []
+    n = len(name)
+    i = text.find(name) if name else -1
+    while i >= 0:
+        if not (i and _is_word_char(text[i - 1])) and not (
+                i + n < len(text) and _is_word_char(text[i + n])):
+            out.append(i)
+            i = text.find(name, i + n)
+        else:
+            i = text.find(name, i + 1)
+    return out
 
 
 def _mentions(text: str | None, name: str) -> bool:
     """Whether ``name`` appears in ``text`` as whole words (any case)."""
-    return bool(text) and _name_pattern(name).search(str(text).lower()) is not None
+    return bool(text) and bool(_spans(str(text).lower(), name.lower()))
 
 
 def _without(text: str | None, name: str) -> str:
-    """``text`` with the whole-word mentions of ``name`` taken out."""
-    return _name_pattern(name).sub(" ", (text or "").lower())
+    """``text`` (lower case) with the whole-word mentions of ``name`` taken out."""
+    low, key = (text or "").lower(), name.lower()
+    parts, last = [], 0
+    for i in _spans(low, key):
+        parts += [low[last:i], " "]
+        last = i + len(key)
+    return "".join(parts) + low[last:]
 
 
 _WORD = re.compile(r"\w+")
@@ -321,8 +340,8 @@ def naming_problems(defn: GameDefinition) -> list[str]:
         if not words:
             return []
         found = set.intersection(*(by_word.get(w, set()) for w in words))
-        pattern = _name_pattern(name)
-        return sorted(n for n in found if pattern.search(lowered[n]))
+        key = name.lower()
+        return sorted(n for n in found if _spans(lowered[n], key))
 
     out: list[str] = []
     for i, it in enumerate(d.items):
