@@ -8,6 +8,10 @@ tool for a property (creative or plain), a key, or a code; the tool in turn lies
 the unit before, or may have to be crafted, prepared or first pulled loose (an item that
 becomes a tool). A chain starts at a tool lying in the open (in this or an earlier scene) or at
 a code lock whose digits are written in several scenes.
+
+The words come last and from a random stream of their own (seeded from the logic's): variants
+of the fixed sentences and one detail sentence per item and tool (``data/words.yaml`` and the
+theme's ``details``), so choosing them never changes the puzzle.
 """
 
 from __future__ import annotations

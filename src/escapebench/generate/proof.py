@@ -10,6 +10,9 @@ number of rounds, however many states the real game has.
 :func:`blocked_reaches_end` asks this with one step forbidden (a wait that is never met, or a
 craft never made): if the end is still reachable, the step is not required and the game has a
 shortcut.
+
+:func:`naming_problems` is the proof's last part: where a text of a version names a solution
+outright (the generator asks it of the normal and hard versions).
 """
 
 from __future__ import annotations
