@@ -419,11 +419,13 @@ class _Builder:
         digits = [str(self.rng.randrange(10)) for _ in range(n)]
         code = "".join(digits)
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
+        where_digits = ("the whole code is written on a note nearby" if self.k.indirection == 0 else
+                        f"its digits are written around the place, marked I to {MARKS[n - 1]}")
         item = {"name": cont, "states": [
-            {"desc": _t(f"{locked} It takes a {n}-digit code; its digits are written around "
-                        f"the place, marked I to {MARKS[n - 1]}.", f"{locked} {n} digits.",
-                        f"A {cont}. {n} digits."),
-             "neg_reward": _t("Wrong code. Look for the marked digits.", "The dial sticks.",
+            {"desc": _t(f"{locked} It takes a {n}-digit code; {where_digits}.",
+                        f"{locked} {n} digits.", f"A {cont}. {n} digits."),
+             "neg_reward": _t("Wrong code. Look for the note." if self.k.indirection == 0 else
+                              "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
                               "reward": f"The {lock['name']} clicks and the {cont} opens."}]},
