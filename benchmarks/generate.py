@@ -8,7 +8,10 @@ built-in tutorial's check measured in the same run as the baseline ratio; (2) pe
 ``--games`` games: median oracle steps, key steps, the random and explorer baselines' steps
 (under the paper's hint system) and early-exit progress (progress when the first hint came),
 and the share of candidates rejected. Difficulty rises with the tier when oracle, key steps and
-baseline steps rise and early-exit progress falls.
+baseline steps rise and early-exit progress falls. In between it prints (3) the share of
+distinct item and tool descriptions over 200 normal games (40 per tier over 4 seeds) and (4)
+how many of those games have a text naming its solution outright, per version (the proof
+rejects such a candidate below easy; easy may name solutions).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.games.loading import builtin_files, load_file
 from escapebench.games.validation import check_definition
 from escapebench.generate import generate_games
+from escapebench.generate.proof import naming_problems
 
 
 def play(defn, agent, steps: int = 4000) -> tuple[int, float, bool]:  # noqa: ANN001
@@ -59,6 +63,30 @@ def baseline_rate(rounds: int = 3) -> float:
     return statistics.median(rates)
 
 
+def description_share(per_tier: int = 10, seeds: tuple[int, ...] = (101, 102, 103, 104)
+                      ) -> tuple[float, int, list]:  # noqa: ANN001
+    """Distinct share of the item and tool descriptions (every state) of the normal version,
+    pooled over ``per_tier`` games x ``seeds`` at each tier (200 games by default); also
+    returns the games, for the naming check."""
+    texts, games = [], []
+    for tier in range(1, 6):
+        for seed in seeds:
+            for g in generate_games(tier, per_tier, seed):
+                games.append(g)
+                d = next(x for x in g.settings if x.difficulty == "normal")
+                texts += [st.desc for thing in (*d.items, *d.tools) for st in thing.states]
+    return len(set(texts)) / len(texts), len(texts), games
+
+
+def naming_counts(games: list) -> dict[str, int]:  # noqa: ANN001
+    """Per version: how many of ``games`` have a text naming a solution outright."""
+    out = {"easy": 0, "normal": 0, "hard": 0}
+    for g in games:
+        for d in g.settings:
+            out[d.difficulty] += bool(naming_problems(d))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=50, help="games per tier for the table")
@@ -72,21 +100,32 @@ def main() -> None:
         rate = speed(tier, args.speed_games)
         print(f"{tier} | {rate:.1f} | {rate / base:.2f}")
     print()
+    share, n_texts, games = description_share()
+    print(f"distinct item and tool descriptions over {len(games)} normal games "
+          f"(40 per tier, 4 seeds): {share:.1%} of {n_texts}")
+    named = naming_counts(games)
+    naming_rejects = sum(r.count(": naming:") > 0 for g in games for r in g.reasons)
+    print(f"games with a text naming its solution, of {len(games)}: "
+          + ", ".join(f"{k} {v}" for k, v in named.items())
+          + f" (candidates rejected for it: {naming_rejects})")
+    print()
     cols = ["oracle", "key steps", "explorer steps", "random steps", "explorer early-exit",
-            "random early-exit", "rejects"]
+            "random early-exit", "rejects", "explorer escapes"]
     print("| tier | " + " | ".join(cols) + " |")
     print("|" + "---|" * (len(cols) + 1))
     rows = []
     for tier in range(1, 6):
         games = generate_games(tier, args.games, args.seed)
         oracle, keys, ex_s, rd_s, ex_e, rd_e = [], [], [], [], [], []
+        escapes = 0
         rejects = sum(g.rejects for g in games)
         for i, g in enumerate(games):
             d = next(x for x in g.settings if x.difficulty == "normal")
             rep = check_definition(d, g.text, run_solver=False)
             oracle.append(rep.oracle_steps or 0)
             keys.append(d.total_key_steps)
-            s, e, _ = play(d, ExplorerAgent())
+            s, e, escaped = play(d, ExplorerAgent())
+            escapes += escaped
             ex_s.append(s)
             ex_e.append(e)
             s, e, _ = play(d, RandomAgent(i))
@@ -96,7 +135,8 @@ def main() -> None:
         share = rejects / (rejects + len(games))
         rows.append(med)
         print(f"| {tier} | {med[0]:.0f} | {med[1]:.0f} | {med[2]:.0f} | {med[3]:.0f} | "
-              f"{med[4]:.2f} | {med[5]:.2f} | {share:.0%} |", flush=True)
+              f"{med[4]:.2f} | {med[5]:.2f} | {share:.0%} | {escapes}/{len(games)} |",
+              flush=True)
     if args.plot:
         import matplotlib
 

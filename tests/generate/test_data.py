@@ -168,7 +168,8 @@ def theme_problems(theme: Any) -> list[str]:
     if "GAME END" not in str(theme.get("exit", "")):
         problems.append("exit does not contain GAME END")
     minimum = {"scenes": 12, "closeups": 8, "containers": 8, "locks": 3, "doors": 2,
-               "clue_carriers": 8, "code_words": 15, "filler_items": 10, "reward_templates": 8}
+               "clue_carriers": 8, "code_words": 15, "filler_items": 10, "reward_templates": 8,
+               "details": 12}
     for key, least in minimum.items():
         if len(theme.get(key) or []) < least:
             problems.append(f"{key}: {len(theme.get(key) or [])} < {least}")
@@ -213,6 +214,46 @@ def theme_problems(theme: Any) -> list[str]:
         check_texts(f"filler {f.get('name')!r}.desc", f.get("desc", []) or [""], set(), problems)
         check_texts(f"filler {f.get('name')!r}.fail", f.get("fail"), set(), problems)
     check_texts("reward_templates", theme.get("reward_templates", []), {"tool", "item"}, problems)
+    check_texts("details", theme.get("details", []), set(), problems)
+    return problems
+
+
+WORD_FILLS = {"key_desc": {"key"}, "solved_desc": {"item"}, "exit_open": set(),
+              "source_desc": {"src"}, "source_used": {"src"}, "loose_desc": {"tool"}}
+
+
+def puzzle_words(table: Any) -> set[str]:
+    """Every word a puzzle relies on: properties, objects, crafts, sources, obstacle items."""
+    return (set(table["properties"]) | {o["name"] for o in table["objects"]}
+            | {c["result"] for c in table["crafts"]}
+            | {s for p in table["preparations"] for s in p["source"]}
+            | {i for ob in table["obstacles"] for i in ob["item"]})
+
+
+def words_problems(words: Any, themes: list[Any], table: Any) -> list[str]:
+    """Everything wrong with words.yaml and the themes' details (empty when sound): the
+    details and variants may name no property, object or obstacle of the table, nor hold a
+    digit, so they can neither hint at a solution nor write out a code."""
+    problems: list[str] = []
+    if words.get("version") != 1:
+        problems.append("words: version must be 1")
+    if len(words.get("details", [])) < 40:
+        problems.append(f"details: {len(words.get('details', []))} < 40")
+    check_texts("details", words.get("details", []), set(), problems)
+    for key, fills in WORD_FILLS.items():
+        if len(words.get(key, [])) < 4:
+            problems.append(f"{key}: {len(words.get(key, []))} < 4 variants")
+        check_texts(key, words.get(key, []), fills, problems)
+    texts = [t for k in ("details", *WORD_FILLS) for t in words.get(k, [])]
+    texts += [t for th in themes for t in th.get("details", [])]
+    if len(set(texts)) != len(texts):
+        problems.append("words: a sentence is given twice")
+    banned = puzzle_words(table)
+    for text in texts:
+        bare = PLACEHOLDER.sub("", text)
+        problems += [f"{text!r} names {w!r}" for w in sorted(banned) if mentions(bare, w)]
+        if re.search(r"\d", bare):
+            problems.append(f"{text!r} holds a digit")
     return problems
 
 
@@ -280,3 +321,16 @@ def test_a_broken_theme_is_caught() -> None:
     assert "needs >= 2 desc variants" in problems
     assert "placeholders ['weather']" in problems
     assert "filler_items: 3 < 10" in problems
+
+
+def test_the_words_name_no_solution(affordances: Any) -> None:
+    words = load(DATA / "words.yaml")
+    themes = [load(p) for p in THEME_FILES]
+    assert words_problems(words, themes, affordances) == []
+    broken = copy.deepcopy(words)
+    broken["details"].append("A magnet is stuck to it.")
+    broken["details"].append("It is hot to the touch.")
+    broken["key_desc"].append("A {key} for the {door} number 7.")
+    problems = "\n".join(words_problems(broken, themes, affordances))
+    assert "names 'magnet'" in problems and "names 'hot'" in problems
+    assert "holds a digit" in problems and "placeholders ['door']" in problems

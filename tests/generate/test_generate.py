@@ -17,6 +17,7 @@ from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.games.loading import load_games, load_own_text
 from escapebench.games.validation import check_paths
 from escapebench.generate import abstract_reaches_end, generate_games, prove
+from escapebench.generate.proof import naming_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,3 +139,87 @@ def test_graph_draws_a_generated_and_a_builtin_game(tmp_path: Path) -> None:
                cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "b" / "tutorial.png").stat().st_size > 1000
+
+
+def test_the_proof_finds_a_shortcut_behind_a_scene_that_opens_later() -> None:
+    """A floorboard ending the game in the second scene makes the later steps skippable but
+    not the keys of the door to that scene: the proof follows the scene as it opens."""
+    g = generate_games(2, 1, 5)[0]
+    doc = yaml.safe_load(g.text)
+    label, second = next((k, v) for k, v in doc["scenes"][0]["scene_relations"].items()
+                         if k.startswith("Through the "))
+    door = label.removeprefix("Through the ")
+    scene = next(s for s in doc["scenes"] if s["name"] == second)
+    scene.setdefault("items", []).append({"position": "Underfoot", "item": {
+        "name": "loose floorboard", "states": [{"desc": "A loose floorboard.", "transitions": [
+            {"wait_for": ["click"], "trigger": ["change_interact, false"],
+             "reward": "A tunnel leads outside. GAME END"}]}]}})
+    text = yaml.safe_dump(doc, sort_keys=False)
+    normal = next(d for d in load_own_text(text, "planted.yaml") if d.difficulty == "normal")
+    skipped = [s for s in g.design.key_steps if abstract_reaches_end(normal, [s])]
+    door_keys = [s for s in g.design.key_steps if s.endswith(f", {door})")]
+    assert door_keys and not set(door_keys) & set(skipped)
+    assert g.design.key_steps[-1] in skipped  # the exit door's last key
+
+
+def _thing(doc: dict, name: str) -> dict:
+    """The item or tool called ``name`` in a game document."""
+    return next(e.get("item") or e.get("tool") for s in doc["scenes"]
+                for e in [*s.get("items", []), *s.get("tools", [])]
+                if (e.get("item") or e.get("tool"))["name"] == name)
+
+
+def test_a_text_naming_its_solution_below_easy_is_rejected() -> None:
+    g = generate_games(3, 1, 6)[0]
+    tool, obstacle = next((a, b) for a, b, kind in g.design.edges
+                          if kind in ("apply", "creative"))
+    for level, rejected in (("easy", False), ("normal", True), ("hard", True)):
+        doc = yaml.safe_load(g.text)
+        state = _thing(doc, obstacle)["states"][0]
+        state["desc"][level] = f"A {obstacle}. Try the {tool} on it."
+        problems = prove(yaml.safe_dump(doc, sort_keys=False), g.design, "named.yaml")[1]
+        named = [p for p in problems if "naming" in p and repr(tool) in p]
+        assert bool(named) == rejected, (level, problems)
+
+
+def test_a_code_written_out_below_easy_is_rejected() -> None:
+    g = generate_games(2, 1, 3)[0]
+    step = next(s for s in g.design.key_steps if s.startswith("input("))
+    code = step[len("input("):].split(",")[0]
+    doc = yaml.safe_load(g.text)
+    doc["scenes"][0]["desc"] += f" Someone has scrawled {code} on the wall."
+    problems = prove(yaml.safe_dump(doc, sort_keys=False), g.design, "code.yaml")[1]
+    assert any("naming" in p and repr(code) in p for p in problems), problems
+
+
+def test_only_the_easy_version_names_solutions() -> None:
+    """Tier 1's easy note states the code (as the paper's easy settings name solutions); the
+    normal and hard versions of every tier name none."""
+    easy_named = 0
+    for tier in range(1, 6):
+        for g in generate_games(tier, 2, 40 + tier):
+            for d in g.settings:
+                if d.difficulty == "easy":
+                    easy_named += bool(naming_problems(d))
+                else:
+                    assert naming_problems(d) == [], (g.game_id, d.difficulty)
+    assert easy_named >= 2
+
+
+def _description_share(games: list) -> float:  # noqa: ANN001
+    texts = [st.desc for g in games for d in g.settings if d.difficulty == "normal"
+             for thing in (*d.items, *d.tools) for st in thing.states]
+    return len(set(texts)) / len(texts)
+
+
+def test_most_item_and_tool_descriptions_are_distinct(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over 100 tier-1 games (normal version) most descriptions are distinct; with the words
+    collapsed to one variant each and no details the share falls below half."""
+    assert _description_share(generate_games(1, 100, 9)) >= 0.5
+    import escapebench.generate.build as build
+
+    words = {k: v[:1] if isinstance(v, list) else v for k, v in build.words().items()}
+    themes = [dict(t, details=[]) for t in build.themes()]
+    monkeypatch.setattr(build, "words", lambda: words)
+    monkeypatch.setattr(build, "themes", lambda: themes)
+    assert _description_share(generate_games(1, 100, 9)) < 0.5

@@ -51,6 +51,10 @@ def _unknown_key(name: str, allowed: frozenset[str], what: str) -> str:
             f"known keys: {', '.join(sorted(allowed))}")
 
 
+# check_repeated_keys's last finding: [composed root, source, issues] (kept alive with it)
+_REPEATED_LAST: list[Any] = []
+
+
 class _StaticChecker:
     """Walks a definition once and records every static problem with its YAML place."""
 
@@ -151,8 +155,21 @@ class _StaticChecker:
 
     def check_repeated_keys(self) -> None:
         """A key given twice in one mapping: YAML keeps the last value and drops the first
-        without a word (a second ``desc:`` replaces the first), so it is an error."""
+        without a word (a second ``desc:`` replaces the first), so it is an error.
+
+        The finding depends only on the file's nodes and its name, so the last file's is kept:
+        a file's three difficulties are checked one after the other.
+        """
         root = self.loc._compose()
+        last = _REPEATED_LAST
+        if last and last[0] is root and root is not None and last[1] == self.loc.source:
+            self.issues.extend(last[2])
+            return
+        before = len(self.issues)
+        self._walk_repeated_keys(root)
+        _REPEATED_LAST[:] = [root, self.loc.source, tuple(self.issues[before:])]
+
+    def _walk_repeated_keys(self, root: yaml.Node | None) -> None:
         stack = [root] if root is not None else []
         seen: set[int] = set()  # an alias makes the node graph share (even contain) nodes
         while stack:

@@ -85,21 +85,44 @@ def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace
     ]
 
 
-def _names_exist(defn: GameDefinition, verb: str, text: str) -> str | None:
-    """Why a reference action's names cannot exist anywhere in the game (None when fine)."""
-    item_names = [it.name for it in defn.items]
-    tool_names = [t.name for t in defn.tools]
-    items = {normalize_name(n) for n in item_names}
-    tools = {normalize_name(n) for n in tool_names}
+@dataclass(frozen=True, slots=True)
+class _Names:
+    """A game's names as the reference check compares them, worked out once per setting."""
+
+    item_names: list[str]
+    tool_names: list[str]
+    items: set[str]
+    tools: set[str]
+    places: list[str]
+    place_keys: set[str]
+    tool_commas: int
+    item_commas: int
+
+    @classmethod
+    def of(cls, defn: GameDefinition) -> _Names:
+        item_names = [it.name for it in defn.items]
+        tool_names = [t.name for t in defn.tools]
+        items = {normalize_name(n) for n in item_names}
+        tools = {normalize_name(n) for n in tool_names}
+        places = [s.name for s in defn.scenes] + [ln.label for s in defn.scenes for ln in s.links]
+        return cls(item_names, tool_names, items, tools, places,
+                   {normalize_name(p) for p in places}, most_commas(tools), most_commas(items))
+
+
+def _names_exist(defn: GameDefinition, verb: str, text: str,
+                 names: _Names | None = None) -> str | None:
+    """Why a reference action's names cannot exist anywhere in the game (None when fine).
+    ``names`` is :meth:`_Names.of` ``defn``, when the caller checks many steps."""
+    n = names if names is not None else _Names.of(defn)
+    item_names, tool_names, items, tools = n.item_names, n.tool_names, n.items, n.tools
 
     def missing(what: str, name: str, known: list[str]) -> str:
         return f"no {what} {name.strip()!r} in this game{_suggest(name.strip(), known)}"
 
     if verb == "move":
-        places = [s.name for s in defn.scenes] + [ln.label for s in defn.scenes for ln in s.links]
-        if normalize_name(text) in {normalize_name(p) for p in places}:
+        if normalize_name(text) in n.place_keys:
             return None
-        return missing("scene", text, places)
+        return missing("scene", text, n.places)
     if verb == "click":
         key = normalize_name(text)
         return None if key in items or key in tools else missing(
@@ -111,9 +134,10 @@ def _names_exist(defn: GameDefinition, verb: str, text: str) -> str | None:
     right_ok, right_names = (tools, tool_names) if verb == "craft" else (items, item_names)
     # only the cuts whose parts can be names (no more commas than a name holds): every cut of
     # a long list of commas would be quadratic
-    left_commas = None if verb == "input" else most_commas(tools)
+    left_commas = None if verb == "input" else n.tool_commas
+    right_commas = n.tool_commas if verb == "craft" else n.item_commas
     for left, right in split_candidates(
-        text, left_commas=left_commas, right_commas=most_commas(right_ok)
+        text, left_commas=left_commas, right_commas=right_commas
     ):
         if normalize_name(right) in right_ok and (
             verb == "input" or normalize_name(left) in tools
@@ -129,6 +153,7 @@ def _check_reference_names(
     defn: GameDefinition, places: Sequence[_RefPlace], issues: list[CheckIssue]
 ) -> None:
     scene_names = {s.name for s in defn.scenes}
+    names = _Names.of(defn)
     for step, place in zip(defn.reference, places, strict=True):
         what = f"{place.label} {step.action!r}"
         for name in step.path:
@@ -146,7 +171,7 @@ def _check_reference_names(
                 place.source, place.line,
             ))
             continue
-        problem = _names_exist(defn, call.verb, call.arg_text)
+        problem = _names_exist(defn, call.verb, call.arg_text, names)
         if problem:
             issues.append(CheckIssue(
                 "error", "reference", f"{what}: {problem}", place.source, place.line,

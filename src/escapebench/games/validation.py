@@ -126,6 +126,21 @@ def check_definition(
     return report
 
 
+_CONTROL_LAST: list[Any] = []  # [source, text, issues] of the last file
+
+
+def _control_characters(source: str, text: str | None) -> tuple[CheckIssue, ...]:
+    """:func:`control_character_issues`, kept for the last file: its three difficulties share
+    the text, and walking a large file's nodes for each of them was a tenth of the check."""
+    last = _CONTROL_LAST
+    if last and last[0] == source and (last[1] is text or (
+            text is not None and last[1] is not None and last[1] == text)):
+        return last[2]
+    found = tuple(control_character_issues(source, text))
+    _CONTROL_LAST[:] = [source, text, found]
+    return found
+
+
 @contextlib.contextmanager
 def _collections_paused() -> Iterator[None]:
     """No cyclic garbage collection while checking: the checks of a large file build many
@@ -162,7 +177,7 @@ def _check_definition(
     _count_verbs(report, defn)
     static = _StaticChecker(defn, locator)
     report.issues.extend(static.run())
-    report.issues.extend(control_character_issues(defn.source, text))
+    report.issues.extend(_control_characters(defn.source, text))
     places = _reference_places(defn, locator)
     ref_issues: list[CheckIssue] = []
     _check_reference_names(defn, places, ref_issues)

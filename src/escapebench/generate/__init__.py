@@ -3,9 +3,10 @@
 * :mod:`~escapebench.generate.knobs`: the knobs and the tier presets.
 * :mod:`~escapebench.generate.build`: one candidate, a dependency graph built backward from
   the exit and rendered in our game format.
-* :mod:`~escapebench.generate.proof`: the no-shortcut proof over an abstraction of the states.
+* :mod:`~escapebench.generate.proof`: the no-shortcut proof over an abstraction of the states,
+  and the check that no text below easy names its solution.
 * :mod:`~escapebench.generate.make`: candidates checked and proven, rejects replaced.
-* :mod:`~escapebench.generate.data`: the affordance table and themes (``data/``).
+* :mod:`~escapebench.generate.data`: the affordance table, themes and words (``data/``).
 
 This package imports only :mod:`escapebench.engine` and :mod:`escapebench.games`; ``games``
 imports it lazily where a ``gen:`` spec is resolved.
@@ -20,7 +21,7 @@ from escapebench.generate.make import (
     parse_gen_spec,
     prove,
 )
-from escapebench.generate.proof import abstract_reaches_end
+from escapebench.generate.proof import abstract_reaches_end, naming_problems
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -32,6 +33,7 @@ __all__ = [
     "abstract_reaches_end",
     "generate_games",
     "knobs_for",
+    "naming_problems",
     "parse_gen_spec",
     "prove",
 ]

@@ -8,15 +8,21 @@ tool for a property (creative or plain), a key, or a code; the tool in turn lies
 the unit before, or may have to be crafted, prepared or first pulled loose (an item that
 becomes a tool). A chain starts at a tool lying in the open (in this or an earlier scene) or at
 a code lock whose digits are written in several scenes.
+
+The words come last and from a random stream of their own (seeded from the logic's): variants
+of the fixed sentences and one detail sentence per item and tool (``data/words.yaml`` and the
+theme's ``details``), so choosing them never changes the puzzle.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from escapebench.generate.data import affordances, themes
+from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
 
 __all__ = ["Design", "build_design"]
@@ -26,6 +32,14 @@ MARKS = ["I", "II", "III", "IV", "V", "VI"]
 COLORS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "glass",
           "black", "red", "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat",
           "bent", "square", "round", "heavy", "thin"]
+
+
+_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn])")
+
+
+def _article(text: str) -> str:
+    """``a`` before a vowel made ``an`` (names fill templates written with ``A {name}``)."""
+    return _A_VOWEL.sub(lambda m: m.group(1) + "n ", text)
 
 
 def _t(easy: str, normal: str, hard: str | None) -> dict[str, Any]:
@@ -60,6 +74,14 @@ class _Builder:
         self.creative_count = 0
         self.property_count = 0
         self.sources_used: set[str] = set()
+        # words are drawn from their own stream, seeded from the logic's: the words never
+        # change the puzzle, and the puzzle is laid out before they are chosen
+        self.words = words()
+        self.wrng = random.Random(int.from_bytes(
+            hashlib.sha256(repr(rng.getstate()).encode()).digest()[:8], "big"))
+        pool = list(self.words["details"]) + list(self.theme.get("details", []))
+        self.wrng.shuffle(pool)
+        self.details = pool
 
     # -- names -------------------------------------------------------------------------------
     def unique(self, base: str) -> str:
@@ -73,6 +95,21 @@ class _Builder:
 
     def pick(self, options: list[Any]) -> Any:
         return options[self.rng.randrange(len(options))]
+
+    def word(self, kind: str, **fill: str) -> str:
+        """A variant of one of the generator's fixed sentences (``words.yaml``), filled in."""
+        options = self.words[kind]
+        text = options[self.wrng.randrange(len(options))]
+        for key, value in fill.items():
+            text = text.replace("{" + key + "}", value)
+        return text
+
+    def detail(self) -> str:
+        """The next detail sentence of this game (each used once before any repeats)."""
+        if not self.details:
+            self.details = list(self.words["details"]) + list(self.theme.get("details", []))
+            self.wrng.shuffle(self.details)
+        return self.details.pop()
 
     # -- layout ------------------------------------------------------------------------------
     def add_scene(self, base: str, desc: str, visible: bool) -> dict[str, Any]:
@@ -171,7 +208,7 @@ class _Builder:
             {"desc": door_t["opened"].replace("{name}", door)},
         ]}
         if last:
-            item["states"][1]["desc"] = "The way out stands open."
+            item["states"][1]["desc"] = self.word("exit_open")
             trig.append("change_interact, false")
         self.place_item(sc, item, "In the wall")
         for key in keys:
@@ -189,7 +226,8 @@ class _Builder:
         returns the key and the reference steps (scene, action) in order."""
         key = self.unique(f"{self.pick(COLORS)} key")
         need: dict[str, Any] = {"tool": key, "desc": _t(
-            f"A {key}. It looks like it fits a door lock.", f"A {key}.", "A key."),
+            f"A {key}. It looks like it fits a door lock.", self.word("key_desc", key=key),
+            "A key."),
             "apply_to": [door]}
         seq: list[list[tuple[str, str]]] = []
         for u in range(units):
@@ -233,12 +271,13 @@ class _Builder:
                 {"desc": prep["before"].replace("{tool}", cap), "apply_to": [src]},
                 {"desc": prep["after"].replace("{tool}", cap), "apply_to": target}]
             self.place_item(where, {"name": src, "states": [
-                {"desc": _t(f"A {src}; you could fill something here.", f"A {src}.", f"A {src}."),
+                {"desc": _t(f"A {src}; you could fill something here.",
+                            self.word("source_desc", src=src), f"A {src}."),
                  "transitions": [{"wait_for": [f"apply, {tool}"],
                                   "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
                                   "reward": prep["done"].replace("{tool}", tool)
                                   .replace("{source}", src)}]},
-                {"desc": f"A {src}; you have used it already."}]}, "By the wall")
+                {"desc": self.word("source_used", src=src)}]}, "By the wall")
         if hidden_in is not None:
             tmap["visible"] = False
             hidden_in["states"][0]["transitions"][0]["trigger"].append(
@@ -251,7 +290,7 @@ class _Builder:
             tmap["visible"] = False
             self.place_item(where, {"name": loose, "states": [{
                 "desc": _t(f"A {tool}, wedged in place. Pull it loose to take it.",
-                           f"A {tool}, wedged in place.", f"A {tool}."),
+                           self.word("loose_desc", tool=tool), f"A {tool}."),
                 "transitions": [{"wait_for": ["click"], "trigger": [f"become_tool, {tool}"],
                                  "reward": f"You work the {tool} loose and take it."}]}]},
                 "Wedged in place")
@@ -296,7 +335,8 @@ class _Builder:
         self.design.edges.append((key, cont, "key"))
         self.design.node_kind[cont] = "lock"
         return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
-                                              f"A {key}.", "A key."), "apply_to": [cont]}
+                                              self.word("key_desc", key=key), "A key."),
+                      "apply_to": [cont]}
 
     def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
                       ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -312,7 +352,7 @@ class _Builder:
              "transitions": [{"wait_for": [f"apply, {tool}"], "trigger": ["change_state, 1"],
                               "reward": obs_t["solved"].replace("{tool}", tool)
                               .replace("{item}", item)}]},
-            {"desc": f"The {item}, dealt with."}]}
+            {"desc": self.word("solved_desc", item=item)}]}
         self.place_item(where, imap, self.pick(
             ["In the wall", "On the floor", "Up high", "Behind a curtain", "In the middle"]))
         steps.append((where["name"], f"apply({tool}, {item})"))
@@ -379,11 +419,13 @@ class _Builder:
         digits = [str(self.rng.randrange(10)) for _ in range(n)]
         code = "".join(digits)
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
+        where_digits = ("the whole code is written on a note nearby" if self.k.indirection == 0 else
+                        f"its digits are written around the place, marked I to {MARKS[n - 1]}")
         item = {"name": cont, "states": [
-            {"desc": _t(f"{locked} It takes a {n}-digit code; its digits are written around "
-                        f"the place, marked I to {MARKS[n - 1]}.", f"{locked} {n} digits.",
-                        f"A {cont}. {n} digits."),
-             "neg_reward": _t("Wrong code. Look for the marked digits.", "The dial sticks.",
+            {"desc": _t(f"{locked} It takes a {n}-digit code; {where_digits}.",
+                        f"{locked} {n} digits.", f"A {cont}. {n} digits."),
+             "neg_reward": _t("Wrong code. Look for the note." if self.k.indirection == 0 else
+                              "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
                               "reward": f"The {lock['name']} clicks and the {cont} opens."}]},
@@ -395,9 +437,16 @@ class _Builder:
         if self.k.indirection == 0:  # the whole code on one note, as the tutorial has it
             spot = self.pick(rooms[s])
             clue = self.unique("code note")
+            # below easy the note lists the digits by their marks, out of order: it never
+            # states the code outright
+            order = list(range(n))
+            while order == sorted(order):
+                self.wrng.shuffle(order)
+            marked = [f"{MARKS[i]} = {digits[i]}" for i in order]
             self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
-                f"A note: the code of the {cont} is {code}.", f"A note that reads '{code}'.",
-                f"A note: {code}.")}]}, "Here")
+                f"A note: the code of the {cont} is {code}.",
+                f"A note that reads '{', '.join(marked)}'.",
+                f"A note: {'; '.join(m.replace(' = ', '-') for m in marked)}.")}]}, "Here")
             self.design.edges.append((clue, cont, "clue"))
             self.design.node_kind[clue] = "clue"
             return item, None
@@ -447,7 +496,29 @@ class _Builder:
                 self.ref.insert(self.last_door_at, (where["name"], f"click({o['name']})"))
                 self.design.node_kind[o["name"]] = "distractor"
 
+    def dress(self) -> None:
+        """Give every item and tool but the clues one detail sentence of how it looks (the
+        same on all its states), in the easy and normal versions; hard stays bare."""
+        for sc in self.scenes:
+            for entry in [*sc["items"], *sc["tools"]]:
+                thing = entry.get("item") or entry.get("tool")
+                if self.design.node_kind.get(thing["name"]) == "clue":
+                    continue
+                extra = self.detail()
+                for st in thing["states"]:
+                    desc = st["desc"]
+                    if isinstance(desc, str):
+                        desc = {"easy": desc, "normal": desc, "hard": desc}
+                    st["desc"] = {"easy": f"{desc['easy']} {extra}",
+                                  "normal": f"{desc['normal']} {extra}", "hard": desc["hard"]}
+
     def finish(self) -> Design:
+        self.dress()
+        for sc in self.scenes:  # "A iron key" -> "An iron key", in every text of a thing
+            for entry in [*sc["items"], *sc["tools"]]:
+                for st in (entry.get("item") or entry.get("tool"))["states"]:
+                    st["desc"] = {k: _article(v) if isinstance(v, str) else v
+                                  for k, v in st["desc"].items()}
         for sc in self.scenes:
             if not sc["items"]:
                 sc.pop("items")

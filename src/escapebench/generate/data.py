@@ -10,7 +10,7 @@ import yaml
 
 DATA_DIR = Path(__file__).parent / "data"
 
-__all__ = ["DATA_DIR", "affordances", "themes"]
+__all__ = ["DATA_DIR", "affordances", "themes", "words"]
 
 
 @lru_cache(maxsize=1)
@@ -26,3 +26,9 @@ def themes() -> list[dict[str, Any]]:
         yaml.safe_load(p.read_text(encoding="utf-8"))
         for p in sorted((DATA_DIR / "themes").glob("*.yaml"))
     ]
+
+
+@lru_cache(maxsize=1)
+def words() -> dict[str, Any]:
+    """The sentence variants and details (``data/words.yaml``), read once."""
+    return yaml.safe_load((DATA_DIR / "words.yaml").read_text(encoding="utf-8"))

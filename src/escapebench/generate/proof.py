@@ -10,16 +10,21 @@ number of rounds, however many states the real game has.
 :func:`blocked_reaches_end` asks this with one step forbidden (a wait that is never met, or a
 craft never made): if the end is still reachable, the step is not required and the game has a
 shortcut.
+
+:func:`naming_problems` is the proof's last part: where a text of a version names a solution
+outright (the generator asks it of the normal and hard versions).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "parse_step"]
+__all__ = ["abstract_reaches_end", "blocked_reaches_end", "naming_problems", "parse_step"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -39,118 +44,340 @@ def parse_step(step: str) -> tuple[str, str, str]:
 
 def abstract_reaches_end(defn: GameDefinition, blocked: Iterable[str] = ()) -> bool:
     """Whether the over-approximation reaches ``GAME END`` with the steps ``blocked`` never
-    taken (see the module docstring)."""
+    taken (see the module docstring).
+
+    The fixed point is computed with a work list: each rule (a tool picked up, a craft made,
+    a transition fired) is checked again only when something it depends on has just grown,
+    so one call costs about the size of the game, not that size times the rounds. Every rule
+    is monotone (it only asks that things *ever* hold), so the order the rules are tried in
+    does not change the fixed point: the answer is the one a round-by-round iteration gives.
+    """
     block = {parse_step(s) for s in blocked}
+    c = _compiled(defn)
     d = defn
-    scene_vis = {i for i, s in enumerate(d.scenes) if s.visible}
-    item_vis = {i for i, it in enumerate(d.items) if it.visible}
-    item_int = {i for i, it in enumerate(d.items) if it.interactable}
-    item_st = {(i, 0) for i in range(len(d.items))}
-    tool_vis = {i for i, t in enumerate(d.tools) if t.visible}
+    scene_vis, item_vis, item_int, item_st, tool_vis = (set(x) for x in c.start)
     bag: set[int] = set()
-    tool_st = {(i, 0) for i in range(len(d.tools))}
-    fired: set[tuple[int, int, int]] = set()
-    start = 0  # the first scene in the file is where the player starts
-    changed = True
-    while changed:
-        changed = False
-        # scenes reachable by walking through ever-visible scenes
-        reach = {start}
-        todo = [start]
-        while todo:
-            sc = todo.pop()
-            for link in d.scenes[sc].links:
-                j = d.scene_index.get(link.target)
-                if j is not None and j in scene_vis and j not in reach:
+    tool_st: dict[int, set[int]] = {t: {0} for t in range(len(d.tools))}
+    done: set[tuple[Any, ...]] = set()
+    reach: set[int] = set()
+    todo: list[tuple[Any, ...]] = list(c.rules)
+
+    def touch(key: tuple[Any, ...]) -> None:
+        todo.extend(c.watch.get(key, ()))
+
+    def reach_from(sc: int) -> None:  # the first scene is where the player starts
+        stack = [sc]
+        reach.add(sc)
+        while stack:
+            cur = stack.pop()
+            touch(("scene", cur))
+            for j in c.links[cur]:
+                if j in scene_vis and j not in reach:
                     reach.add(j)
-                    todo.append(j)
-        for t, tool in enumerate(d.tools):
-            if t not in bag and t in tool_vis and tool.scene in reach:
+                    stack.append(j)
+
+    def applies(t: int, name: str) -> bool:  # some state tool t ever reaches applies to name
+        states = d.tools[t].states
+        return any(s < len(states) and name in states[s].apply_to for s in tool_st[t])
+
+    def effect(i: int, trig: Any) -> None:
+        kind, tk, target, value = trig.kind, trig.target_kind, trig.target, trig.value
+        if kind == "become_tool":
+            t = d.tool_index.get(str(value))
+            if t is not None and t not in bag:
                 bag.add(t)
-                changed = True
-        # crafts
-        for b in list(bag):
-            tb = d.tools[b]
-            for sb, st in enumerate(tb.states):
-                if (b, sb) not in tool_st or not st.wait_for or sb + 1 >= len(tb.states):
-                    continue
-                if (b, sb + 1) in tool_st:
-                    continue
-                ok = True
-                for name in st.wait_for:
-                    a = d.tool_index.get(name)
-                    if a is None or a not in bag or ("craft", name, tb.name) in block or not any(
-                        tb.name in d.tools[a].states[sa].apply_to
-                        for (ta, sa) in tool_st if ta == a
-                    ):
-                        ok = False
-                        break
-                if ok:
-                    tool_st.add((b, sb + 1))
-                    changed = True
-        # transitions
-        for i, it in enumerate(d.items):
-            if i not in item_vis or i not in item_int or it.scene not in reach:
+                touch(("tool", t))
+            return
+        if tk == "self":
+            idx: int | None = i
+            tk = "item"
+        elif tk == "scene":
+            idx = d.scene_index.get(target)
+        elif tk == "tool":
+            idx = d.tool_index.get(target)
+        else:
+            idx = d.item_index.get(target)
+        if idx is None:
+            return
+        if kind == "change_visible" and value is True:
+            if tk == "scene":
+                if idx not in scene_vis:
+                    scene_vis.add(idx)
+                    if idx not in reach and any(p in reach for p in c.preds[idx]):
+                        reach_from(idx)
+            elif tk == "item":
+                if idx not in item_vis:
+                    item_vis.add(idx)
+                    touch(("item", idx))
+            elif tk == "tool":
+                if idx not in tool_vis:
+                    tool_vis.add(idx)
+                    touch(("tool", idx))
+            else:
+                raise KeyError(tk)
+        elif kind == "change_interact" and value is True and tk == "item":
+            if idx not in item_int:
+                item_int.add(idx)
+                touch(("item", idx))
+        elif kind == "change_state" and isinstance(value, int):
+            if tk == "item":
+                if (idx, value) not in item_st:
+                    item_st.add((idx, value))
+                    touch(("item", idx))
+            elif value not in tool_st.setdefault(idx, set()):
+                tool_st[idx].add(value)
+                touch(("tool", idx))
+
+    reach_from(0)
+    while todo:
+        rule = todo.pop()
+        if rule in done:
+            continue
+        if rule[0] == "bag":
+            t = rule[1]
+            if t in tool_vis and d.tools[t].scene in reach:
+                done.add(rule)
+                if t not in bag:
+                    bag.add(t)
+                    touch(("tool", t))
+        elif rule[0] == "craft":
+            b, sb = rule[1], rule[2]
+            if sb + 1 in tool_st[b]:
+                done.add(rule)
                 continue
-            for s, st in enumerate(it.states):
-                if (i, s) not in item_st:
-                    continue
-                for k, tr in enumerate(st.transitions):
-                    if (i, s, k) in fired or not all(
-                        _wait_met(d, w.kind, w.arg, it.name, bag, tool_st, block)
-                        for w in tr.waits
-                    ):
-                        continue
-                    fired.add((i, s, k))
-                    changed = True
-                    if tr.ends_game:
-                        return True
-                    for trig in tr.triggers:
-                        _fire(d, i, trig, scene_vis, item_vis, item_int, item_st, tool_vis,
-                              bag, tool_st)
+            tb = d.tools[b]
+            if b in bag and sb in tool_st[b] and all(
+                a is not None and a in bag and ("craft", name, tb.name) not in block
+                and applies(a, tb.name)
+                for name, a in c.parts[(b, sb)]
+            ):
+                done.add(rule)
+                tool_st[b].add(sb + 1)
+                touch(("tool", b))
+        else:
+            i, s, k = rule[1], rule[2], rule[3]
+            it = d.items[i]
+            if i not in item_vis or i not in item_int or it.scene not in reach or (
+                    (i, s) not in item_st):
+                continue
+            tr = it.states[s].transitions[k]
+            if not all(_met(w.kind, w.arg, it.name, t, bag, applies, block)
+                       for w, t in zip(tr.waits, c.wait_tools[(i, s, k)], strict=True)):
+                continue
+            done.add(rule)
+            if tr.ends_game:
+                return True
+            for trig in tr.triggers:
+                effect(i, trig)
     return False
 
 
-def _wait_met(d: GameDefinition, kind: str, arg: str, item: str, bag: set[int],
-              tool_st: set[tuple[int, int]], block: set[tuple[str, str, str]]) -> bool:
+def _met(kind: str, arg: str, item: str, t: int | None, bag: set[int],
+         applies: Callable[[int, str], bool], block: set[tuple[str, str, str]]) -> bool:
     if (kind, arg if kind != "click" else "", item) in block:
         return False
     if kind != "apply":
         return True
-    t = d.tool_index.get(arg)
-    return t is not None and t in bag and any(
-        item in d.tools[t].states[s].apply_to for (tt, s) in tool_st if tt == t
-        and s < len(d.tools[t].states)
-    )
+    return t is not None and t in bag and applies(t, item)
 
 
-def _fire(d: GameDefinition, i: int, trig, scene_vis, item_vis, item_int, item_st, tool_vis,
-          bag, tool_st) -> None:  # noqa: ANN001 (sets of indices)
-    kind, tk, target, value = trig.kind, trig.target_kind, trig.target, trig.value
-    if kind == "become_tool":
-        t = d.tool_index.get(str(value))
-        if t is not None:
-            bag.add(t)
-        return
-    if tk == "self":
-        idx: int | None = i
-        tk = "item"
-    elif tk == "scene":
-        idx = d.scene_index.get(target)
-    elif tk == "tool":
-        idx = d.tool_index.get(target)
-    else:
-        idx = d.item_index.get(target)
-    if idx is None:
-        return
-    if kind == "change_visible" and value is True:
-        {"scene": scene_vis, "item": item_vis, "tool": tool_vis}[tk].add(idx)
-    elif kind == "change_interact" and value is True and tk == "item":
-        item_int.add(idx)
-    elif kind == "change_state" and isinstance(value, int):
-        (item_st if tk == "item" else tool_st).add((idx, value))
+@dataclass
+class _Compiled:
+    """What the work list needs of a game, worked out once for all its proof calls."""
+
+    rules: list[tuple[Any, ...]]
+    watch: dict[tuple[str, int], list[tuple[Any, ...]]]
+    links: list[list[int]]
+    preds: list[list[int]]
+    parts: dict[tuple[int, int], list[tuple[str, int | None]]]
+    wait_tools: dict[tuple[int, int, int], list[int | None]]
+    # what holds at the start: scenes, items and tools visible, items interactable, states
+    start: tuple[frozenset[Any], ...]
+
+
+_LAST: list[tuple[GameDefinition, _Compiled]] = []
+
+
+def _compiled(d: GameDefinition) -> _Compiled:
+    """The rules of ``d`` and what each one depends on (the last game's is kept: the proof
+    asks the same game once per required step)."""
+    if _LAST and _LAST[0][0] is d:
+        return _LAST[0][1]
+    links = [[j for ln in sc.links if (j := d.scene_index.get(ln.target)) is not None]
+             for sc in d.scenes]
+    preds: list[list[int]] = [[] for _ in d.scenes]
+    for a, out in enumerate(links):
+        for j in out:
+            preds[j].append(a)
+    rules: list[tuple[Any, ...]] = []
+    watch: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
+
+    def dep(rule: tuple[Any, ...], *keys: tuple[str, int]) -> None:
+        for key in keys:
+            watch.setdefault(key, []).append(rule)
+
+    parts: dict[tuple[int, int], list[tuple[str, int | None]]] = {}
+    for t, tool in enumerate(d.tools):
+        rule: tuple[Any, ...] = ("bag", t)
+        rules.append(rule)
+        dep(rule, ("tool", t), ("scene", tool.scene))
+        for sb, st in enumerate(tool.states):
+            if not st.wait_for or sb + 1 >= len(tool.states):
+                continue
+            rule = ("craft", t, sb)
+            rules.append(rule)
+            parts[(t, sb)] = [(name, d.tool_index.get(name)) for name in st.wait_for]
+            dep(rule, ("tool", t), *(("tool", a) for _, a in parts[(t, sb)] if a is not None))
+    wait_tools: dict[tuple[int, int, int], list[int | None]] = {}
+    for i, it in enumerate(d.items):
+        for s, st in enumerate(it.states):
+            for k, tr in enumerate(st.transitions):
+                rule = ("tr", i, s, k)
+                rules.append(rule)
+                tools = [d.tool_index.get(w.arg) if w.kind == "apply" else None
+                         for w in tr.waits]
+                wait_tools[(i, s, k)] = tools
+                dep(rule, ("item", i), ("scene", it.scene),
+                    *(("tool", t) for t in tools if t is not None))
+    rules.reverse()  # popped from the end: tried in file order first
+    start = (frozenset(i for i, sc in enumerate(d.scenes) if sc.visible),
+             frozenset(i for i, it in enumerate(d.items) if it.visible),
+             frozenset(i for i, it in enumerate(d.items) if it.interactable),
+             frozenset((i, 0) for i in range(len(d.items))),
+             frozenset(i for i, t in enumerate(d.tools) if t.visible))
+    out = _Compiled(rules, watch, links, preds, parts, wait_tools, start)
+    _LAST[:] = [(d, out)]
+    return out
 
 
 def blocked_reaches_end(defn: GameDefinition, step: str) -> bool:
     """Whether ``GAME END`` stays reachable (in the over-approximation) without ``step``."""
     return abstract_reaches_end(defn, [step])
+
+
+def _is_word_char(c: str) -> bool:
+    return c.isalnum() or c in "_-"
+
+
+def _spans(text: str, name: str) -> list[int]:
+    """Where ``name`` starts in ``text`` as whole words (both lower case), left to right and
+    not overlapping; a word character or hyphen on either side is no whole word."""
+    out: list[int] = []
+    n = len(name)
+    i = text.find(name) if name else -1
+    while i >= 0:
+        if not (i and _is_word_char(text[i - 1])) and not (
+                i + n < len(text) and _is_word_char(text[i + n])):
+            out.append(i)
+            i = text.find(name, i + n)
+        else:
+            i = text.find(name, i + 1)
+    return out
+
+
+def _mentions(text: str | None, name: str) -> bool:
+    """Whether ``name`` appears in ``text`` as whole words (any case)."""
+    return bool(text) and bool(_spans(str(text).lower(), name.lower()))
+
+
+def _without(text: str | None, name: str) -> str:
+    """``text`` (lower case) with the whole-word mentions of ``name`` taken out."""
+    low, key = (text or "").lower(), name.lower()
+    parts, last = [], 0
+    for i in _spans(low, key):
+        parts += [low[last:i], " "]
+        last = i + len(key)
+    return "".join(parts) + low[last:]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def naming_problems(defn: GameDefinition) -> list[str]:
+    """Where a text names a solution outright (empty when none does).
+
+    For every obstacle, an item state waiting for a tool, a code or a craft:
+
+    * the obstacle's own texts shown before it is solved (its descriptions and failure texts
+      up to that state) do not name the tool that solves it;
+    * no other text (a scene, item or tool description, a failure or reward text) names both
+      the tool and the obstacle, but the reward of solving it and what the obstacle shows
+      afterwards;
+    * no text at all holds the answer of a code as a whole word;
+    * a tool to be crafted does not name its part, nor the part the tool, before the craft.
+
+    Easy versions may name solutions (the paper's easy settings do); the generator asks
+    this of the normal and hard versions. A name counts where all of its words are written
+    together, as whole words, in any case.
+    """
+    d = defn
+    # every text with whose it is: (kind, owner, state, transition; -1 where none)
+    owners: list[tuple[str, int, int, int]] = []
+    texts: list[str] = []
+
+    def add(owner: tuple[str, int, int, int], text: str | None) -> None:
+        if text:
+            owners.append(owner)
+            texts.append(text)
+
+    for sc in d.scenes:
+        add(("scene", -1, -1, -1), sc.desc)
+    for i, it in enumerate(d.items):
+        for s, st in enumerate(it.states):
+            add(("item", i, s, -1), st.desc)
+            add(("item", i, s, -1), st.neg_reward)
+            for k, tr in enumerate(st.transitions):
+                add(("reward", i, s, k), tr.reward)
+    for t, tool in enumerate(d.tools):
+        for s, st in enumerate(tool.states):
+            add(("tool", t, s, -1), st.desc)
+    lowered = [x.lower() for x in texts]
+    by_word: dict[str, set[int]] = {}
+    for n, x in enumerate(lowered):
+        for w in set(_WORD.findall(x)):
+            by_word.setdefault(w, set()).add(n)
+
+    def naming(name: str) -> list[int]:
+        """The texts that name ``name`` (found through its words, then matched whole)."""
+        words = _WORD.findall(name.lower())
+        if not words:
+            return []
+        found = set.intersection(*(by_word.get(w, set()) for w in words))
+        key = name.lower()
+        return sorted(n for n in found if _spans(lowered[n], key))
+
+    out: list[str] = []
+    for i, it in enumerate(d.items):
+        for s, st in enumerate(it.states):
+            for k, tr in enumerate(st.transitions):
+                for w in tr.waits:
+                    if w.kind == "input":
+                        out += [f"the answer {w.arg!r} of {it.name!r} is written out: "
+                                f"{texts[n]!r}" for n in naming(w.arg)]
+                        continue
+                    if w.kind != "apply":
+                        continue
+                    own = [x for s2 in range(s + 1) for x in (
+                        it.states[s2].desc, it.states[s2].neg_reward)]
+                    out += [f"{it.name!r} names its solution {w.arg!r}: {x!r}" for x in own
+                            if _mentions(_without(x, it.name), w.arg)]
+                    both = set(naming(it.name)) & set(naming(w.arg))
+                    for n in sorted(both):
+                        kind, owner, at, k2 = owners[n]
+                        if kind == "item" and owner == i:
+                            continue  # its own texts: checked above, or shown once solved
+                        if kind == "reward" and owner == i and (at, k2) == (s, k):
+                            continue  # the reward of solving it
+                        if _mentions(_without(texts[n], it.name), w.arg):
+                            out.append(f"a text pairs {w.arg!r} with {it.name!r}: {texts[n]!r}")
+    for tool in d.tools:
+        for s, st in enumerate(tool.states):
+            for part in st.wait_for:
+                before = [x.desc for x in tool.states[: s + 1]]
+                p = d.tool_index.get(part)
+                parts = [x.desc for x in d.tools[p].states] if p is not None else []
+                out += [f"{tool.name!r} names its part {part!r} before the craft: {x!r}"
+                        for x in before if _mentions(_without(x, tool.name), part)]
+                out += [f"part {part!r} names the tool {tool.name!r} it is crafted into: {x!r}"
+                        for x in parts if _mentions(_without(x, part), tool.name)]
+    return out
