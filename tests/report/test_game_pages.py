@@ -208,16 +208,19 @@ def test_a_builtin_game_recorded_at_another_path_is_found_by_its_hash(
 def test_a_game_named_relative_to_where_the_run_started_is_found_from_elsewhere(
     tmp_path: Path,
 ) -> None:
-    """``escapebench run --games closet.yaml`` records the name as given; the report, run
-    from another folder, finds it next to the result folder."""
+    """``escapebench run --games closet.yaml`` records the file's absolute path; a folder
+    written before that recorded the name as given, and the report, run from another folder,
+    still finds it next to the result folder."""
     work = tmp_path / "work"
     work.mkdir()
     shutil.copyfile(ROOT / "tests" / "support" / "games" / "closet.yaml", work / "closet.yaml")
     done = cli("run", "--agent", "explorer", "--games", "closet.yaml", "--difficulty", "normal",
                "--max-steps", "5", "--quiet", "--out", "run", cwd=work)
     assert done.returncode == 0, done.stderr
-    assert json.loads((work / "run" / "run.json").read_text())["games"][0]["file"] == \
-        "closet.yaml"
+    record = json.loads((work / "run" / "run.json").read_text())
+    assert record["games"][0]["file"] == str((work / "closet.yaml").resolve())
+    record["games"][0]["file"] = "closet.yaml"  # as an older run.json has it
+    (work / "run" / "run.json").write_text(json.dumps(record))
     done = cli("report", str(work / "run"), "--out", str(tmp_path / "site"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "site" / "games" / "closet.html").read_text(encoding="utf-8")

@@ -360,7 +360,7 @@ def action_messages(
     parts = [
         CURRENT_STEP_TEMPLATE.format(position=position, observation=observation),
         *[b for b in lead_blocks if b],
-        HISTORY_DURING_HINT if hint else format_history(history),
+        HISTORY_DURING_HINT if hint and not history else format_history(history),
         *[b for b in extra_blocks if b],
     ]
     if hint:
