@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 from escapebench.games.loading import load_games
-from escapebench.generate import generate_games
-from escapebench.generate import GENERATOR_VERSION
+from escapebench.generate import GENERATOR_VERSION, generate_games
 from tests.support.reference_walk import typed_reference
 
 ROOT = Path(__file__).resolve().parents[2]

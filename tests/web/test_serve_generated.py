@@ -11,8 +11,7 @@ from pathlib import Path
 import httpx
 
 from escapebench.games.loading import load_games
-from escapebench.generate import generate_games
-from escapebench.generate import GENERATOR_VERSION
+from escapebench.generate import GENERATOR_VERSION, generate_games
 from tests.support.reference_walk import typed_reference
 from tests.support.serve_process import serve
 
