@@ -180,7 +180,8 @@ def test_an_opening_sentence_names_no_scene_of_its_theme() -> None:
 def test_names_repeat_no_word_and_texts_keep_the_names_material() -> None:
     """Over 200 games across tiers: no name repeats a word ("iron iron key") or holds two
     materials ("brass iron key"); no text contradicts the name's material ("Brass compass,
-    plain steel."); no text doubles a word ("A small small safe")."""
+    plain steel."); no text doubles a word ("A small small safe") or misses its article
+    ("An second door", "a 8")."""
     for d in designs():
         for _, thing in things(d.doc):
             words = thing["name"].split()
@@ -191,6 +192,7 @@ def test_names_repeat_no_word_and_texts_keep_the_names_material() -> None:
                 for text in filter(None, st["desc"].values()):
                     low = text.lower()
                     assert not re.search(r"\b(\w+) \1\b", low), text
+                    assert not re.search(r"\ban [bcdfgjklmnpqrstvwxyz]|\ba [aeio8]", low), text
                     for other in MATERIALS - mats if mats else ():
                         assert not re.search(rf"\b(plain|made of|all) {other}\b", low), text
                         assert not re.search(rf"\b{other} {words[-1]}\b", low), text

@@ -34,22 +34,25 @@ COLORS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
           "bent", "square", "round", "heavy", "thin"]
 KEY_WORDS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "black", "red",
              "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat", "bent", "square",
-             "round", "heavy", "thin", "worn", "bright", "old", "plain", "notched", "twisted"]
+             "round", "heavy", "thin", "worn", "bright", "old", "notched", "twisted"]
 # what a thing is made of: a name carries at most one, and its texts name no other for it
 MATERIALS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
                        "glass", "gold", "wooden"})
 # words that tell two things of one kind apart, when a name is taken: neither a material
 # nor a colour, so they contradict no description
 # (nor a size: the theme's templates say "A small {name}")
-TWIN_WORDS = ["second", "spare", "left", "right", "far", "near", "upper", "lower", "other",
-              "third", "back", "front", "end", "corner", "middle", "last"]
+TWIN_WORDS = ["second", "third", "other", "far", "near", "left", "right", "upper", "lower",
+              "back", "front", "end", "corner", "middle", "last", "spare"]
 
 
-_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn])")
+_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
+_AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
 def _article(text: str) -> str:
-    """``a`` before a vowel made ``an`` (names fill templates written with ``A {name}``)."""
+    """``a`` before a vowel (or an 8) made ``an``, and ``an`` before a consonant made ``a``
+    (names fill templates written with ``A {name}`` or ``An {name}``: "an second door")."""
+    text = _AN_CONSONANT.sub(lambda m: m.group(1) + " ", text)
     return _A_VOWEL.sub(lambda m: m.group(1) + "n ", text)
 
 
@@ -102,6 +105,7 @@ class _Builder:
         self.sources_used: set[str] = set()
         self.closeups: set[str] = set()
         self.alive: set[str] = set()  # obstacles that are people or animals
+        self.key_speakers: set[str] = set()  # obstacles whose texts speak of a key
         self.cue_of: dict[str, list[str]] = {}  # creative tool -> cue words of its property
         # words are drawn from their own stream, seeded from the logic's: the words never
         # change the puzzle, and the puzzle is laid out before they are chosen
@@ -321,7 +325,7 @@ class _Builder:
             src = self.unique(src_name)
             # a source (a tap, a stove) stands in the room, not in a close-up
             host = self.scene_of(where["name"])
-            cap = tool[0].upper() + tool[1:]
+            cap = f"A {tool}"  # "A penknife, its edge dull."
             tmap["states"] = [
                 {"desc": prep["before"].replace("{tool}", cap), "apply_to": [src]},
                 {"desc": prep["after"].replace("{tool}", cap), "apply_to": target}]
@@ -339,7 +343,9 @@ class _Builder:
             tmap["visible"] = False
             tr = hidden_in["states"][0]["transitions"][0]
             tr["trigger"].append(f"change_visible, tool, {tool}, true")
-            tr["reward"] += f" You find the {tool}."  # the reward says what appears
+            # the reward says what appears ("... hands you the key. It is the iron key.")
+            said_key = hidden_in["name"] in self.key_speakers and need.get("key")
+            tr["reward"] += f" It is the {tool}." if said_key else f" You find the {tool}."
             self.place_tool(where, tmap, f"In the {hidden_in['name']}")
             pre.append((where["name"], f"click({tool})"))
             self.design.edges.append((hidden_in["name"], tool, "reveals"))
@@ -420,6 +426,8 @@ class _Builder:
         self.design.key_steps.append(f"apply({tool}, {item})")
         self.design.edges.append((tool, item, "creative" if need.get("creative") else "apply"))
         self.design.node_kind[item] = "obstacle"
+        if obs_t.get("hides") == "key":  # its reward already speaks of "the key"
+            self.key_speakers.add(item)
         if obs_t.get("alive"):
             self.alive.add(item)
         if need.get("creative"):

@@ -18,8 +18,8 @@ from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_own_text
 from escapebench.games.validation import check_definition
 from escapebench.generate.build import Design, build_design
-from escapebench.generate.knobs import Knobs, knobs_for
 from escapebench.generate.data import affordances
+from escapebench.generate.knobs import Knobs, knobs_for
 from escapebench.generate.proof import abstract_reaches_end, cue_problems, naming_problems
 
 GENERATOR_VERSION = "4"
