@@ -35,13 +35,16 @@ COLORS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
 KEY_WORDS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "black", "red",
              "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat", "bent", "square",
              "round", "heavy", "thin", "worn", "bright", "old", "notched", "twisted"]
+# the key words that are a material or a colour: a key's name holds at most one
+_TINTS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
+                    "black", "red", "blue", "green", "white", "gold", "rusty", "bright"})
 # what a thing is made of: a name carries at most one, and its texts name no other for it
 MATERIALS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
                        "glass", "gold", "wooden"})
 # words that tell two things of one kind apart, when a name is taken: neither a material
 # nor a colour, so they contradict no description
 # (nor a size: the theme's templates say "A small {name}")
-TWIN_WORDS = ["second", "third", "other", "far", "near", "left", "right", "upper", "lower",
+TWIN_WORDS = ["second", "third", "far", "near", "left", "right", "upper", "lower",
               "back", "front", "end", "corner", "middle", "last", "spare"]
 
 
@@ -133,7 +136,10 @@ class _Builder:
     def new_key(self) -> str:
         """A key named by a word no other key of the game has (``iron key``, ``bent key``)."""
         free = [w for w in KEY_WORDS if f"{w} key" not in self.names]
-        return self.unique(f"{self.pick(free)} key" if free else "key")
+        if not free:  # a large game: a shape and a tint ("bent brass key"), never two tints
+            free = [f"{a} {b}" for a in KEY_WORDS if a not in _TINTS for b in KEY_WORDS
+                    if b in _TINTS and f"{a} {b} key" not in self.names]
+        return self.unique(f"{self.pick(free)} key" if free else "spare key")
 
     def pick(self, options: list[Any]) -> Any:
         return options[self.rng.randrange(len(options))]
@@ -520,7 +526,7 @@ class _Builder:
                               "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
-                              "reward": f"The {lock['name']} clicks and the {cont} opens."}]},
+                              "reward": f"The {lock['name']} clicks open."}]},
             {"desc": ct["opened"].replace("{name}", cont)}]}
         self.place_item(where, item, "On a stand")
         steps.append((where["name"], f"input({code}, {cont})"))
