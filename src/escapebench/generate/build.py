@@ -52,10 +52,22 @@ _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
+# a template's adjective before a word telling a thing apart ("A small second wall safe")
+_TWIN_AFTER_ADJ = re.compile(
+    r"\b([Aa]n?|[Tt]he) (tall|heavy|small|round|red|painted|leather|green|covered) ("
+    + "|".join(TWIN_WORDS) + r") ")
+
+
+def _twin_first(text: str) -> str:
+    """A template's adjective put after the word telling a thing apart: "A small second wall
+    safe" -> "A second small wall safe" (templates say "A small {name}")."""
+    return _TWIN_AFTER_ADJ.sub(r"\1 \3 \2 ", text)
+
+
 def _article(text: str) -> str:
     """``a`` before a vowel (or an 8) made ``an``, and ``an`` before a consonant made ``a``
     (names fill templates written with ``A {name}`` or ``An {name}``: "an second door")."""
-    text = _AN_CONSONANT.sub(lambda m: m.group(1) + " ", text)
+    text = _AN_CONSONANT.sub(lambda m: m.group(1) + " ", _twin_first(text))
     return _A_VOWEL.sub(lambda m: m.group(1) + "n ", text)
 
 
