@@ -20,6 +20,7 @@ import pytest
 
 from escapebench.games.loading import load_games
 from escapebench.generate import generate_games
+from escapebench.generate.make import GENERATOR_VERSION
 from tests.support.reference_walk import typed_reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def reference_answers() -> list[str]:
 
 def expected_record() -> dict:
     [g] = generate_games(1, 1, 3)
-    return {"sha256": g.sha256, "generated": {"spec": GEN, "generator_version": "2"}}
+    return {"sha256": g.sha256, "generated": {"spec": GEN, "generator_version": GENERATOR_VERSION}}
 
 
 def test_check_passes_a_gen_spec_with_no_error_and_no_warning(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from escapebench.games.loading import load_games
 from escapebench.generate import generate_games
+from escapebench.generate.make import GENERATOR_VERSION
 from tests.support.reference_walk import typed_reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,5 +49,5 @@ def test_a_generated_game_is_played_quit_continued_and_recorded(tmp_path: Path) 
     assert result["total_steps"] == len(typed)
     [rec] = json.loads((out / "run.json").read_text(encoding="utf-8"))["games"]
     assert rec["setting"] == SETTING
-    assert rec["generated"] == {"spec": GEN, "generator_version": "2"}
+    assert rec["generated"] == {"spec": GEN, "generator_version": GENERATOR_VERSION}
     assert rec["sha256"] == generate_games(2, 1, 41)[0].sha256

@@ -12,6 +12,7 @@ import httpx
 
 from escapebench.games.loading import load_games
 from escapebench.generate import generate_games
+from escapebench.generate.make import GENERATOR_VERSION
 from tests.support.reference_walk import typed_reference
 from tests.support.serve_process import serve
 
@@ -53,7 +54,7 @@ def test_a_generated_game_is_offered_played_recorded_and_drawn(tmp_path: Path) -
         assert GEN in page.text
     run = json.loads((data / "run.json").read_text(encoding="utf-8"))
     [rec] = [g for g in run["games"] if g["setting"] == SETTING]
-    assert rec["generated"] == {"spec": GEN, "generator_version": "2"}
+    assert rec["generated"] == {"spec": GEN, "generator_version": GENERATOR_VERSION}
     assert rec["sha256"] == generate_games(2, 1, 41)[0].sha256
     result = json.loads((data / "episodes" / f"{SETTING}__human__none__r0" / "result.json")
                         .read_text(encoding="utf-8"))
