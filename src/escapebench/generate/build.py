@@ -44,8 +44,8 @@ MATERIALS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "st
 # words that tell two things of one kind apart, when a name is taken: neither a material
 # nor a colour, so they contradict no description
 # (nor a size: the theme's templates say "A small {name}")
-TWIN_WORDS = ["second", "third", "far", "near", "left", "right", "upper", "lower",
-              "back", "front", "end", "corner", "middle", "last", "spare"]
+TWIN_WORDS = ["second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+              "tenth", "eleventh", "twelfth", "spare"]
 
 
 _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
