@@ -25,21 +25,64 @@ from typing import Any
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
 
-__all__ = ["Design", "build_design"]
+__all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
 ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"]
 MARKS = ["I", "II", "III", "IV", "V", "VI"]
 COLORS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "glass",
           "black", "red", "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat",
           "bent", "square", "round", "heavy", "thin"]
+KEY_WORDS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "black", "red",
+             "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat", "bent", "square",
+             "round", "heavy", "thin", "worn", "bright", "old", "notched", "twisted"]
+# the key words that are a material or a colour: a key's name holds at most one
+_TINTS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
+                    "black", "red", "blue", "green", "white", "gold", "rusty", "bright"})
+# what a thing is made of: a name carries at most one, and its texts name no other for it
+MATERIALS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
+                       "glass", "gold", "wooden"})
+# words that tell two things of one kind apart, when a name is taken: neither a material
+# nor a colour, so they contradict no description
+# (nor a size: the theme's templates say "A small {name}")
+TWIN_WORDS = ["second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+              "tenth", "eleventh", "twelfth", "spare"]
 
 
-_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn])")
+_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
+_AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
+
+
+# a template's adjective before a word telling a thing apart ("A small second wall safe")
+_TWIN_AFTER_ADJ = re.compile(
+    r"\b([Aa]n?|[Tt]he) (tall|heavy|small|round|red|painted|leather|green|covered) ("
+    + "|".join(TWIN_WORDS) + r") ")
+
+
+def _twin_first(text: str) -> str:
+    """A template's adjective put after the word telling a thing apart: "A small second wall
+    safe" -> "A second small wall safe" (templates say "A small {name}")."""
+    return _TWIN_AFTER_ADJ.sub(r"\1 \3 \2 ", text)
 
 
 def _article(text: str) -> str:
-    """``a`` before a vowel made ``an`` (names fill templates written with ``A {name}``)."""
+    """``a`` before a vowel (or an 8) made ``an``, and ``an`` before a consonant made ``a``
+    (names fill templates written with ``A {name}`` or ``An {name}``: "an second door")."""
+    text = _AN_CONSONANT.sub(lambda m: m.group(1) + " ", _twin_first(text))
     return _A_VOWEL.sub(lambda m: m.group(1) + "n ", text)
+
+
+def _plural(name: str) -> bool:
+    """Whether a thing's name is a plural or a pair (``tongs``, ``frozen peas``)."""
+    return name.endswith("s") and not name.endswith(("ss", "us"))
+
+
+def has_cue(text: str, cue_words: list[str]) -> bool:
+    """Whether ``text`` holds one of ``cue_words`` (each a whole word or the start of one)."""
+    low = text.lower()
+    return any(re.search(r"\b" + re.escape(w) + _SUFFIX, low) for w in cue_words)
+
+
+_SUFFIX = r"(?:s|es|d|ed|ing|y|ly)?\b"  # a cue word counts with its plural or verb endings
 
 
 def _t(easy: str, normal: str, hard: str | None) -> dict[str, Any]:
@@ -55,6 +98,7 @@ class Design:
     creative: list[str] = field(default_factory=list)     # creative steps, as sentences
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, kind)
     node_kind: dict[str, str] = field(default_factory=dict)
+    cues: list[tuple[str, str, str]] = field(default_factory=list)  # creative (tool, item, prop)
 
 
 class _Builder:
@@ -74,6 +118,10 @@ class _Builder:
         self.creative_count = 0
         self.property_count = 0
         self.sources_used: set[str] = set()
+        self.closeups: set[str] = set()
+        self.alive: set[str] = set()  # obstacles that are people or animals
+        self.key_speakers: set[str] = set()  # obstacles whose texts speak of a key
+        self.cue_of: dict[str, list[str]] = {}  # creative tool -> cue words of its property
         # words are drawn from their own stream, seeded from the logic's: the words never
         # change the puzzle, and the puzzle is laid out before they are chosen
         self.words = words()
@@ -85,13 +133,25 @@ class _Builder:
 
     # -- names -------------------------------------------------------------------------------
     def unique(self, base: str) -> str:
+        """``base``, or ``base`` told apart by a word it does not hold yet (``small``,
+        ``spare``...: never a material or a colour) when the name is taken."""
         name = base
+        held = set(base.split())
+        twins = [w for w in TWIN_WORDS if w not in held]
         n = 0
         while name in self.names:
-            name = f"{COLORS[n % len(COLORS)]} {base}" if n < len(COLORS) else f"{base} {n}"
+            name = f"{twins[n]} {base}" if n < len(twins) else f"{base} {n}"
             n += 1
         self.names.add(name)
         return name
+
+    def new_key(self) -> str:
+        """A key named by a word no other key of the game has (``iron key``, ``bent key``)."""
+        free = [w for w in KEY_WORDS if f"{w} key" not in self.names]
+        if not free:  # a large game: a shape and a tint ("bent brass key"), never two tints
+            free = [f"{a} {b}" for a in KEY_WORDS if a not in _TINTS for b in KEY_WORDS
+                    if b in _TINTS and f"{a} {b} key" not in self.names]
+        return self.unique(f"{self.pick(free)} key" if free else "spare key")
 
     def pick(self, options: list[Any]) -> Any:
         return options[self.rng.randrange(len(options))]
@@ -118,6 +178,12 @@ class _Builder:
         self.scenes.append(sc)
         return sc
 
+    def scene_of(self, name: str) -> dict[str, Any]:
+        """The walk scene of ``name`` (itself, or the room a close-up belongs to)."""
+        if name in self.closeups:
+            name = self.parent[name]
+        return next(sc for sc in self.scenes if sc["name"] == name)
+
     def path_to(self, name: str) -> str:
         chain = [name]
         while chain[-1] in self.parent:
@@ -137,6 +203,7 @@ class _Builder:
         archetypes = list(th["scenes"])
         self.rng.shuffle(archetypes)
         walk: list[dict[str, Any]] = []
+        closeup_pool: list[dict[str, Any]] = []  # each close-up kind once before any repeats
         rooms: list[list[dict[str, Any]]] = []   # per walk scene: the scene and its close-ups
         for s in range(k.scenes):
             arch = archetypes[s % len(archetypes)]
@@ -147,12 +214,18 @@ class _Builder:
                 self.parent[sc["name"]] = walk[-1]["name"]
             walk.append(sc)
             group = [sc]
-            cls = list(th["closeups"])
-            self.rng.shuffle(cls)
-            for c in cls[: k.closeups]:
+            for _ in range(k.closeups):
+                if not closeup_pool:
+                    closeup_pool = list(th["closeups"])
+                    self.rng.shuffle(closeup_pool)
+                c = closeup_pool.pop()
                 cu = self.add_scene(f"{c['name']} close-up", self.pick(c["desc"]), visible=True)
-                sc["scene_relations"][f"To the {c['name']}"] = cu["name"]
-                cu["scene_relations"]["Step back"] = sc["name"]
+                self.closeups.add(cu["name"])
+                # the label names the close-up as told apart ("To the small piano"), so no
+                # two exits to different scenes share a label
+                sc["scene_relations"][f"To the {cu['name'].removesuffix(' close-up')}"] = \
+                    cu["name"]
+                cu["scene_relations"][f"Back to the {sc['name']}"] = sc["name"]
                 self.parent[cu["name"]] = sc["name"]
                 group.append(cu)
             rooms.append(group)
@@ -195,7 +268,7 @@ class _Builder:
             trig.append(f"change_visible, scene, {nxt['name']}, true")
             reward = f"The {door} opens onto the {nxt['name']}."
             sc["scene_relations"][f"Through the {door}"] = nxt["name"]
-            nxt["scene_relations"]["Back"] = sc["name"]
+            nxt["scene_relations"][f"Back to the {sc['name']}"] = sc["name"]
         n = len(keys)
         self.last_door_at = len(self.ref)
         locked = door_t["locked"].replace("{name}", door)
@@ -224,11 +297,11 @@ class _Builder:
               start_input: bool, door: str) -> tuple[str, list[tuple[str, str]]]:
         """One chain of ``units`` puzzle units ending in a key, built backward from the key;
         returns the key and the reference steps (scene, action) in order."""
-        key = self.unique(f"{self.pick(COLORS)} key")
+        key = self.new_key()
         need: dict[str, Any] = {"tool": key, "desc": _t(
             f"A {key}. It looks like it fits a door lock.", self.word("key_desc", key=key),
             "A key."),
-            "apply_to": [door]}
+            "apply_to": [door], "key": True}
         seq: list[list[tuple[str, str]]] = []
         for u in range(units):
             where = self.pick(rooms[s])
@@ -236,12 +309,14 @@ class _Builder:
             kind = "input" if (first and start_input) else self.rng.choice(
                 ["property", "property", "property", "lock"])
             solve: list[tuple[str, str]] = []
+            if kind == "property":  # an obstacle is room-sized: it stands in the room itself
+                where = rooms[s][0]
             if kind == "input":
                 item, new_need = self.input_unit(s, rooms, where, solve)
             elif kind == "lock":
                 item, new_need = self.lock_unit(where, solve)
             else:
-                item, new_need = self.property_unit(where, solve)
+                item, new_need = self.property_unit(where, solve, need)
             reveal: list[tuple[str, str]] = []
             self.place_need(where, need, reveal, hidden_in=item)
             seq.insert(0, solve + reveal)
@@ -266,7 +341,9 @@ class _Builder:
         if need.get("prepare"):
             src_name, prep = need["prepare"]
             src = self.unique(src_name)
-            cap = tool[0].upper() + tool[1:]
+            # a source (a tap, a stove) stands in the room, not in a close-up
+            host = self.scene_of(where["name"])
+            cap = f"A {tool}"  # "A penknife, its edge dull."
             tmap["states"] = [
                 {"desc": prep["before"].replace("{tool}", cap), "apply_to": [src]},
                 {"desc": prep["after"].replace("{tool}", cap), "apply_to": target}]
@@ -278,10 +355,15 @@ class _Builder:
                                   "reward": prep["done"].replace("{tool}", tool)
                                   .replace("{source}", src)}]},
                 {"desc": self.word("source_used", src=src)}]}, "By the wall")
+            # (placed in the room that holds ``where``)
+            host["items"].append(where["items"].pop())
         if hidden_in is not None:
             tmap["visible"] = False
-            hidden_in["states"][0]["transitions"][0]["trigger"].append(
-                f"change_visible, tool, {tool}, true")
+            tr = hidden_in["states"][0]["transitions"][0]
+            tr["trigger"].append(f"change_visible, tool, {tool}, true")
+            # the reward says what appears ("... hands you the key. It is the iron key.")
+            said_key = hidden_in["name"] in self.key_speakers and need.get("key")
+            tr["reward"] += f" It is the {tool}." if said_key else f" You find the {tool}."
             self.place_tool(where, tmap, f"In the {hidden_in['name']}")
             pre.append((where["name"], f"click({tool})"))
             self.design.edges.append((hidden_in["name"], tool, "reveals"))
@@ -310,7 +392,7 @@ class _Builder:
             self.design.key_steps.append(f"craft({part['name']}, {tool})")
             self.design.edges.append((part["name"], tool, "craft"))
         if need.get("prepare"):
-            pre.append((where["name"], f"apply({tool}, {src})"))
+            pre.append((host["name"], f"apply({tool}, {src})"))
             self.design.key_steps.append(f"apply({tool}, {src})")
             self.design.edges.append((src, tool, "prepares"))
 
@@ -320,7 +402,7 @@ class _Builder:
         cont = self.unique(self.pick(th["containers"])["name"])
         ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
         lock = next((lk for lk in th["locks"] if lk["kind"] == "key"), th["locks"][0])
-        key = self.unique(f"{self.pick(COLORS)} key")
+        key = self.new_key()
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
         item = {"name": cont, "states": [
             {"desc": _t(f"{locked} A small key would open it.", locked, f"A {cont}."),
@@ -336,11 +418,14 @@ class _Builder:
         self.design.node_kind[cont] = "lock"
         return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
                                               self.word("key_desc", key=key), "A key."),
-                      "apply_to": [cont]}
+                      "apply_to": [cont], "key": True}
 
-    def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
-                      ) -> tuple[dict[str, Any], dict[str, Any]]:
-        obs_t = self.pick(self.aff["obstacles"])
+    def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]],
+                      hidden: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        # an obstacle whose texts speak of a key hides only a plain key
+        obstacles = [ob for ob in self.aff["obstacles"]
+                     if ob.get("hides") != "key" or hidden.get("key")]
+        obs_t = self.pick(obstacles)
         prop = obs_t["needs"]
         item = self.unique(self.pick(obs_t["item"]))
         need = self.solver_for(prop, item)
@@ -359,6 +444,10 @@ class _Builder:
         self.design.key_steps.append(f"apply({tool}, {item})")
         self.design.edges.append((tool, item, "creative" if need.get("creative") else "apply"))
         self.design.node_kind[item] = "obstacle"
+        if obs_t.get("hides") == "key":  # its reward already speaks of "the key"
+            self.key_speakers.add(item)
+        if obs_t.get("alive"):
+            self.alive.add(item)
         if need.get("creative"):
             self.design.creative.append(
                 f"{tool} (name suggests {need['suggests']}) applied to {item} for being {prop}")
@@ -398,9 +487,17 @@ class _Builder:
         is_creative = o["properties"][0] != prop
         if is_creative:
             self.creative_count += 1
-        need: dict[str, Any] = {"tool": o["name"], "desc": o["desc"], "apply_to": [item],
+        desc = o["desc"]
+        if is_creative:
+            desc = self.cued(o, prop)
+            self.design.cues.append((o["name"], item, prop))
+            self.cue_of[o["name"]] = self.aff["cues"][prop]["words"]
+        need: dict[str, Any] = {"tool": o["name"], "desc": desc, "apply_to": [item],
                                 "creative": is_creative, "suggests": o.get("suggests", "")}
-        prep = next((p for p in aff.get("preparations", []) if p["gives"] == prop), None)
+        # only an object that affords a preparation gets it (a bottle is filled, a knife
+        # sharpened); any other has the property already
+        prep = next((p for p in aff.get("preparations", []) if p["gives"] == prop
+                     and o["name"] in p.get("fits", [])), None)
         if prep is not None:
             srcs = [x for x in prep["source"] if x not in self.names]
             if srcs:
@@ -408,6 +505,19 @@ class _Builder:
         elif self.rng.random() < 0.25:
             need["loose"] = True
         return need
+
+    def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:
+        """``o``'s descriptions with its property ``prop`` hinted in normal (the object's own
+        hint or the property's, where the text holds no cue word yet) and stated in easy (the
+        property's gloss); hard is left bare."""
+        cue = self.aff["cues"][prop]
+        desc = dict(o["desc"])
+        if not has_cue(desc["normal"], cue["words"]):
+            hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
+            desc["normal"] = f"{desc['normal']} {hint}"
+        if not has_cue(desc["easy"], cue["words"]):
+            desc["easy"] = f"{desc['easy']} It {self.aff['properties'][prop]}."
+        return desc
 
     def input_unit(self, s: int, rooms: list[list[dict[str, Any]]], where: dict[str, Any],
                    steps: list[tuple[str, str]]) -> tuple[dict[str, Any], None]:
@@ -428,7 +538,7 @@ class _Builder:
                               "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
-                              "reward": f"The {lock['name']} clicks and the {cont} opens."}]},
+                              "reward": f"The {lock['name']} clicks open."}]},
             {"desc": ct["opened"].replace("{name}", cont)}]}
         self.place_item(where, item, "On a stand")
         steps.append((where["name"], f"input({code}, {cont})"))
@@ -504,13 +614,23 @@ class _Builder:
                 thing = entry.get("item") or entry.get("tool")
                 if self.design.node_kind.get(thing["name"]) == "clue":
                     continue
-                extra = self.detail()
+                # the details speak of a thing ("it has seen better days"): none for a
+                # person or an animal, nor for a pair ("tongs")
+                bare = thing["name"] in self.alive or _plural(thing["name"])
+                extra = "" if bare else " " + self.detail()
+                cue = self.cue_of.get(thing["name"])
+                if cue is not None:  # a creative tool's cue must be its own, not the detail's
+                    tries = 0
+                    while has_cue(extra, cue) and tries < 20:
+                        self.details.insert(0, extra.strip())
+                        extra = " " + self.detail()
+                        tries += 1
                 for st in thing["states"]:
                     desc = st["desc"]
                     if isinstance(desc, str):
                         desc = {"easy": desc, "normal": desc, "hard": desc}
-                    st["desc"] = {"easy": f"{desc['easy']} {extra}",
-                                  "normal": f"{desc['normal']} {extra}", "hard": desc["hard"]}
+                    st["desc"] = {"easy": f"{desc['easy']}{extra}",
+                                  "normal": f"{desc['normal']}{extra}", "hard": desc["hard"]}
 
     def finish(self) -> Design:
         self.dress()

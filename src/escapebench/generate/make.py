@@ -18,10 +18,11 @@ from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_own_text
 from escapebench.games.validation import check_definition
 from escapebench.generate.build import Design, build_design
+from escapebench.generate.data import affordances
 from escapebench.generate.knobs import Knobs, knobs_for
-from escapebench.generate.proof import abstract_reaches_end, naming_problems
+from escapebench.generate.proof import abstract_reaches_end, cue_problems, naming_problems
 
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
@@ -168,7 +169,8 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
     """Check and prove one candidate; returns its settings and the problems found (none: the
     game passes ``escapebench check`` with no error or warning, its reference reaches GAME END,
     each required step is needed, the distractors are inert, and no text of the normal and
-    hard versions names a solution outright)."""
+    hard versions names a solution outright, and in the normal version every creative tool's
+    description hints the property it is used for)."""
     settings = load_own_text(text, source, doc)
     problems: list[str] = []
     for d in settings:
@@ -179,6 +181,9 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             problems.append(f"{d.setting}: solver {report.solver}")
         if d.difficulty != "easy":  # below easy, no text names its solution outright
             problems += [f"{d.setting}: naming: {m}" for m in naming_problems(d)]
+        if d.difficulty == "normal":  # a creative tool hints its property (easy states it)
+            words = {p: c["words"] for p, c in affordances()["cues"].items()}
+            problems += [f"{d.setting}: cue: {m}" for m in cue_problems(d, design.cues, words)]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")

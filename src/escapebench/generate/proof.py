@@ -12,7 +12,9 @@ craft never made): if the end is still reachable, the step is not required and t
 shortcut.
 
 :func:`naming_problems` is the proof's last part: where a text of a version names a solution
-outright (the generator asks it of the normal and hard versions).
+outright (the generator asks it of the normal and hard versions). :func:`cue_problems` asks
+the opposite of the normal version: that a creative step's tool does hint, in its own
+description, the property it is used for.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "naming_problems", "parse_step"]
+__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "naming_problems",
+           "parse_step"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -380,4 +383,32 @@ def naming_problems(defn: GameDefinition) -> list[str]:
                         for x in before if _mentions(_without(x, tool.name), part)]
                 out += [f"part {part!r} names the tool {tool.name!r} it is crafted into: {x!r}"
                         for x in parts if _mentions(_without(x, part), tool.name)]
+    return out
+
+
+def cue_problems(defn: GameDefinition, cues: Iterable[tuple[str, str, str]],
+                 cue_words: dict[str, list[str]]) -> list[str]:
+    """Where a creative tool's description carries no cue for the property it is used for
+    (empty when every one does).
+
+    ``cues`` holds each creative step as ``(tool, obstacle, property)``; ``cue_words`` maps a
+    property to its cue words (whole words or the start of one, ``data/affordances.yaml``'s
+    ``cues``). The tool's description in every state that can be applied to the obstacle must
+    hold one: without it a new player finds the step only by elimination. The generator asks
+    it of the normal version (easy states the property plainly; hard may leave it out).
+    """
+    out: list[str] = []
+    for tool, item, prop in cues:
+        if tool not in defn.tool_index:
+            out.append(f"creative tool {tool!r} is missing")
+            continue
+        words = cue_words.get(prop, [])
+        for st in defn.tools[defn.tool_index[tool]].states:
+            if item not in st.apply_to:
+                continue
+            low = st.desc.lower()
+            if not any(re.search(r"\b" + re.escape(w) + r"(?:s|es|d|ed|ing|y|ly)?\b", low)
+                       for w in words):
+                out.append(f"{tool!r} is used for being {prop} on {item!r}, but its description "
+                           f"hints nothing of it: {st.desc!r}")
     return out
