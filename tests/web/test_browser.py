@@ -8,37 +8,18 @@ the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
-import queue
-import re
-import shutil
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.browser import skip_without_browser
 from tests.support.report_runs import CLOSET
+from tests.support.serve_process import serve
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-STARTUP_TIMEOUT_S = 60
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is missing")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"chromium not installed ({CHROMIUM})", allow_module_level=True)
+sync_api = skip_without_browser()
 expect = sync_api.expect
 
 
@@ -49,66 +30,8 @@ def server(
     """``escapebench serve`` on a free port; yields its base URL."""
     data = tmp_path_factory.mktemp("human-data")
     runs = [str(harness_runs[k]) for k in ("base-fumbler", "base-solver", "escape-solver")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "escapebench.cli", "serve", *runs, "--data", str(data),
-         "--port", "0", "--games", str(CLOSET)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    url = None
-    seen = []
-    try:
-        while url is None:
-            try:
-                line = lines.get(timeout=STARTUP_TIMEOUT_S)
-            except queue.Empty:
-                pytest.fail(f"escapebench serve did not start: {''.join(seen)}")
-            seen.append(line)
-            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-            if m:
-                url = m.group(1)
+    with serve(*runs, "--data", str(data), "--games", str(CLOSET)) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, errors  # no JavaScript errors on any page
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if os.environ.get("ESCAPEBENCH_SCREENSHOTS"):
-        DOCS.mkdir(exist_ok=True)
-        return DOCS
-    return tmp_path_factory.mktemp("shots")
 
 
 def test_report_episode_step_to_hint(server: str, page, shots: Path, harness_runs) -> None:

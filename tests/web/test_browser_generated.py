@@ -11,9 +11,7 @@ test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,22 +22,17 @@ import pytest
 from escapebench.engine.actions import parse_call
 from escapebench.games.loading import load_games
 from escapebench.generate import generate_games
+from tests.support.browser import skip_without_browser
 from tests.support.reference_walk import typed_reference
 from tests.support.serve_process import serve
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 GEN = "gen:tier=2,count=1,seed=41"
 SETTING = "gen-t2-s41-000"
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is missing")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"chromium not installed ({CHROMIUM})", allow_module_level=True)
+sync_api = skip_without_browser()
 expect = sync_api.expect
 
 
@@ -56,32 +49,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert done.returncode == 0, done.stdout + done.stderr
     with serve(str(tmp / "run"), "--data", str(tmp / "human"), "--games", GEN) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    context.close()
-    assert not errors, errors  # no JavaScript errors on any page
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if os.environ.get("ESCAPEBENCH_SCREENSHOTS"):
-        return DOCS
-    return tmp_path_factory.mktemp("shots")
 
 
 def button(page, where: str, name: str):  # noqa: ANN001, ANN201
