@@ -20,8 +20,12 @@ from escapebench.games.validation import check_definition
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
 from escapebench.generate.knobs import Knobs, knobs_for
-from escapebench.generate.proof import (abstract_reaches_end, cue_problems, fair_problems,
-                                        naming_problems)
+from escapebench.generate.proof import (
+    abstract_reaches_end,
+    cue_problems,
+    fair_problems,
+    naming_problems,
+)
 
 GENERATOR_VERSION = "5"
 MAX_TRIES = 50

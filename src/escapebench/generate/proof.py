@@ -26,8 +26,8 @@ from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "fair_problems", "naming_problems",
-           "parse_step"]
+__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "fair_problems",
+           "naming_problems", "parse_step"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -420,12 +420,13 @@ def fair_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, st
     """Where a tool reads as having what an obstacle needs, yet is refused there (empty when
     no tool does).
 
-    ``needs`` holds each property obstacle as ``(obstacle, property, crafted, why)``,
+    ``needs`` holds each property obstacle as ``(obstacle, property, crafted, why)``:
     ``crafted`` when a crafted tool solves it, ``why`` a second property its text says it
-    needs ("" for none: a tool reading as having it, but not as ``why``, is then refused
-    fairly, when the obstacle's first description does hold a cue of ``why``); ``cue_words`` maps a property to its cue words. At a crafted
-    tool's obstacle, every tool of the game but the keys (``keys``, tried as keys) is asked;
-    at any other obstacle, the tools of ``parts`` (craft parts, crafted tools, distractors).
+    needs ("" for none). A tool reading as having the property but not as ``why`` is refused
+    fairly when the obstacle's first description holds a cue of ``why``. ``cue_words`` maps
+    a property to its cue words. At a crafted tool's obstacle every tool of the game but the
+    keys (``keys``, tried as keys) is asked; at any other obstacle, the tools of ``parts``
+    (craft parts, crafted tools, distractors).
     A tool's description in a state that cannot be applied to the obstacle must hold no cue
     of the property: a lump of wax "tacky", refused at a stuck zip that only a waxed string
     opens, leaves the player to guess pairs. A state of the solution that has a use of its own
