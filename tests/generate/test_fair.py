@@ -151,3 +151,51 @@ def test_a_crafted_tools_reward_names_the_crafted_thing() -> None:
             seen += 1
             assert result in reward, (result, reward)
     assert seen >= 40
+
+
+def words() -> Any:
+    return yaml.safe_load((DATA / "words.yaml").read_text(encoding="utf-8"))
+
+
+def test_no_tool_says_where_it_lies() -> None:
+    """A tool's text is what the bag shows: no "A scrap of paper is tucked under it." on a
+    candle in the bag, no "sits exactly square, as if placed with care." on sandpaper just
+    worked loose; such details go to items only (and do go to some)."""
+    place = [d.lower() for d in words()["place_details"]] + [
+        "tucked beside it", "tucked under it", "lies across it", "folded beside it"]
+    on_items = 0
+    for d in designs():
+        for kind, th in things(d.doc):
+            for st in th["states"]:
+                text = (st["desc"]["normal"] if isinstance(st["desc"], dict)
+                        else st["desc"]).lower()
+                hit = [p for p in place if p in text]
+                if kind == "tool":
+                    assert not hit, (th["name"], text)
+                on_items += bool(hit)
+    assert on_items > 20
+
+
+def test_clues_keys_and_obstacles_promise_nothing_false() -> None:
+    """A digit is not called a letter; a crust or a warm tile that yields a key does not
+    promise numbers or a stamp; a box's lock is not "tied and fixed"; a key has no detail
+    sentence of its own (no "gold key ... painted the same red as the tower") and its
+    sentence does not repeat or fight its name (no "notched key with a notch filed into its
+    bow", no "old key, its teeth freshly cut")."""
+    keys = 0
+    for d in designs():
+        for kind, th in things(d.doc):
+            for st in th["states"]:
+                desc = st["desc"] if isinstance(st["desc"], dict) else {"normal": st["desc"]}
+                for text in (v for v in desc.values() if v):
+                    assert not re.search(r"\ba letter\b", text), text
+                    assert "its numbers" not in text and "stamped under" not in text, text
+                    assert "tied and fixed" not in text, text
+            if kind == "tool" and th["name"] in d.keys:
+                keys += 1
+                normal = th["states"][0]["desc"]["normal"]
+                assert normal.count(".") == 1, normal  # one sentence: no detail added
+                words_ = th["name"].split()[:-1]
+                rest = normal.lower().replace(th["name"], "")
+                assert not [w for w in words_ if w[:5] in rest], normal
+    assert keys > 100
