@@ -199,3 +199,18 @@ def test_clues_keys_and_obstacles_promise_nothing_false() -> None:
                 rest = normal.lower().replace(th["name"], "")
                 assert not [w for w in words_ if w[:5] in rest], normal
     assert keys > 100
+
+
+def test_finished_states_read_plainly() -> None:
+    """A dealt-with obstacle does not read "The blank letter, settled at last.", "The block
+    of ice: that part is over." or "The locked pouch, finished with."."""
+    odd = ("settled at last", "that part is over", "finished with")
+    seen = 0
+    for d in designs():
+        for kind, th in things(d.doc):
+            if kind == "item" and th["name"] in {need[0] for need in d.needs}:
+                seen += 1
+                text = th["states"][-1]["desc"]
+                text = text["normal"] if isinstance(text, dict) else text
+                assert not [o for o in odd if o in text], text
+    assert seen > 100
