@@ -237,14 +237,16 @@ def words_problems(words: Any, themes: list[Any], table: Any) -> list[str]:
     problems: list[str] = []
     if words.get("version") != 1:
         problems.append("words: version must be 1")
-    if len(words.get("details", [])) < 40:
-        problems.append(f"details: {len(words.get('details', []))} < 40")
-    check_texts("details", words.get("details", []), set(), problems)
+    # where-it-lies details (given to items only) count with the others
+    details = [*words.get("details", []), *words.get("place_details", [])]
+    if len(details) < 40:
+        problems.append(f"details: {len(details)} < 40")
+    check_texts("details", details, set(), problems)
     for key, fills in WORD_FILLS.items():
         if len(words.get(key, [])) < 4:
             problems.append(f"{key}: {len(words.get(key, []))} < 4 variants")
         check_texts(key, words.get(key, []), fills, problems)
-    texts = [t for k in ("details", *WORD_FILLS) for t in words.get(k, [])]
+    texts = [t for k in ("details", "place_details", *WORD_FILLS) for t in words.get(k, [])]
     texts += [t for th in themes for t in th.get("details", [])]
     if len(set(texts)) != len(texts):
         problems.append("words: a sentence is given twice")

@@ -85,6 +85,20 @@ def has_cue(text: str, cue_words: list[str]) -> bool:
 _SUFFIX = r"(?:s|es|d|ed|ing|y|ly)?\b"  # a cue word counts with its plural or verb endings
 
 
+# a theme's detail saying where a thing lies ("A wooden plant label is tucked beside it.")
+_PLACE = re.compile(r"\b(?:beside|under|across) it\b|\btucked\b|\blies\b")
+_CUED: dict[str, frozenset[str]] = {}  # text -> the properties whose cue words it holds
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = []
+
+
+def _cue_patterns(cues: dict[str, Any]) -> list[tuple[str, re.Pattern[str]]]:
+    """One compiled pattern per property of its cue words (as :func:`has_cue` reads them)."""
+    if not _PATTERNS:
+        _PATTERNS.extend((p, re.compile(r"\b(?:" + "|".join(re.escape(w) for w in c["words"])
+                                        + r")" + _SUFFIX)) for p, c in cues.items())
+    return _PATTERNS
+
+
 def _t(easy: str, normal: str, hard: str | None) -> dict[str, Any]:
     return {"easy": easy, "normal": normal, "hard": hard}
 
@@ -99,6 +113,10 @@ class Design:
     edges: list[tuple[str, str, str]] = field(default_factory=list)  # (from, to, kind)
     node_kind: dict[str, str] = field(default_factory=dict)
     cues: list[tuple[str, str, str]] = field(default_factory=list)  # creative (tool, item, prop)
+    # (obstacle, property, solved by a crafted tool, what else it says it needs or "")
+    needs: list[tuple[str, str, bool, str]] = field(default_factory=list)
+    keys: set[str] = field(default_factory=set)  # the key tools (a key is tried as a key)
+    parts: set[str] = field(default_factory=set)  # craft parts and crafted tools, and distractors
 
 
 class _Builder:
@@ -122,14 +140,18 @@ class _Builder:
         self.alive: set[str] = set()  # obstacles that are people or animals
         self.key_speakers: set[str] = set()  # obstacles whose texts speak of a key
         self.cue_of: dict[str, list[str]] = {}  # creative tool -> cue words of its property
+        # fairness: the texts of every non-key tool so far, and the properties obstacles need;
+        # no tool but an obstacle's solution may read as having what the obstacle needs
+        self.tool_texts: list[str] = []
+        self.needed: set[str] = set()
         # words are drawn from their own stream, seeded from the logic's: the words never
         # change the puzzle, and the puzzle is laid out before they are chosen
         self.words = words()
         self.wrng = random.Random(int.from_bytes(
             hashlib.sha256(repr(rng.getstate()).encode()).digest()[:8], "big"))
-        pool = list(self.words["details"]) + list(self.theme.get("details", []))
-        self.wrng.shuffle(pool)
-        self.details = pool
+        self.places = set(self.words.get("place_details", [])) | {
+            d for d in self.theme.get("details", []) if _PLACE.search(d)}
+        self.details = self.detail_pool()
 
     # -- names -------------------------------------------------------------------------------
     def unique(self, base: str) -> str:
@@ -151,7 +173,9 @@ class _Builder:
         if not free:  # a large game: a shape and a tint ("bent brass key"), never two tints
             free = [f"{a} {b}" for a in KEY_WORDS if a not in _TINTS for b in KEY_WORDS
                     if b in _TINTS and f"{a} {b} key" not in self.names]
-        return self.unique(f"{self.pick(free)} key" if free else "spare key")
+        name = self.unique(f"{self.pick(free)} key" if free else "spare key")
+        self.design.keys.add(name)
+        return name
 
     def pick(self, options: list[Any]) -> Any:
         return options[self.rng.randrange(len(options))]
@@ -164,12 +188,40 @@ class _Builder:
             text = text.replace("{" + key + "}", value)
         return text
 
+    def key_desc(self, key: str) -> str:
+        """A variant of a key's sentence whose words do not fight the key's name (no "notched
+        key with a notch filed into its bow", no "old key, its teeth freshly cut")."""
+        words = key.split()[:-1]
+        aged = {"old", "worn", "rusty"} & set(words)
+        options = [o for o in self.words["key_desc"]
+                   if not any(w[:5] in o.lower() for w in words)
+                   and not (aged and re.search(r"freshly|hardly used", o))]
+        options = options or ["A {key}."]
+        return options[self.wrng.randrange(len(options))].replace("{key}", key)
+
     def detail(self) -> str:
         """The next detail sentence of this game (each used once before any repeats)."""
         if not self.details:
-            self.details = list(self.words["details"]) + list(self.theme.get("details", []))
-            self.wrng.shuffle(self.details)
+            self.details = self.detail_pool()
         return self.details.pop()
+
+    def detail_pool(self) -> list[str]:
+        """All detail sentences, shuffled: the words', the theme's and where-it-lies ones."""
+        pool = (list(self.words["details"]) + list(self.theme.get("details", []))
+                + list(self.words.get("place_details", [])))
+        self.wrng.shuffle(pool)
+        return pool
+
+    def cued_props(self, texts: list[str], props: set[str] | None = None) -> set[str]:
+        """The properties (of ``props``, or all) whose cue words ``texts`` hold."""
+        out: set[str] = set()
+        for t in texts:
+            found = _CUED.get(t)
+            if found is None:
+                found = _CUED[t] = frozenset(
+                    p for p, rx in _cue_patterns(self.aff["cues"]) if rx.search(t.lower()))
+            out |= found
+        return out if props is None else out & props
 
     # -- layout ------------------------------------------------------------------------------
     def add_scene(self, base: str, desc: str, visible: bool) -> dict[str, Any]:
@@ -299,7 +351,7 @@ class _Builder:
         returns the key and the reference steps (scene, action) in order."""
         key = self.new_key()
         need: dict[str, Any] = {"tool": key, "desc": _t(
-            f"A {key}. It looks like it fits a door lock.", self.word("key_desc", key=key),
+            f"A {key}. It looks like it fits a door lock.", self.key_desc(key),
             "A key."),
             "apply_to": [door], "key": True}
         seq: list[list[tuple[str, str]]] = []
@@ -417,7 +469,7 @@ class _Builder:
         self.design.edges.append((key, cont, "key"))
         self.design.node_kind[cont] = "lock"
         return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
-                                              self.word("key_desc", key=key), "A key."),
+                                              self.key_desc(key), "A key."),
                       "apply_to": [cont], "key": True}
 
     def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]],
@@ -425,17 +477,27 @@ class _Builder:
         # an obstacle whose texts speak of a key hides only a plain key
         obstacles = [ob for ob in self.aff["obstacles"]
                      if ob.get("hides") != "key" or hidden.get("key")]
-        obs_t = self.pick(obstacles)
+        # fair: no tool of the game so far reads as having what the obstacle needs (a lump of
+        # wax refused at a stuck zip); such a game is rejected by the proof
+        cued = self.cued_props(self.tool_texts) | self.needed
+        obs_t = self.pick([ob for ob in obstacles if ob["needs"] not in cued] or obstacles)
         prop = obs_t["needs"]
         item = self.unique(self.pick(obs_t["item"]))
         need = self.solver_for(prop, item)
+        self.needed.add(prop)
+        self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
         tool = need["tool"]
+        desc = {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal", "hard")}
+        fail = obs_t["fail"]
+        if need.get("why"):  # a part alone has the property: the obstacle says what else
+            w = self.aff["why"][need["why"]]
+            desc = {d: f"{v} {w['desc']}" for d, v in desc.items()}
+            fail = f"{fail} {w['fail']}"
         imap = {"name": item, "states": [
-            {"desc": {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal",
-                                                                           "hard")},
-             "neg_reward": _t(obs_t["fail"], obs_t["fail"], None),
+            {"desc": desc,
+             "neg_reward": _t(fail, fail, None),
              "transitions": [{"wait_for": [f"apply, {tool}"], "trigger": ["change_state, 1"],
-                              "reward": obs_t["solved"].replace("{tool}", tool)
+                              "reward": obs_t["solved"].replace("{tool}", need.get("result", tool))
                               .replace("{item}", item)}]},
             {"desc": self.word("solved_desc", item=item)}]}
         self.place_item(where, imap, self.pick(
@@ -457,28 +519,66 @@ class _Builder:
         aff = self.aff
         self.property_count += 1
         want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
+        objs = {o["name"]: o for o in aff["objects"]}
+        avoid = set(self.needed)  # what other obstacles need: no new tool may read as it
+
+        def texts(desc: Any) -> list[str]:  # what a player below easy reads
+            return [desc] if isinstance(desc, str) else [desc["normal"], desc["hard"] or ""]
+
+        def part_texts(name: str) -> list[str]:  # a craft's part: every version
+            return [v for v in objs[name]["desc"].values() if v] if name in objs else [name]
+
+        # a craft is fair only when neither part alone has, or reads as having, the property
+        # the obstacle needs (a straw is hollow: it must not be refused at a dusty keyhole)
+        def why(c: dict[str, Any]) -> str | None:
+            """"" when no part of ``c`` has or reads as having ``prop``; else a second property
+            of the crafted tool the obstacle can ask for (``why`` of the table) that each such
+            part lacks, so the obstacle says why it alone will not do; None: not fair."""
+            having = [x for x in c["parts"] if prop in objs.get(x, {}).get("properties", [])
+                      or self.cued_props(part_texts(x), {prop})]
+            if not having:
+                return ""
+            for q in aff.get("why", {}):
+                if q != prop and q in c["properties"] and not any(
+                        q in objs.get(x, {}).get("properties", [])
+                        or self.cued_props(texts(objs[x]["desc"]) if x in objs else [x], {q})
+                        for x in having):
+                    return q
+            return None
+
         crafts = [c for c in aff.get("crafts", []) if prop in c["properties"]
                   and not (set(c["parts"]) & self.used_objects)
-                  and not (set(c["parts"]) & self.names)]
+                  and not (set(c["parts"]) & self.names)
+                  and why(c) is not None
+                  and not self.cued_props([t for x in c["parts"] for t in (
+                      texts(objs[x]["desc"]) if x in objs else [x])], avoid)
+                  and not self.cued_props(texts(c["desc"]), avoid)]
+        if prop in self.cued_props(self.tool_texts, {prop}):  # a tool so far reads as it
+            crafts = []
         if crafts and self.crafts_left > 0:
             self.crafts_left -= 1
             c = self.pick(crafts)
             a, b = c["parts"]
             self.used_objects |= {a, b}
             self.names |= {a, b}
-            objs = {o["name"]: o for o in aff["objects"]}
+            self.design.parts |= {a, b}
+            self.tool_texts += [*part_texts(a), *part_texts(b), *texts(c["desc"])]
             part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
                                            "apply_to": [b]}]}
             states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
                       {"desc": c["desc"], "apply_to": [item]}]
-            return {"tool": b, "states": states, "parts": [part]}
+            return {"tool": b, "states": states, "parts": [part], "result": c["result"],
+                    "why": why(c)}
         cands = [o for o in aff["objects"] if prop in o["properties"]
                  and o["name"] not in self.used_objects and o["name"] not in self.names]
+        cands = [o for o in cands if not self.cued_props(texts(
+            o["desc"] if o["properties"][0] == prop else self.cued(o, prop)), avoid)] or cands
         creative = [o for o in cands if o["properties"][0] != prop]
         plain = [o for o in cands if o["properties"][0] == prop]
         pool = creative if (want_creative and creative) else (plain or creative)
         if not pool:
             key = self.unique(f"{self.pick(COLORS)} pry bar")
+            self.tool_texts += [f"A {key}; it is {prop}.", f"A {key}."]
             return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.", "A bar."),
                     "apply_to": [item]}
         o = self.pick(pool)
@@ -492,6 +592,7 @@ class _Builder:
             desc = self.cued(o, prop)
             self.design.cues.append((o["name"], item, prop))
             self.cue_of[o["name"]] = self.aff["cues"][prop]["words"]
+        self.tool_texts += texts(desc)
         need: dict[str, Any] = {"tool": o["name"], "desc": desc, "apply_to": [item],
                                 "creative": is_creative, "suggests": o.get("suggests", "")}
         # only an object that affords a preparation gets it (a bottle is filled, a knife
@@ -583,7 +684,11 @@ class _Builder:
     def distractors(self, rooms: list[list[dict[str, Any]]]) -> None:
         th = self.theme
         fillers = list(th["filler_items"])
-        objs = [o for o in self.aff["objects"] if o["name"] not in self.names]
+        # a distractor tool neither has nor reads as having what an obstacle needs
+        objs = [o for o in self.aff["objects"] if o["name"] not in self.names
+                and not (set(o["properties"]) & self.needed)
+                and not self.cued_props([o["desc"]["normal"], o["desc"]["hard"] or ""],
+                                        self.needed)]
         self.rng.shuffle(fillers)
         self.rng.shuffle(objs)
         for i in range(self.k.distractors):
@@ -600,6 +705,7 @@ class _Builder:
             elif objs:
                 o = objs.pop()
                 self.names.add(o["name"])
+                self.design.parts.add(o["name"])
                 self.place_tool(where, {"name": o["name"], "states": [{"desc": o["desc"]}]},
                                 "Lying about")
                 # the reference picks it up before the last door (all tools count)
@@ -616,15 +722,28 @@ class _Builder:
                     continue
                 # the details speak of a thing ("it has seen better days"): none for a
                 # person or an animal, nor for a pair ("tongs")
-                bare = thing["name"] in self.alive or _plural(thing["name"])
+                # nor for a key: its own sentence says how it looks ("A gold key ... painted
+                # the same red as the tower" beside a red key)
+                bare = (thing["name"] in self.alive or _plural(thing["name"])
+                        or thing["name"] in self.design.keys)
                 extra = "" if bare else " " + self.detail()
                 cue = self.cue_of.get(thing["name"])
-                if cue is not None:  # a creative tool's cue must be its own, not the detail's
-                    tries = 0
-                    while has_cue(extra, cue) and tries < 20:
-                        self.details.insert(0, extra.strip())
-                        extra = " " + self.detail()
-                        tries += 1
+                tool = "tool" in entry
+                if tool:  # no tool reads, by its detail, as what an obstacle needs
+                    cue = list(cue or []) + [w for p in self.needed
+                                             for w in self.aff["cues"][p]["words"]]
+
+                def fits(d: str, cue: list[str] | None = cue, tool: bool = tool) -> bool:
+                    # a tool's text is what the bag shows: nothing of where it lies
+                    return not (cue and has_cue(d, cue)) and not (tool and d in self.places)
+
+                if extra and not fits(extra.strip()):
+                    # a creative tool's cue must be its own, not the detail's: the next
+                    # detail that fits, or none
+                    self.details.insert(0, extra.strip())
+                    fit = next((i for i in range(len(self.details) - 1, -1, -1)
+                                if fits(self.details[i])), None)
+                    extra = "" if fit is None else " " + self.details.pop(fit)
                 for st in thing["states"]:
                     desc = st["desc"]
                     if isinstance(desc, str):

@@ -20,9 +20,14 @@ from escapebench.games.validation import check_definition
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
 from escapebench.generate.knobs import Knobs, knobs_for
-from escapebench.generate.proof import abstract_reaches_end, cue_problems, naming_problems
+from escapebench.generate.proof import (
+    abstract_reaches_end,
+    cue_problems,
+    fair_problems,
+    naming_problems,
+)
 
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
@@ -181,9 +186,14 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             problems.append(f"{d.setting}: solver {report.solver}")
         if d.difficulty != "easy":  # below easy, no text names its solution outright
             problems += [f"{d.setting}: naming: {m}" for m in naming_problems(d)]
+        words = {p: c["words"] for p, c in affordances()["cues"].items()}
         if d.difficulty == "normal":  # a creative tool hints its property (easy states it)
-            words = {p: c["words"] for p, c in affordances()["cues"].items()}
             problems += [f"{d.setting}: cue: {m}" for m in cue_problems(d, design.cues, words)]
+        if d.difficulty != "easy":  # fair: no tool reading as what an obstacle needs is
+            # refused there (easy states several properties plainly, as the paper's does)
+            problems += [f"{d.setting}: fair: {m}"
+                         for m in fair_problems(d, design.needs, words, design.keys,
+                                                       design.parts)]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")

@@ -26,8 +26,8 @@ from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "naming_problems",
-           "parse_step"]
+__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "fair_problems",
+           "naming_problems", "parse_step"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -411,4 +411,53 @@ def cue_problems(defn: GameDefinition, cues: Iterable[tuple[str, str, str]],
                        for w in words):
                 out.append(f"{tool!r} is used for being {prop} on {item!r}, but its description "
                            f"hints nothing of it: {st.desc!r}")
+    return out
+
+
+def fair_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str]],
+                  cue_words: dict[str, list[str]], keys: Iterable[str] = (),
+                  parts: Iterable[str] = ()) -> list[str]:
+    """Where a tool reads as having what an obstacle needs, yet is refused there (empty when
+    no tool does).
+
+    ``needs`` holds each property obstacle as ``(obstacle, property, crafted, why)``:
+    ``crafted`` when a crafted tool solves it, ``why`` a second property its text says it
+    needs ("" for none). A tool reading as having the property but not as ``why`` is refused
+    fairly when the obstacle's first description holds a cue of ``why``. ``cue_words`` maps
+    a property to its cue words. At a crafted tool's obstacle every tool of the game but the
+    keys (``keys``, tried as keys) is asked; at any other obstacle, the tools of ``parts``
+    (craft parts, crafted tools, distractors).
+    A tool's description in a state that cannot be applied to the obstacle must hold no cue
+    of the property: a lump of wax "tacky", refused at a stuck zip that only a waxed string
+    opens, leaves the player to guess pairs. A state of the solution that has a use of its own
+    elsewhere (a knife before it is sharpened, at its whetstone) is not asked.
+    """
+    out: list[str] = []
+    skip = set(keys)
+    always = set(parts)
+    def compiled(words: list[str]) -> re.Pattern[str] | None:
+        return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words)
+                          + r")(?:s|es|d|ed|ing|y|ly)?\b") if words else None
+
+    for item, prop, crafted, why in needs:
+        pattern = compiled(cue_words.get(prop, []))
+        if pattern is None:
+            continue
+        because = compiled(cue_words.get(why, [])) if why else None
+        if because is not None and item in defn.item_index:
+            obs = defn.items[defn.item_index[item]].states[0].desc.lower()
+            if not because.search(obs):
+                because = None  # the obstacle does not say why: no excuse
+        for tool in defn.tools:
+            if tool.name in skip or not (crafted or tool.name in always):
+                continue
+            solves = any(item in st.apply_to for st in tool.states)
+            for st in tool.states:
+                if item in st.apply_to or (solves and st.apply_to):
+                    continue
+                low = st.desc.lower()
+                if pattern.search(low) and not (because and not because.search(low)):
+                    out.append(f"{tool.name!r} reads as {prop} ({st.desc!r}) but is refused at "
+                               f"{item!r}")
+                    break
     return out
