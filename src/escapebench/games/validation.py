@@ -116,7 +116,7 @@ def check_definition(
     defn: GameDefinition, text: str | None = None, *, run_solver: bool = True
 ) -> SettingReport:
     """All checks of one setting. ``text`` is the file's YAML, used to find lines."""
-    with _collections_paused():
+    with collections_paused():
         report = _check_definition(defn, text, run_solver=run_solver)
         setting = defn.setting
         report.issues = [  # CheckIssue is frozen: a copy naming the setting (faster than replace)
@@ -142,11 +142,12 @@ def _control_characters(source: str, text: str | None) -> tuple[CheckIssue, ...]
 
 
 @contextlib.contextmanager
-def _collections_paused() -> Iterator[None]:
-    """No cyclic garbage collection while checking: the checks of a large file build many
-    small objects next to its big composed YAML tree, and each automatic collection walks
-    that tree again (about half the time of a 1 MiB file). Reference counting still frees
-    what the checks drop; what is cyclic waits for the next collection after the check."""
+def collections_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: the checks of a large file (and the build and
+    proof of a generated game) make many small objects next to a big composed YAML tree, and
+    each automatic collection walks that tree again (about half the time of a 1 MiB file).
+    Reference counting still frees what is dropped; what is cyclic waits for the next
+    collection after the block."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -279,7 +280,7 @@ def _failed_file(path: Path, exc: GameFileError) -> SettingReport:
 
 def check_file(path: Path, *, run_solver: bool = True) -> list[SettingReport]:
     """Load one game file and check every setting it holds; load errors become a report."""
-    with _collections_paused():  # one file at a time: its cyclic garbage is collected after
+    with collections_paused():  # one file at a time: its cyclic garbage is collected after
         return _check_file(path, run_solver=run_solver)
 
 

@@ -3,12 +3,9 @@ and proven, the failed ones replaced by the next sub-seed."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import io
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +13,7 @@ import yaml
 
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_own_text
-from escapebench.games.validation import check_definition
+from escapebench.games.validation import check_definition, collections_paused
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
 from escapebench.generate.knobs import Knobs, knobs_for
@@ -225,22 +222,8 @@ def generate_one(tier: int, seed: int, index: int, knobs: Knobs) -> Generated:
     """The ``index``-th game of ``(tier, seed)``: the first sub-seed whose candidate is
     proven. Raises RuntimeError after :data:`MAX_TRIES` failed candidates."""
     game_id = f"gen-t{tier}-s{seed}-{index:03d}"
-    with _collections_paused():
+    with collections_paused():
         return _generate_one(tier, seed, index, knobs, game_id)
-
-
-@contextlib.contextmanager
-def _collections_paused() -> Iterator[None]:
-    """No cyclic garbage collection while one game is built and proven (a quarter of the
-    time otherwise: each automatic collection walks the candidate's large trees of nodes and
-    definitions again). Reference counting frees all of it; nothing here is cyclic."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) -> Generated:
