@@ -32,6 +32,8 @@ from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from escapebench.llm.fake_server import stream_events
+
 Answer = str | dict[str, Any]
 """The assistant's text, or a whole assistant message (see :func:`tool_call_answer`)."""
 AnswerFn = Callable[[dict[str, Any]], Answer]
@@ -502,17 +504,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
         ) -> None:
             """The answer as server-sent events (``"stream": true``): a chunk with the role
             and the content, one with the finish reason, the usage if asked, then [DONE]."""
-            head = {k: payload[k] for k in ("id", "created", "model")}
-            head["object"] = "chat.completion.chunk"
-            chunks = [
-                {**head, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
-                {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]},
-            ]
-            if "usage" in payload and (body.get("stream_options") or {}).get("include_usage"):
-                chunks.append({**head, "choices": [], "usage": payload["usage"]})
-            data = b"".join(
-                b"data: " + json.dumps(c).encode("utf-8") + b"\n\n" for c in chunks
-            ) + b"data: [DONE]\n\n"
+            data = stream_events(payload, message, finish_reason, body)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", str(len(data)))

@@ -83,6 +83,26 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
             "content": f"Thought: I will try {argument}.\nAction: {verb}({argument})"}
 
 
+def stream_events(
+    payload: dict[str, Any], message: dict[str, Any], finish_reason: str, body: dict[str, Any]
+) -> bytes:
+    """A completion ``payload`` as the server-sent events of ``"stream": true``: a chunk with
+    the ``message`` (role, content, tool calls), one with the finish reason, the usage if the
+    request asked for it (``stream_options.include_usage``) and the payload has one, then
+    ``[DONE]``."""
+    head = {k: payload[k] for k in ("id", "created", "model")}
+    head["object"] = "chat.completion.chunk"
+    chunks: list[dict[str, Any]] = [
+        {**head, "choices": [{"index": 0, "delta": message, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": finish_reason}]},
+    ]
+    if "usage" in payload and (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append({**head, "choices": [], "usage": payload["usage"]})
+    return b"".join(
+        b"data: " + json.dumps(c).encode("utf-8") + b"\n\n" for c in chunks
+    ) + b"data: [DONE]\n\n"
+
+
 def completion_payload(body: dict[str, Any], model: str = DEFAULT_MODEL) -> dict[str, Any]:
     """The whole ``chat.completion`` JSON answer to ``body``, with usage."""
     message = answer(body)
@@ -217,19 +237,8 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, payload)
 
         def _stream(self, payload: dict[str, Any], body: dict[str, Any]) -> None:
-            head = {k: payload[k] for k in ("id", "created", "model")}
-            head["object"] = "chat.completion.chunk"
             choice = payload["choices"][0]
-            chunks: list[dict[str, Any]] = [
-                {**head, "choices": [{"index": 0, "delta": choice["message"],
-                                      "finish_reason": None}]},
-                {**head, "choices": [{"index": 0, "delta": {},
-                                      "finish_reason": choice["finish_reason"]}]},
-            ]
-            if (body.get("stream_options") or {}).get("include_usage"):
-                chunks.append({**head, "choices": [], "usage": payload["usage"]})
-            data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
-            data += b"data: [DONE]\n\n"
+            data = stream_events(payload, choice["message"], choice["finish_reason"], body)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Content-Length", str(len(data)))
