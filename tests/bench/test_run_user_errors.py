@@ -10,6 +10,7 @@ import pytest
 
 from escapebench.cli import main as cli_main
 from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE, EXIT_USAGE
+from tests.support.hostile_inputs import folder_of_special_files
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -171,10 +172,7 @@ def test_a_folder_of_only_pipes_and_devices_names_what_it_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Before: "folder holds no game files" alone, with the FIFO and the link left unsaid.
-    folder = tmp_path / "games"
-    folder.mkdir()
-    os.mkfifo(folder / "pipe.yaml")
-    (folder / "zero.yml").symlink_to("/dev/zero")
+    folder = folder_of_special_files(tmp_path)
     monkeypatch.chdir(tmp_path)
     code, err = run_cli(["--games", str(folder), "--out", "o", "--quiet"], capsys)
     assert code == EXIT_USAGE

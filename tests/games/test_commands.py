@@ -14,6 +14,7 @@ from escapebench.cli import main
 from escapebench.engine import EscapeGame
 from escapebench.games.loading import builtin_files, load_file
 from tests.games.shed import SHED_COUNTS, write_shed
+from tests.support.hostile_inputs import folder_of_special_files
 
 CHECK_FIELDS = {
     "setting", "game", "difficulty", "source", "ok", "errors", "warnings", "scenes",
@@ -98,11 +99,7 @@ def test_check_user_errors_print_no_traceback(tmp_path: Path, make, message: str
 
 
 def _odd_folder(p: Path) -> Path:
-    folder = p / "odd"
-    folder.mkdir()
-    os.mkfifo(folder / "pipe.yaml")
-    (folder / "zero.yaml").symlink_to("/dev/zero")
-    return folder
+    return folder_of_special_files(p, "odd", link="zero.yaml")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

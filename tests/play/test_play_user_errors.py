@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from escapebench.cli import main as cli_main
+from tests.support.hostile_inputs import folder_of_special_files
 
 
 @pytest.mark.parametrize(
@@ -136,10 +137,7 @@ def test_a_folder_of_only_pipes_and_devices_names_what_it_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Before: "folder holds no game files" alone, with the FIFO and the link left unsaid.
-    folder = tmp_path / "games"
-    folder.mkdir()
-    os.mkfifo(folder / "pipe.yaml")
-    (folder / "zero.yml").symlink_to("/dev/zero")
+    folder = folder_of_special_files(tmp_path)
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     code = cli_main(["play", str(folder), "--no-result"])
     err = capsys.readouterr().err

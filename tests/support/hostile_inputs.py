@@ -17,6 +17,7 @@ lone surrogates, bidirectional marks, markers repeated, and up to a megabyte of 
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from collections.abc import Callable
@@ -405,3 +406,13 @@ def hostile_answer(number: int, seed: int) -> tuple[str, str]:
     kinds = list(ANSWERS)
     kind = rng.choices(kinds, [_ANSWER_WEIGHTS.get(k, 1.0) for k in kinds])[0]
     return kind, ANSWERS[kind](rng)
+
+
+def folder_of_special_files(parent: Path, name: str = "games", link: str = "zero.yml") -> Path:
+    """A folder ``parent/name`` that holds no game file, only entries named like one: a FIFO
+    ``pipe.yaml`` (reading it would block) and ``link``, a link to ``/dev/zero`` (endless)."""
+    folder = parent / name
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / link).symlink_to("/dev/zero")
+    return folder
