@@ -143,6 +143,12 @@ Game's answer: {feedback}"""
 """The reflection call's user message."""
 
 # --------------------------------------------------------------------------- foresight calls
+FORESIGHT_ANSWER_FORMAT = """\
+Answer in this form:
+- Thought: <your reasoning>
+- Actions: <zero or more actions, one per line, each with its reason>"""
+"""The answer format that ends both foresight system prompts."""
+
 FORESIGHT_TOOL_SYSTEM_PROMPT = """\
 You help a room escape player think ahead. The player has just got a new tool; find where \
 it could be used.
@@ -157,9 +163,7 @@ Go through the other tools and the open tasks one by one and weigh what the desc
 say against each other. Propose only actions you can justify: for a craft, say why the two \
 fit; for an apply, name the task index first, then say why the tool may solve it.
 
-Answer in this form:
-- Thought: <your reasoning>
-- Actions: <zero or more actions, one per line, each with its reason>"""
+""" + FORESIGHT_ANSWER_FORMAT
 """The system prompt of the foresight call for a newly collected tool."""
 
 FORESIGHT_TOOL_USER_TEMPLATE = """\
@@ -183,9 +187,7 @@ A task's target item can be dealt with in three ways:
 Read the task, the tool descriptions and the clues the game has given, look for what links \
 them, and weigh each option one by one. Propose only actions you can justify from them.
 
-Answer in this form:
-- Thought: <your reasoning>
-- Actions: <zero or more actions, one per line, each with its reason>"""
+""" + FORESIGHT_ANSWER_FORMAT
 """The system prompt of the foresight call for a newly created task."""
 
 FORESIGHT_TASK_USER_TEMPLATE = """\
