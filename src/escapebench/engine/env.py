@@ -152,7 +152,7 @@ class _Plan:
         "norm_memo", "recipes", "wait_index", "item_key_step",
         "item_changed", "tool_key_step", "tool_collected", "tool_used", "tool_crafted",
         "partial_outcome", "stuck_outcome", "collected_outcome", "moved_outcome", "past_possible",
-        "item_names", "tool_names", "tool_targets", "tool_target_counts", "item_scene",
+        "item_names", "tool_names", "tool_target_counts", "item_scene",
         "tool_scene", "start",
     )
 
@@ -205,11 +205,8 @@ class _Plan:
             tool_where=(_IN_SCENE,) * len(d.tools),
             tool_state=(0,) * len(d.tools),
         )
-        # per tool, per state: the names its apply_to lists, and how often each is listed
+        # per tool, per state: the names its apply_to lists, with how often each is listed
         # (a use strikes one: a name listed twice can be used twice in that state)
-        self.tool_targets = tuple(
-            tuple(frozenset(st.apply_to) for st in t.states) for t in d.tools
-        )
         self.tool_target_counts = tuple(
             tuple({x: st.apply_to.count(x) for x in st.apply_to} for st in t.states)
             for t in d.tools
@@ -900,13 +897,8 @@ class EscapeGame:
         if tool >= 0:
             tool_state = self.tool_state[tool]
             target = plan.item_names[i]
-            if target not in plan.tool_targets[tool][tool_state]:
+            if not self._uses_left(tool, target):  # not on its list, or struck off it
                 return self._fail(action, kind, i, tool)
-            struck = self.used.get((tool, tool_state))
-            if struck is not None and target in struck and (
-                struck.count(target) >= plan.tool_target_counts[tool][tool_state][target]
-            ):
-                return self._fail(action, kind, i, tool)  # struck off the tool's list
         # The first transition wait matching the offer, preferring one not yet satisfied. Clicks
         # match any click wait, tools their own name; inputs compare without case or
         # surrounding space (the original's case-sensitive comparison is a documented bug, and
@@ -1000,12 +992,14 @@ class EscapeGame:
         return StepResult(action, False, False, "", (), 0, 0, False, outcome)
 
     def _uses_left(self, t: int, target: str) -> bool:
-        """Whether ``target`` is still on tool ``t``'s list in its current state."""
+        """Whether ``target`` is still on tool ``t``'s list in its current state (listed, and
+        not yet struck off as often as it is listed)."""
         s = self.tool_state[t]
+        listed = self._plan.tool_target_counts[t][s].get(target, 0)
+        if not listed:
+            return False
         struck = self.used.get((t, s))
-        if struck is None or target not in struck:
-            return True
-        return struck.count(target) < self._plan.tool_target_counts[t][s].get(target, 0)
+        return struck is None or struck.count(target) < listed
 
     def _mark_used(self, t: int, target: str) -> None:
         """Tool ``t`` has been used on ``target`` in its current state."""
@@ -1046,13 +1040,9 @@ class EscapeGame:
             same = Outcome("craft_same", "craft", (d.tools[a].name,))
             return StepResult(action, False, False, "", (), 0, 0, False, same)
         for src, dst in ((a, b), (b, a)):
-            src_state = d.tools[src].states[self.tool_state[src]]
             dst_state = d.tools[dst].states[self.tool_state[dst]]
             src_name, dst_name = d.tools[src].name, d.tools[dst].name
-            if (
-                dst_name in src_state.apply_to and src_name in dst_state.wait_for
-                and self._uses_left(src, dst_name)
-            ):
+            if src_name in dst_state.wait_for and self._uses_left(src, dst_name):
                 s = self.tool_state[dst]
                 wi = dst_state.wait_for.index(src_name)
                 key = (1, dst, s, 0)

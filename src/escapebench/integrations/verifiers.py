@@ -111,10 +111,6 @@ def _definitions(config: EscapeBenchTasksetConfig) -> list[GameDefinition]:
     return load_games(config.games, config.difficulties)
 
 
-def _protocol(games: list[str], name: str | None, original_source: str | None) -> Protocol:
-    return choose_protocol(name, games, original_source)
-
-
 def system_prompt(protocol: Protocol) -> str:
     """The system turn under ``protocol``: its action prompt (ours with the answer format)."""
     if protocol.name == "escapebench":
@@ -142,7 +138,7 @@ class EscapeBenchTaskset(vf.Taskset[EscapeBenchTask, EscapeBenchTasksetConfig]):
 
     def load(self) -> Iterator[EscapeBenchTask]:
         cfg = self.config
-        protocol = _protocol(list(cfg.games), cfg.protocol, cfg.original_source)
+        protocol = choose_protocol(cfg.protocol, list(cfg.games), cfg.original_source)
         for spec in cfg.games:
             for d in load_games([spec], cfg.difficulties):
                 yield EscapeBenchTask(
@@ -247,7 +243,9 @@ class EscapeBenchEnv(vf.Env[EscapeBenchEnvConfig]):
     async def run(self, task: EscapeBenchTask, agents: Any) -> None:
         info = task.data.info
         defn = _definition(info)
-        protocol = _protocol([info["game"]], info.get("protocol"), info.get("original_source"))
+        protocol = choose_protocol(
+            info.get("protocol"), [info["game"]], info.get("original_source")
+        )
         spec = EpisodeSpec(
             episode_id=f"{defn.setting}__verifiers",
             defn=defn,
