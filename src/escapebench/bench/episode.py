@@ -50,6 +50,7 @@ from escapebench.bench.records import (
 )
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.engine.outcome import OUTCOME_KINDS, Outcome
 from escapebench.protocols.base import HintView, Protocol, Session
 from escapebench.protocols.escapebench import EscapebenchProtocol, position_text
 
@@ -172,8 +173,12 @@ class Episode:
                     f"{game.scene_name!r}; the game file has changed since this log was written"
                 )
             if rec.get("error"):
-                # An error changes nothing in the engine; no need to play it again.
-                result = StepResult(str(rec.get("action", "")), False, True, "")
+                # An error changes nothing in the engine; no need to play it again. (Its
+                # kind is what the log kept; a log older than outcomes says "malformed".)
+                logged = Outcome(rec.get("outcome") if rec.get("outcome") in OUTCOME_KINDS
+                                 else "malformed")
+                result = StepResult(str(rec.get("action", "")), False, True, "", (), 0, 0,
+                                    False, logged)
             else:
                 result = self.session.play(game, str(rec["action"]))
             if (game.key_steps, game.tools_collected) != (
