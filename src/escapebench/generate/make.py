@@ -24,7 +24,7 @@ from escapebench.generate.proof import (
     naming_problems,
 )
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
