@@ -29,6 +29,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "replay": ("escapebench.games.command_replay", "replay a JSON Lines trace of actions"),
     "play": ("escapebench.play.command_play", "play a game yourself in the terminal"),
     "merge": ("escapebench.bench.command_merge", "combine result folders of sharded runs"),
+    "verify": ("escapebench.bench.command_verify",
+               "replay result folders' logs through the engine and check every step and metric"),
     "report": ("escapebench.report.command_report", "write a static HTML report of runs"),
     "serve": ("escapebench.web.command_serve", "serve reports and the browser play page"),
     "compare": ("escapebench.report.command_compare",
