@@ -253,6 +253,10 @@ def main(args: argparse.Namespace) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"escapebench run: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+    if outcome.model_not_reached:
+        # A wrong --base-url: one line (the server, the error, what to check), no retries.
+        print(f"escapebench run: {outcome.model_error}", file=sys.stderr)
+        return outcome.exit_code
     if outcome.summaries:
         print_table(outcome.summaries)
         usage = format_usage(outcome.summaries, settings.prices or outcome.prices)

@@ -506,7 +506,10 @@ def build_definition(
                         for gi, g in enumerate(_as_list(tr.get("trigger"), tp, "trigger"))
                     ]
                     reward = pick(tr.get("reward"), tp, "reward", required=False)
-                    trans.append(Transition(tuple(wait_list), tuple(trigger_list), reward))
+                    creative = flag(tr.get("creative", False), tp, "creative")
+                    trans.append(
+                        Transition(tuple(wait_list), tuple(trigger_list), reward, creative)
+                    )
                 states.append(
                     ItemState(
                         pick(st.get("desc", ""), stp, "desc", required=False) or "",
@@ -548,6 +551,7 @@ def build_definition(
                             _as_name(x, stp, "wait_for", k)
                             for k, x in enumerate(_as_list(st.get("wait_for"), stp, "wait_for"))
                         ),
+                        flag(st.get("creative", False), stp, "creative"),
                     )
                 )
             if not tstates:
