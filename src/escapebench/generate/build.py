@@ -366,12 +366,11 @@ class _Builder:
         # nothing, so one that breaks this trades places with an earlier lock or obstacle.
         asks = {"property": 1, "lock": 1, "input": 0, "click": 0}
         for _ in range(total):
-            avail = slots = 0
+            avail = 0
             bad = None
-            for i in range(total - 1, -1, -1):
+            for slots, i in enumerate(range(total - 1, -1, -1), start=1):
                 if i == total - 1 or scene_of[i] != scene_of[i + 1]:
                     avail += max(1, k.breadth)  # the keys into this scene's door
-                slots += 1
                 if slots > avail:
                     bad = i
                     break
@@ -601,7 +600,8 @@ class _Builder:
             sc["scene_relations"][f"Through the {door}"] = nxt["name"]
             nxt["scene_relations"][f"Back to the {sc['name']}"] = sc["name"]
         item = {"name": door, "states": [
-            {"desc": None, "neg_reward": _t("That does not fit any of its locks.", "It stays shut.", None),
+            {"desc": None,
+             "neg_reward": _t("That does not fit any of its locks.", "It stays shut.", None),
              "transitions": [{"wait_for": [f"apply, {key}" for key in keys], "trigger": trig,
                               "reward": reward}]},
             {"desc": door_t["opened"].replace("{name}", door)},
@@ -761,7 +761,7 @@ class _Builder:
         self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
         tool = need["tool"]
         desc = {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal", "hard")}
-        fail = obs_t["fail"]
+        fail = obs_t["fail"].replace("{item}", item)
         if need.get("why"):  # a part alone has the property: the obstacle says what else
             w = self.aff["why"][need["why"]]
             desc = {d: f"{v} {w['desc']}" for d, v in desc.items()}
