@@ -329,6 +329,7 @@ class _Builder:
             self.way_on(s, walk, keys, door_t, door)
         self.place_needs()
         self.distractors(rooms)
+        self.lay_out()
         self.top_up()
         ref = self.reference()
         first = next((i for i, (_, a) in enumerate(ref) if a.startswith("input(")), None)
@@ -400,10 +401,11 @@ class _Builder:
         where = self.pick(rooms[s])
         solve: list[tuple[str, str]] = []
         need: dict[str, Any] | None
+        seen = None  # the walk scene an obstacle stands in: its tool comes before it opens
         if kind == "property":  # an obstacle is room-sized: it stands in the room itself,
-            # often an earlier one: it waits there, in sight, until its tool comes
-            where = rooms[self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.5
-                         else s][0]
+            # sometimes an earlier one, where it waits in sight
+            seen = self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.3 else s
+            where = rooms[seen][0]
             item, need = self.property_unit(where, solve, {"key": True})
         elif kind == "input":
             item, need = self.input_unit(s, rooms, where, solve)
@@ -417,7 +419,7 @@ class _Builder:
                 "key_only": item["name"] in self.key_speakers}
         self.units.append(unit)
         if need is not None:
-            self.queue_need(need, pos, s, where, unit["pre"])
+            self.queue_need(need, pos, s, where, unit["pre"], seen)
 
     def click_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]) -> dict[str, Any]:
         """A box, drawer or case that is shut but not locked: one click opens it."""
@@ -437,7 +439,7 @@ class _Builder:
         return item
 
     def queue_need(self, need: dict[str, Any], pos: float, s: int, where: dict[str, Any],
-                   pre: list[tuple[str, str]]) -> None:
+                   pre: list[tuple[str, str]], seen: int | None = None) -> None:
         """Queue the tools ``need`` asks for (the tool, or a crafted tool's two parts) to be
         placed before position ``pos``; record the steps made just before the use (the craft,
         the preparation at its source, which stands in the room of the use)."""
@@ -467,10 +469,10 @@ class _Builder:
         self.design.node_kind.setdefault(tool, "tool")
         key = bool(need.get("key"))
         self.pending.append({"tmap": tmap, "pos": pos, "scene": s, "key": key,
-                             "loose": bool(need.get("loose")), "where": where})
+                             "seen": seen, "where": where})
         for part in need.get("parts", []):
             self.pending.append({"tmap": part, "pos": pos, "scene": s, "key": False,
-                                 "loose": False, "where": where})
+                                 "seen": seen, "where": where})
             pre.insert(0, (where["name"], f"craft({part['name']}, {tool})"))
             self.design.key_steps.append(f"craft({part['name']}, {tool})")
             self.design.edges.append((part["name"], tool, "craft"))
@@ -484,30 +486,43 @@ class _Builder:
         unit already shows something, it joins one of their batches, or lies in the open of
         its scene. An obstacle whose texts speak of a key shows exactly one key."""
         ahead = self.k.held // 2
+        lag = max(1, self.k.held // 2)
         empty = [u for u in self.units]  # units whose reward shows nothing yet, oldest first
         for n, need in enumerate(sorted(self.pending, key=lambda x: x["pos"])):
             if n < ahead and not need["key"]:
                 need["ahead"] = True
-                self.stow(need, None, 0)
+                self.stow(need, None)
                 continue
-            fit = next((u for u in empty if u["pos"] < need["pos"]
-                        and (need["key"] or not u["key_only"])), None)
+            if need["seen"] is not None:  # an obstacle's tool: from any unit at random
+                anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
+                            and self.may_show(u, need)]
+                if anywhere:
+                    host = self.pick(anywhere)
+                    if host in empty:
+                        empty.remove(host)
+                    self.stow(need, host)
+                    continue
+            fits = [u for u in empty if self.may_show(u, need)]
+            # a tool is shown at least ``lag`` units before its use, at one of those units
+            # chosen at random: the tool that came last is no likelier to fit than any other
+            far = [u for u in fits if u["pos"] <= need["pos"] - lag]
+            fit = self.pick(far) if far else (fits[0] if fits else None)
             if fit is not None:
                 empty.remove(fit)
-                self.stow(need, fit, need["scene"])
+                self.stow(need, fit)
                 continue
-            batch = [u for u in self.units if u["pos"] < need["pos"] and not u["key_only"]
-                     and u["found"]]
+            batch = [u for u in self.units if u["pos"] <= need["pos"] - lag
+                     and self.may_show(u, need) and u["found"]]
             if batch and self.rng.random() < 0.7:
-                self.stow(need, self.pick(batch), need["scene"])
+                self.stow(need, self.pick(batch))
             else:
-                self.stow(need, None, self.rng.randrange(need["scene"] + 1))
+                seen = need["scene"] + 1 if need["seen"] is None else max(1, need["seen"])
+                self.stow(need, None, self.rng.randrange(seen))
         # a unit still showing nothing would not be needed: it takes a tool used after it
         # from a batch of two or more, or one lying in the open (the first batch last); or
         # else it shows one more key for the door of its scene
         for u in empty:
-            later = [n for n in self.pending if n["pos"] > u["pos"] and (n["key"] or not
-                                                                            u["key_only"])]
+            later = [n for n in self.pending if self.may_show(u, n)]
             moved = next((n for n in later if n.get("host") is not None
                           and len(n["host"]["found"]) > 1), None) or next(
                 (n for n in later if n in self.open_tools and n["movable"]), None) or next(
@@ -521,12 +536,23 @@ class _Builder:
                 moved["host"]["found"].remove(moved)
             u["found"].append(moved)
             moved["host"] = u
+
+    @staticmethod
+    def may_show(unit: dict[str, Any], need: dict[str, Any]) -> bool:
+        """Whether ``unit`` may show the tool of ``need``: it is solved before the use, in a
+        walk scene before the one where the obstacle stands (the tool is held before the
+        obstacle is seen), and an obstacle whose texts speak of a key shows only a key."""
+        return (unit["pos"] < need["pos"] and (need["key"] or not unit["key_only"])
+                and (need.get("seen") is None or unit["scene"] < need["seen"]))
+
+    def lay_out(self) -> None:
+        """Place every tool where :meth:`place_needs` and :meth:`distractors` put it."""
         for u in self.units:
             self.fill(u)
         for t in self.open_tools:
             self.lay_open(t)
 
-    def stow(self, need: dict[str, Any], unit: dict[str, Any] | None, s: int) -> None:
+    def stow(self, need: dict[str, Any], unit: dict[str, Any] | None, s: int = 0) -> None:
         """Record where a queued tool goes: shown by ``unit``, or in the open of scene ``s``
         (placed by :meth:`fill` and :meth:`lay_open` once everything has its place)."""
         need["host"] = unit
@@ -542,6 +568,7 @@ class _Builder:
         item, where = unit["item"], unit["where"]
         tr = item["states"][0]["transitions"][0]
         names = []
+        self.rng.shuffle(unit["found"])  # a batch in no telling order
         for need in unit["found"]:
             tmap = need["tmap"]
             tool = tmap["name"]
@@ -549,7 +576,8 @@ class _Builder:
             tr["trigger"].append(f"change_visible, tool, {tool}, true")
             self.place_tool(where, tmap, f"In the {item['name']}")
             unit["pickups"].append((where["name"], f"click({tool})"))
-            self.design.edges.append((item["name"], tool, "reveals"))
+            if not need.get("distractor"):
+                self.design.edges.append((item["name"], tool, "reveals"))
             names.append(tool)
         if not names:
             return
@@ -561,29 +589,15 @@ class _Builder:
             tr["reward"] += f" You find the {listed}."
 
     def lay_open(self, need: dict[str, Any]) -> None:
-        """A tool in the open of its scene (or wedged in place, to be pulled loose)."""
+        """A tool in the open of its scene, taken on entering it."""
         tmap = need["tmap"]
         tool = tmap["name"]
         s = need["open_scene"]
         where = self.pick(self.rooms[s])
         steps = self.open_pickups.setdefault(s, [])
-        if need["loose"]:
-            loose = self.unique(f"{tool} stuck fast")
-            tmap["visible"] = False
-            self.place_item(where, {"name": loose, "states": [{
-                "desc": _t(f"A {tool}, wedged in place. Pull it loose to take it.",
-                           self.word("loose_desc", tool=tool), f"A {tool}."),
-                "transitions": [{"wait_for": ["click"], "trigger": [f"become_tool, {tool}"],
-                                 "reward": f"You work the {tool} loose and take it."}]}]},
-                "Wedged in place")
-            self.place_tool(where, tmap, "In your hands")
-            steps.append((where["name"], f"click({loose})"))
-            self.design.key_steps.append(f"click({loose})")
-            self.design.edges.append((loose, tool, "becomes"))
-        else:
-            self.place_tool(where, tmap, self.pick(["On the floor", "On a shelf", "In a corner",
-                                                    "Half hidden", "On a hook"]))
-            steps.append((where["name"], f"click({tool})"))
+        self.place_tool(where, tmap, self.pick(["On the floor", "On a shelf", "In a corner",
+                                                "Half hidden", "On a hook"]))
+        steps.append((where["name"], f"click({tool})"))
 
     def way_on(self, s: int, walk: list[dict[str, Any]], keys: list[str],
                door_t: dict[str, Any], door: str) -> None:
@@ -649,7 +663,7 @@ class _Builder:
         need = {"tmap": {"name": key, "states": [{"desc": _t(
             f"A {key}. It looks like it fits a door lock.", self.key_desc(key), "A key."),
             "apply_to": [item["name"]]}]}, "pos": unit["pos"] + 0.25, "scene": unit["scene"],
-            "key": True, "loose": False, "where": sc, "host": unit}
+            "key": True, "seen": None, "where": sc, "host": unit}
         self.pending.append(need)
         unit["found"].append(need)
 
@@ -773,6 +787,8 @@ class _Builder:
                               "reward": obs_t["solved"].replace("{tool}", need.get("result", tool))
                               .replace("{item}", item)}]},
             {"desc": self.word("solved_desc", item=item)}]}
+        if need.get("creative"):  # marked in the file, for the tool-choice score
+            imap["states"][0]["transitions"][0]["creative"] = True
         self.place_item(where, imap, self.pick(
             ["In the wall", "On the floor", "Up high", "Behind a curtain", "In the middle"]))
         steps.append((where["name"], f"apply({tool}, {item})"))
@@ -972,9 +988,9 @@ class _Builder:
                  "neg_reward": {"easy": f["fail"] + " It is only there for show.",
                                 "normal": f["fail"], "hard": None}}]}, "Nearby")
             self.design.node_kind[name] = "distractor"
-        self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2))
+        self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2), batch=True)
 
-    def distractor_tools(self, n: int, scenes: int) -> None:
+    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> None:
         """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes,
         taken on entering. Each neither has nor reads as having what an obstacle needs;
         near-misses come first: a tool with a property close to a need but not it (a brass
@@ -994,14 +1010,18 @@ class _Builder:
             o = self._spare.pop(0)
             if o["name"] in self.names:
                 continue
-            s = self.rng.randrange(scenes)
-            where = self.pick(self.rooms[s])
             self.names.add(o["name"])
             self.design.parts.add(o["name"])
-            self.place_tool(where, {"name": o["name"], "states": [{"desc": o["desc"]}]},
-                            "Lying about")
-            self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
             self.design.node_kind[o["name"]] = "distractor"
+            tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
+            hosts = [u for u in self.units if not u["key_only"]]
+            if batch and hosts and self.rng.random() < 0.6:  # in a batch a unit shows
+                self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
+                continue
+            s = self.rng.randrange(scenes)
+            where = self.pick(self.rooms[s])
+            self.place_tool(where, tmap, "Lying about")
+            self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
 
 
     def dress(self) -> None:
@@ -1044,6 +1064,8 @@ class _Builder:
                                   "normal": f"{desc['normal']}{extra}", "hard": desc["hard"]}
 
     def finish(self) -> Design:
+        for sc in self.scenes:  # the tools of a place in no telling order
+            self.rng.shuffle(sc["tools"])
         self.dress()
         for sc in self.scenes:  # "A iron key" -> "An iron key", in every text of a thing
             for entry in [*sc["items"], *sc["tools"]]:
