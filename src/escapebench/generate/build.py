@@ -404,7 +404,7 @@ class _Builder:
         seen = None  # the walk scene an obstacle stands in: its tool comes before it opens
         if kind == "property":  # an obstacle is room-sized: it stands in the room itself,
             # sometimes an earlier one, where it waits in sight
-            seen = self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.3 else s
+            seen = self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.6 else s
             where = rooms[seen][0]
             item, need = self.property_unit(where, solve, {"key": True})
         elif kind == "input":
@@ -497,7 +497,12 @@ class _Builder:
                 anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
                             and self.may_show(u, need)]
                 if anywhere:
-                    host = self.pick(anywhere)
+                    # tools come in batches: most join a unit that already shows one
+                    batches = [u for u in anywhere if u.get("batch")]
+                    pool = batches if batches and self.rng.random() < 0.75 else anywhere
+                    # the older of two drawn: a tool found early is as likely as a new one
+                    host = min(self.pick(pool), self.pick(pool), key=lambda u: u["pos"])
+                    host["batch"] = True
                     if host in empty:
                         empty.remove(host)
                     self.stow(need, host)
@@ -1014,8 +1019,9 @@ class _Builder:
             self.design.parts.add(o["name"])
             self.design.node_kind[o["name"]] = "distractor"
             tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
-            hosts = [u for u in self.units if not u["key_only"]]
-            if batch and hosts and self.rng.random() < 0.6:  # in a batch a unit shows
+            hosts = [u for u in self.units if u.get("batch")] or [
+                u for u in self.units if not u["key_only"]]
+            if batch and hosts and self.rng.random() < 0.8:  # in a batch a unit shows
                 self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
                 continue
             s = self.rng.randrange(scenes)
