@@ -517,7 +517,7 @@ class _Builder:
                 self.stow(need, fit)
                 continue
             batch = [u for u in self.units if u["pos"] <= need["pos"] - lag
-                     and self.may_show(u, need) and u["found"]]
+                     and self.may_show(u, need) and u["found"] and not u["key_only"]]
             if batch and self.rng.random() < 0.7:
                 self.stow(need, self.pick(batch))
             else:
