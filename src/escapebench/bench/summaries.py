@@ -94,7 +94,8 @@ class Coverage:
         text actions``."""
         rules, _, actions = self.rules_label().rpartition(", ")
         return (
-            f"{len(self.settings)} settings #{self.settings_hash}, {rules}, "
+            f"{len(self.settings)} setting{'s' if len(self.settings) != 1 else ''} "
+            f"#{self.settings_hash}, {rules}, "
             f"{self.repeats_label()}, {actions}"
         )
 
