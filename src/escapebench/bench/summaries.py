@@ -69,8 +69,8 @@ class Coverage:
         return f"{count} repeat{'' if count == '1' else 's'}"
 
     def protocol_label(self) -> str:
-        """The protocol and its version, the name said once: ``escapebench/1`` for version
-        ``escapebench-1+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
+        """The protocol and its version, the name said once: ``escapebench/2`` for version
+        ``escapebench-2+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
         texts, are in ``summary.csv``'s ``protocol_version`` and in ``run.json``); a version
         that does not start with the name is shown whole (``custom/v7``)."""
         version = self.protocol_version.split("+", 1)[0]
@@ -82,7 +82,7 @@ class Coverage:
         return f"{name}/{version}" if name else version
 
     def rules_label(self) -> str:
-        """The rules in words: ``escapebench/1, max 200 steps, patience 50, help 10, text
+        """The rules in words: ``escapebench/2, max 200 steps, patience 50, help 10, text
         actions``."""
         return (
             f"{self.protocol_label()}, max {self.max_steps} steps, "
@@ -91,11 +91,12 @@ class Coverage:
         )
 
     def label(self) -> str:
-        """One line: ``21 settings #1a2b3c4d, escapebench/1, max 200 steps, ..., 5 repeats,
+        """One line: ``21 settings #1a2b3c4d, escapebench/2, max 200 steps, ..., 5 repeats,
         text actions``."""
         rules, _, actions = self.rules_label().rpartition(", ")
         return (
-            f"{len(self.settings)} settings #{self.settings_hash}, {rules}, "
+            f"{len(self.settings)} setting{'s' if len(self.settings) != 1 else ''} "
+            f"#{self.settings_hash}, {rules}, "
             f"{self.repeats_label()}, {actions}"
         )
 
