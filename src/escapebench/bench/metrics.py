@@ -254,6 +254,8 @@ class EpisodeMetrics:
         self.tokens_out = 0
         self.tokens_cached = 0
         self.sent = [0, 0, 0]  # tokens in, cached, out of the calls sent to the model
+        self.sent_calls = 0  # calls sent to the model (not answered by the response cache)
+        self.model_wait_s = 0.0  # seconds those calls took (the live display's s/call)
         self.retries = 0
         self.wall_s = 0.0
         self.curve: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
@@ -291,6 +293,8 @@ class EpisodeMetrics:
             self.tokens_out += tokens[2]
             if not call.cached:
                 self.sent = [a + b for a, b in zip(self.sent, tokens, strict=True)]
+                self.sent_calls += 1
+                self.model_wait_s += call.latency_s
             self.retries += call.retries
         self.wall_s += record.wall_s
         if hint is not None and record.hint_done:
