@@ -45,14 +45,17 @@ def missing_from_plan(runs: list[dict[str, Any]], present: set[str]) -> tuple[li
                                                                               list[str]]:
     """(missing shards as ``"i/n"``, missing episode ids) of the suite ``runs`` planned:
     every game their ``run.json`` lists, times the repeats, under their agent and model."""
-    from escapebench.bench.plan import episode_id
+    from escapebench.bench.plan import episode_id, legacy_episode_id
 
     first = runs[0]
     settings = sorted({g["setting"] for r in runs for g in r.get("games", []) if "setting" in g})
     repeats = max(int(r.get("repeats") or 1) for r in runs)
     agent, model = str(first.get("agent") or ""), str(first.get("model") or "")
-    planned = {episode_id(s, agent, model, n) for s in settings for n in range(repeats)}
-    missing = sorted(planned - present) if agent else []
+    missing = sorted(
+        episode_id(s, agent, model, n) for s in settings for n in range(repeats)
+        if episode_id(s, agent, model, n) not in present
+        and legacy_episode_id(s, agent, model, n) not in present  # an earlier escapebench's
+    ) if agent else []
     shards = [tuple(r["shard"]) for r in runs if isinstance(r.get("shard"), list)
               and len(r["shard"]) == 2]
     missing_shards = []
