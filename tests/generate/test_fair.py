@@ -214,3 +214,16 @@ def test_finished_states_read_plainly() -> None:
                 text = text["normal"] if isinstance(text, dict) else text
                 assert not [o for o in odd if o in text], text
     assert seen > 100
+
+
+def test_picking_up_a_plural_says_them() -> None:
+    """"You took the tweezers and put it in your bag." read wrong; a pair or a plural is
+    "them", one thing (a compass, a cactus) still "it"."""
+    from escapebench.engine import Outcome
+    from escapebench.protocols.escapebench.feedback import feedback_text
+
+    said = {n: feedback_text(Outcome("collected", "click", (n,)))
+            for n in ("tweezers", "frozen peas", "compass", "cactus", "iron key")}
+    assert said["tweezers"] == "You took the tweezers and put them in your bag."
+    assert "put them" in said["frozen peas"]
+    assert all("put it in" in said[n] for n in ("compass", "cactus", "iron key"))

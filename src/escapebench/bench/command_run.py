@@ -105,7 +105,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("games and episodes")
     g.add_argument("--games", action="append", default=None, metavar="SPEC",
                    help="built-in game or setting name, 'builtin', a game file, a folder in the "
-                   "original layout, or a glob; repeatable (default: builtin)")
+                   "original layout, a glob or a gen: spec; repeatable or comma-separated "
+                   "(default: builtin)")
     g.add_argument("--difficulty", action="append", default=None, choices=DIFFICULTIES,
                    help="only these difficulties; repeatable (default: all three)")
     g.add_argument("--repeats", type=int, default=1, help="episodes per setting")
@@ -149,6 +150,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> RunSettings:
     """The run settings an ``escapebench run`` command line asks for."""
+    from escapebench.catalog import split_specs
+
     return RunSettings(
         agent=args.agent,
         no_reflection=args.no_reflection,
@@ -156,7 +159,7 @@ def settings_from_args(args: argparse.Namespace) -> RunSettings:
         model=args.model,
         base_urls=list(args.base_url),
         api_key_env=args.api_key_env,
-        games=list(args.games or ["builtin"]),
+        games=split_specs(args.games or ["builtin"]),
         difficulties=list(args.difficulty) if args.difficulty else None,
         out=args.out,
         concurrency=args.concurrency,
@@ -250,6 +253,10 @@ def main(args: argparse.Namespace) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"escapebench run: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+    if outcome.model_not_reached:
+        # A wrong --base-url: one line (the server, the error, what to check), no retries.
+        print(f"escapebench run: {outcome.model_error}", file=sys.stderr)
+        return outcome.exit_code
     if outcome.summaries:
         print_table(outcome.summaries)
         usage = format_usage(outcome.summaries, settings.prices or outcome.prices)

@@ -26,6 +26,7 @@ from typing import Any
 
 from escapebench.bench.costs import Prices
 from escapebench.bench.hints import ReferenceEffect
+from escapebench.bench.tool_choice import ToolChoiceCounter, creative_keys
 from escapebench.engine.actions import VERBS
 from escapebench.engine.model import GameDefinition
 
@@ -67,6 +68,14 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "max_steps",
     "patience",
     "help_steps",
+    "tool_solves",
+    "tool_tries",
+    "tool_chance",
+    "tool_choice",
+    "apply_choice",
+    "craft_choice",
+    "creative_solves",
+    "creative_choice",
 )
 
 #: Columns that describe the transport or the clock, not the play: they may differ between
@@ -160,6 +169,18 @@ class EpisodeResult:
     """(steps taken, key steps, tools, hints) at the start, after every change, and at the end."""
     progress_intervals: list[int] = field(default_factory=list)
     """Steps between consecutive progress events (figure 8), the first from the start."""
+    # The tool-choice score against chance (bench/tool_choice.py; docs/metrics.md). A mean is
+    # None where the episode had no solve with two candidates or more.
+    tool_solves: int = 0
+    tool_tries: int = 0
+    tool_chance: float = 0.0
+    tool_choice: float | None = None
+    apply_choice: float | None = None
+    craft_choice: float | None = None
+    creative_solves: int = 0
+    creative_choice: float | None = None
+    tool_solve_log: list[dict[str, Any]] = field(default_factory=list)
+    """Every tool solve: step, verb, tool, target, tries, candidates, creative (figure 14)."""
     version: int = RESULT_VERSION
 
     @property
@@ -237,11 +258,14 @@ class EpisodeMetrics:
         self.tokens_out = 0
         self.tokens_cached = 0
         self.sent = [0, 0, 0]  # tokens in, cached, out of the calls sent to the model
+        self.sent_calls = 0  # calls sent to the model (not answered by the response cache)
+        self.model_wait_s = 0.0  # seconds those calls took (the live display's s/call)
         self.retries = 0
         self.wall_s = 0.0
         self.curve: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
         self.intervals: list[int] = []
         self._last_progress_step = 0
+        self.tool_choice = ToolChoiceCounter(creative_keys(defn))
 
     def add(self, record: dict[str, Any]) -> None:
         """Account for one step record (in step order)."""
@@ -274,6 +298,8 @@ class EpisodeMetrics:
             self.tokens_out += tokens[2]
             if not call.get("cached"):
                 self.sent = [a + b for a, b in zip(self.sent, tokens, strict=True)]
+                self.sent_calls += 1
+                self.model_wait_s += float(call.get("latency_s") or 0.0)
             self.retries += int(call.get("retries", 0))
         self.wall_s += float(record.get("wall_s", 0.0))
         if hint is not None and record.get("hint_done"):
@@ -283,6 +309,7 @@ class EpisodeMetrics:
             self.curve.append((self.steps, key_steps, tools, len(self.hints)))
         if record.get("game_end"):
             self.escaped = True
+        self.tool_choice.add(record)
 
     def _start_hint(self, step: int, index: int) -> None:
         if self.early_exit is None:
@@ -323,6 +350,7 @@ class EpisodeMetrics:
         for h in self.hints:
             if h.kind == "key_step" and h.verb in by_verb:
                 by_verb[h.verb] += 1
+        choice = self.tool_choice.result()
         curve = list(self.curve)
         final = (self.steps, self.key_steps, self.tools, len(self.hints))
         if curve[-1] != final:
@@ -377,6 +405,15 @@ class EpisodeMetrics:
             hints=[HintRecord(**asdict(h)) for h in self.hints],
             progress_curve=curve,
             progress_intervals=list(self.intervals),
+            tool_solves=choice.tool_solves,
+            tool_tries=choice.tool_tries,
+            tool_chance=choice.tool_chance,
+            tool_choice=choice.tool_choice,
+            apply_choice=choice.apply_choice,
+            craft_choice=choice.craft_choice,
+            creative_solves=choice.creative_solves,
+            creative_choice=choice.creative_choice,
+            tool_solve_log=[s.to_dict() for s in self.tool_choice.solves],
         )
 
 

@@ -183,7 +183,8 @@ def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
     """Resolve games, episodes, shard and output folder (no file is written)."""
-    from escapebench.games import load_games_reporting, split_playable, unplayable_file
+    from escapebench.catalog import load_games_reporting
+    from escapebench.games import split_playable, unplayable_file
 
     settings.validate()
     definitions, failed = load_games_reporting(settings.games, settings.difficulties)
@@ -266,10 +267,12 @@ def plan_run(
 def protocol_for(settings: RunSettings) -> Protocol:
     """The run's protocol (``--protocol``; by default ``original`` for games of an original
     checkout), or :class:`RunConfigError` in one line saying what to pass."""
+    from escapebench.catalog import split_specs
     from escapebench.protocols import OriginalSourceError, make_protocol
 
     try:
-        return make_protocol(settings.protocol, settings.games, settings.original_source)
+        return make_protocol(settings.protocol, split_specs(settings.games),
+                             settings.original_source)
     except (OriginalSourceError, ValueError) as exc:
         raise RunConfigError(str(exc)) from None
 

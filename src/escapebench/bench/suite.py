@@ -52,7 +52,7 @@ from escapebench.exit_codes import (
     EXIT_OK,
     EXIT_STORAGE,
 )
-from escapebench.llm.base import ChatModel, ModelUnavailableError
+from escapebench.llm.base import ChatModel, ModelUnavailableError, ServerNotReachedError
 from escapebench.llm.cache import ResponseCacheError
 
 
@@ -66,6 +66,7 @@ class RunOutcome:
     played: int  # episodes played (or finished) by this run
     failed: dict[str, str] = field(default_factory=dict)  # episode id -> error
     model_error: str | None = None
+    model_not_reached: bool = False  # model_error: the server never answered (a wrong URL)
     storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
     cache_error: str | None = None  # the response cache went bad during play (one line)
     summaries: list[Summary] = field(default_factory=list)
@@ -178,11 +179,16 @@ async def _run_plan(
                 return
             except ModelUnavailableError as exc:
                 outcome.model_error = str(exc)
-                display.stopped(spec, "model unavailable")
+                if isinstance(exc, ServerNotReachedError):
+                    # Nothing was played: the run ends with one line saying why.
+                    outcome.model_not_reached = True
+                else:
+                    display.stopped(spec, "model unavailable")
                 stop.set()
                 return
             except asyncio.CancelledError:
-                display.stopped(spec, "stopped")
+                if not outcome.model_not_reached:
+                    display.stopped(spec, "stopped")
                 raise
             except Exception as exc:  # an agent or log problem: this episode only
                 if is_storage_fault(exc, plan.out):  # the disk, not the episode: all stop

@@ -68,8 +68,8 @@ class Coverage:
         return f"{count} repeat{'' if count == '1' else 's'}"
 
     def protocol_label(self) -> str:
-        """The protocol and its version, the name said once: ``escapebench/1`` for version
-        ``escapebench-1+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
+        """The protocol and its version, the name said once: ``escapebench/2`` for version
+        ``escapebench-2+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
         texts, are in ``summary.csv``'s ``protocol_version`` and in ``run.json``); a version
         that does not start with the name is shown whole (``custom/v7``)."""
         version = self.protocol_version.split("+", 1)[0]
@@ -81,7 +81,7 @@ class Coverage:
         return f"{name}/{version}" if name else version
 
     def rules_label(self) -> str:
-        """The rules in words: ``escapebench/1, max 200 steps, patience 50, help 10, text
+        """The rules in words: ``escapebench/2, max 200 steps, patience 50, help 10, text
         actions``."""
         return (
             f"{self.protocol_label()}, max {self.max_steps} steps, "
@@ -90,11 +90,12 @@ class Coverage:
         )
 
     def label(self) -> str:
-        """One line: ``21 settings #1a2b3c4d, escapebench/1, max 200 steps, ..., 5 repeats,
+        """One line: ``21 settings #1a2b3c4d, escapebench/2, max 200 steps, ..., 5 repeats,
         text actions``."""
         rules, _, actions = self.rules_label().rpartition(", ")
         return (
-            f"{len(self.settings)} settings #{self.settings_hash}, {rules}, "
+            f"{len(self.settings)} setting{'s' if len(self.settings) != 1 else ''} "
+            f"#{self.settings_hash}, {rules}, "
             f"{self.repeats_label()}, {actions}"
         )
 
@@ -152,6 +153,10 @@ def _ratio(num: float, den: float) -> float:
     return num / den if den else math.nan
 
 
+def _defined(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
 #: Per-episode values that the tables average, each a function of one result. Shares are
 #: per episode (NaN where the game has nothing to share, e.g. no tools: left out of the mean).
 EPISODE_VALUES: dict[str, Callable[[EpisodeResult], float]] = {
@@ -168,9 +173,19 @@ EPISODE_VALUES: dict[str, Callable[[EpisodeResult], float]] = {
     "tokens_in": lambda r: float(r.tokens_in),
     "tokens_out": lambda r: float(r.tokens_out),
     "tokens_cached": lambda r: float(r.tokens_cached),
+    # the tool-choice score (bench/tool_choice.py): NaN where an episode has no solve with two
+    # candidates or more (left out of the mean)
+    "tool_solves": lambda r: float(r.tool_solves),
+    "tool_choice": lambda r: _defined(r.tool_choice),
+    "apply_choice": lambda r: _defined(r.apply_choice),
+    "craft_choice": lambda r: _defined(r.craft_choice),
+    "creative_choice": lambda r: _defined(r.creative_choice),
 }
 CI_METRICS: tuple[str, ...] = tuple(EPISODE_VALUES)
 """Metrics with a 95% interval in :attr:`Summary.ci` (``escaped`` as the escaped share)."""
+TOOL_CHOICE_METRICS: tuple[str, ...] = ("tool_choice", "apply_choice", "craft_choice",
+                                        "creative_choice")
+"""The tool-choice means: None in a :class:`Summary` where no episode of its group has one."""
 
 
 def _by_setting(results: Sequence[EpisodeResult]) -> list[list[EpisodeResult]]:
@@ -408,6 +423,14 @@ class Summary:
     ci: dict[str, tuple[float, float]] = field(default_factory=dict)
     """Metric name -> (low, high) 95% interval (no entry: too few episodes)."""
     coverage: Coverage | None = None
+    tool_solves: float = 0.0
+    """Mean tool solves per episode; the tool-choice means below are means of the episodes'
+    own means (docs/metrics.md), None where no episode had a solve to choose in."""
+    tool_choice: float | None = None
+    apply_choice: float | None = None
+    craft_choice: float | None = None
+    creative_solves: float = 0.0
+    creative_choice: float | None = None
 
     def cost(self, prices: Prices) -> float:
         """Mean USD per episode at ``prices`` (times :attr:`episodes` for the total)."""
@@ -441,12 +464,19 @@ class Summary:
 
 _COVERAGE_COLUMNS = ("settings", "settings_hash", "repeats", "protocol", "protocol_version",
                      "action_format", "max_steps", "patience", "help_steps")
+_TOOL_CHOICE_FIELDS = ("tool_solves", "tool_choice", "apply_choice", "craft_choice",
+                       "creative_solves", "creative_choice")
+_TOOL_CHOICE_CI = ("tool_solves", *TOOL_CHOICE_METRICS)
 SUMMARY_COLUMNS: tuple[str, ...] = (
     *(f.name for f in fields(Summary) if f.name not in ("hint_share_by_action", "ci",
-                                                         "coverage")),
+                                                         "coverage", *_TOOL_CHOICE_FIELDS)),
     *(f"{v}_hint_share" for v in KEY_STEP_VERBS),
-    *(f"{name}_ci_{end}" for name in CI_METRICS for end in ("low", "high")),
+    *(f"{name}_ci_{end}" for name in CI_METRICS if name not in _TOOL_CHOICE_CI
+      for end in ("low", "high")),
     *_COVERAGE_COLUMNS,
+    # added with the tool-choice score: after the earlier columns, which keep their places
+    *_TOOL_CHOICE_FIELDS,
+    *(f"{name}_ci_{end}" for name in _TOOL_CHOICE_CI for end in ("low", "high")),
 )
 
 
@@ -460,6 +490,10 @@ def _summarize(agent: str, model: str, difficulty: str, group: list[EpisodeResul
     def mean_defined(name: str) -> float:
         values = [v for v in (EPISODE_VALUES[name](r) for r in group) if not math.isnan(v)]
         return sum(values) / len(values) if values else 0.0
+
+    def mean_or_none(name: str) -> float | None:
+        values = [v for v in (EPISODE_VALUES[name](r) for r in group) if not math.isnan(v)]
+        return sum(values) / len(values) if values else None
 
     def pooled(num: float, den: float) -> float:
         return num / den if den else 0.0
@@ -507,6 +541,12 @@ def _summarize(agent: str, model: str, difficulty: str, group: list[EpisodeResul
         hint_share_by_action=by_action,
         ci=bootstrap_ci(group) if intervals else {},
         coverage=coverage_of(group),
+        tool_solves=mean(r.tool_solves for r in group),
+        tool_choice=mean_or_none("tool_choice"),
+        apply_choice=mean_or_none("apply_choice"),
+        craft_choice=mean_or_none("craft_choice"),
+        creative_solves=mean(r.creative_solves for r in group),
+        creative_choice=mean_or_none("creative_choice"),
     )
 
 

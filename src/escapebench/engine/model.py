@@ -68,6 +68,7 @@ class Transition:
     waits: tuple[Wait, ...]
     triggers: tuple[Trigger, ...]
     reward: str | None = None
+    creative: bool = False  # the author's mark: a tool used for what its name does not suggest
 
     @property
     def ends_game(self) -> bool:
@@ -96,6 +97,7 @@ class ToolState:
     desc: str
     apply_to: tuple[str, ...] = ()
     wait_for: tuple[str, ...] = ()
+    creative: bool = False  # the author's mark: crafting into this state is a creative step
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,8 +30,8 @@ _TOOL_ENTRY_KEYS = frozenset({"position", "tool"})
 _ITEM_KEYS = frozenset({"name", "visible", "interactable", "states"})
 _TOOL_KEYS = frozenset({"name", "visible", "states"})
 _ITEM_STATE_KEYS = frozenset({"desc", "neg_reward", "transitions"})
-_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for"})
-_TRANSITION_KEYS = frozenset({"wait_for", "trigger", "reward"})
+_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for", "creative"})
+_TRANSITION_KEYS = frozenset({"wait_for", "trigger", "reward", "creative"})
 
 
 def _value_of(node: yaml.Node | None, key: str) -> yaml.Node | None:

@@ -488,7 +488,7 @@ class _Builder:
         self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
         tool = need["tool"]
         desc = {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal", "hard")}
-        fail = obs_t["fail"]
+        fail = obs_t["fail"].replace("{item}", item)
         if need.get("why"):  # a part alone has the property: the obstacle says what else
             w = self.aff["why"][need["why"]]
             desc = {d: f"{v} {w['desc']}" for d, v in desc.items()}

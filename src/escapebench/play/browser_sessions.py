@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.bench import EPISODES_DIR, HintOptions
+from escapebench.catalog import load_games, load_playable, split_specs
 from escapebench.engine.model import GameDefinition
-from escapebench.games import load_playable
-from escapebench.games.loading import load_games
 from escapebench.play.errors import PlayError as CommandError
 from escapebench.play.session import PlaySession, player_name_problem
 
@@ -99,7 +98,8 @@ class PlayStore:
         self.data_dir = Path(data_dir)
         # The games given with --games are read under this protocol (by default the original
         # one for games of an original checkout); the built-in games under ours, always.
-        self.protocol = make_protocol(protocol, list(game_specs), original_source)
+        game_specs = split_specs(game_specs)
+        self.protocol = make_protocol(protocol, game_specs, original_source)
         self._builtin_protocol = make_protocol("escapebench")
         self.hint_options = hint_options or HintOptions()
         self.report_key = report_key
@@ -112,7 +112,7 @@ class PlayStore:
             self._builtin.add(defn.setting)
         # every file that does not load and every setting with check errors, listed at once (a
         # game with check errors can stop in the middle of play)
-        given = load_playable(list(game_specs)) if game_specs else []
+        given = load_playable(game_specs) if game_specs else []
         for defn in given:
             self._games.setdefault(defn.setting, defn)  # never shadows a built-in game
         # A folder of other results (a model's run) cannot take human results: say so now,

@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import IO
 
 from escapebench.bench import DEFAULT_HELP_STEPS, DEFAULT_MAX_STEPS, DEFAULT_PATIENCE, HintOptions
+from escapebench.catalog import pick_setting, split_specs
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 from escapebench.games import add_protocol_arguments, require_playable
 from escapebench.games.issues import visible_text
-from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.games.loading import GameFileError
 from escapebench.play.errors import PlayError
 from escapebench.play.session import PlaySession, player_name_problem
 from escapebench.play.terminal import HELP, loaded_text, render, resume_command
@@ -123,7 +124,8 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             if problem is not None:
                 raise ValueError(f"--player: {problem}")
         protocol = make_protocol(
-            getattr(args, "protocol", None), [args.game], getattr(args, "original_source", None)
+            getattr(args, "protocol", None), split_specs([args.game]),
+            getattr(args, "original_source", None)
         )
     except (GameFileError, ValueError) as exc:  # (OriginalSourceError is a ValueError)
         print(f"escapebench play: {exc}", file=sys.stderr)

@@ -20,6 +20,7 @@ import jinja2
 
 from escapebench import __version__
 from escapebench.bench.costs import Prices
+from escapebench.bench.verify import verification_status
 from escapebench.report import tables
 from escapebench.report.figures import Figure, draw_all
 from escapebench.report.games import GamePage, game_pages
@@ -108,6 +109,9 @@ def _run_info(run: RunFolder) -> dict[str, Any]:
         "episodes": len(run.episodes),
         "finished": sum(1 for e in run.episodes if e.finished),
         "info": info,
+        # "verified" (escapebench verify passed and nothing changed since), "changed since
+        # verified", or None (never verified)
+        "verified": verification_status(run.path),
     }
 
 

@@ -74,6 +74,11 @@ class Table:
     rows: list[TableRow]
 
 
+
+def _counted(n: int, noun: str) -> str:
+    """``"1 setting"``, ``"7 settings"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
 def agent_label(agent: str, model: str) -> str:
     """How an agent and model are named in tables and legends."""
     if agent == HUMAN_AGENT:
@@ -116,11 +121,11 @@ def _note(s: Summary, results: Sequence[EpisodeResult]) -> str:
                                                           s.model)]
     players = {r.player for r in mine if r.agent == HUMAN_AGENT}
     c = s.coverage
-    note = f"{s.episodes} episodes, {s.escaped} escaped"
+    note = f"{_counted(s.episodes, 'episode')}, {s.escaped} escaped"
     if c is not None:
-        note += f", {len(c.settings)} settings"
+        note += f", {_counted(len(c.settings), 'setting')}"
     if players:
-        note += f", {len(players)} players"
+        note += f", {_counted(len(players), 'player')}"
     return note
 
 
@@ -331,7 +336,7 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
         if s.difficulty == ALL:
             continue
         rows.append(TableRow(f"{agent_label(s.agent, s.model)} — {s.difficulty}", _cells(s), s,
-                             note=f"{s.episodes} episodes, {s.escaped} escaped"))
+                             note=f"{_counted(s.episodes, 'episode')}, {s.escaped} escaped"))
     return Table(
         "By difficulty",
         "Per agent, model and difficulty; the last column says what each row covers.",
@@ -354,7 +359,7 @@ def usage_table(results: Sequence[EpisodeResult], prices: Prices | None = None) 
             cells += [format_cost(s.cost(prices) * n), format_cost(s.cost(prices))]
         cells.append(s.coverage.label() if s.coverage is not None else "")
         rows.append(TableRow(agent_label(s.agent, s.model), cells, s,
-                             note=f"{n} episodes, {s.escaped} escaped"))
+                             note=f"{_counted(n, 'episode')}, {s.escaped} escaped"))
     headers = ["Agent / model", "Episodes", "Calls", "Tokens in", "Cached", "Tokens out"]
     if prices is not None:
         headers += ["Cost (USD)", "Per episode"]

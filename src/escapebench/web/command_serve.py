@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="result folder for human games played in the browser "
                         f"(default ./{DEFAULT_DATA_DIR})")
     parser.add_argument("--games", action="append", default=[], metavar="PATH",
-                        help="extra game files, folders or globs to offer (repeatable)")
+                        help="extra game files, folders, globs or gen: specs to offer "
+                        "(repeatable or comma-separated)")
     from escapebench.play.browser_sessions import DEFAULT_MAX_SESSIONS
 
     parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS,

@@ -19,7 +19,6 @@ Task parameters (``-T name=value``) mirror ``escapebench run``'s options: ``game
 
 from __future__ import annotations
 
-import re
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -38,6 +37,7 @@ from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.plan import RunPlan, episode_id, plan_run
 from escapebench.bench.settings import MODEL_AGENTS, RunConfigError, RunSettings
+from escapebench.catalog import split_specs
 from escapebench.integrations.inspect.model import InspectChatModel
 from escapebench.integrations.inspect.scorer import RESULT_KEY, escape_metrics
 from escapebench.llm.base import Completion, Message, SamplingSettings
@@ -59,25 +59,10 @@ class _NoModel:
 def _split(value: str | list[str] | None) -> list[str] | None:
     if value is None:
         return None
-    # (Inspect itself splits a -T value with commas into a list.)
-    items = _fold_gen_specs([str(v) for v in value] if isinstance(value, list)
-                            else str(value).split(","))
-    return [v.strip() for v in items if str(v).strip()] or None
-
-
-_GEN_PART = re.compile(r"\s*[A-Za-z_]+\s*=[^=]*")
-
-
-def _fold_gen_specs(parts: list[str]) -> list[str]:
-    """Comma-separated specs, where a ``gen:tier=T,count=N,seed=S`` spec keeps its own commas:
-    the ``name=value`` parts after a ``gen:`` part belong to it."""
-    out: list[str] = []
-    for part in parts:
-        if out and out[-1].strip().startswith("gen:") and _GEN_PART.fullmatch(part):
-            out[-1] += "," + part
-        else:
-            out.append(part)
-    return out
+    # (Inspect itself splits a -T value with commas into a list; a gen: spec's parts are
+    # joined again.)
+    items = split_specs(value if isinstance(value, list) else [value])
+    return [v for v in items if v.strip()] or None
 
 
 def run_settings(

@@ -44,13 +44,18 @@ def _failed(outcome: Outcome) -> str:
     return f"{base} {outcome.text}" if outcome.text else base
 
 
+def _it(name: str) -> str:
+    """``them`` for a plural or a pair (``tweezers``, ``frozen peas``), else ``it``."""
+    return "them" if name.endswith("s") and not name.endswith(("ss", "us", "is", "ous")) else "it"
+
+
 def feedback_text(outcome: Outcome) -> str:
     """What the player reads after an action with this outcome."""
     kind, names, text = outcome.kind, outcome.names, outcome.text
     if kind == "moved":
         return f"You went to: {names[0]}."
     if kind == "collected":
-        return f"You took the {names[0]} and put it in your bag."
+        return f"You took the {names[0]} and put {_it(names[0])} in your bag."
     if kind == "triggered":
         return f"It worked. {text}" if text else f"It worked: the {names[0]} changed."
     if kind == "partial":

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from escapebench.catalog.sources import split_specs
 from escapebench.engine.model import GameDefinition
 from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
 from escapebench.games.loading import GameFileError, builtin_files, game_files, load_file
@@ -22,7 +23,8 @@ from escapebench.terminal import print_table, render_table
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="more game files or folders to list"
+        "paths", nargs="*", metavar="PATH",
+        help="more game files or folders to list (also comma-separated)"
     )
     parser.add_argument("--json", action="store_true", help="print JSON Lines, one per setting")
     parser.add_argument(
@@ -70,7 +72,7 @@ def main(args: argparse.Namespace) -> int:
     failed = False
     if not args.no_builtin:
         sources += [(p, "built-in") for p in builtin_files()]
-    for spec in args.paths:
+    for spec in split_specs(args.paths):
         try:
             sources += [(p, spec) for p in game_files(spec)]
         except GameFileError as exc:

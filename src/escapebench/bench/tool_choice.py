@@ -1,0 +1,346 @@
+"""The tool-choice score: did the agent choose its tool by understanding, or by trying?
+
+The one place the score is computed, from an episode's step records alone (the ``steps.jsonl``
+lines, as dicts or typed records): the harness counts it live (:class:`EpisodeMetrics` feeds
+every record to a :class:`ToolChoiceCounter`), a resumed episode counts it again from its log,
+and any tool can score a finished episode folder (:func:`score_episode_folder`) or a whole
+result folder (:func:`score_run_folder`). docs/metrics.md defines it with a worked example.
+
+**A tool solve** is a key step the agent made itself (no hint showing, not a hinted action
+played for it) by applying a tool to an item, or by crafting two tools. For each:
+
+* ``tries``: the agent's failed attempts at that solve since the solving tool took its
+  solving form (was collected, or last crafted into) -- for a craft, since the later of the two
+  parts did. For an apply: the failed applies of any tool to that item in its current state
+  (an item that changes state starts afresh, and an item that waits for several tools starts
+  a new count after each of them); for a craft: the failed crafts involving one of
+  the two parts.
+* ``candidates`` (k): what a blind player could pick from. For an apply: the tools held at any
+  time from then until the solve, less those already tried on that item in that state (the
+  solving tool always counts); for a craft: the pairs of such tools that include one of the
+  two parts, less the pairs already tried. (The issue that asked for this score took the bag
+  at the moment the solving tool arrived; a tool picked up later is as much a candidate, and
+  its failed tries are counted, so it is counted here too. Nothing changes when no tool
+  arrives in between.)
+* ``chance`` = (k - 1) / 2: the expected failures of a blind player who picks uniformly among
+  the k candidates and never repeats a failure.
+* ``choice`` = 1 - tries / chance, clipped to [-1, 1]: 1 for a first try, 0 for a blind pick
+  without repetition, -1 for a memoryless random pick (expected k - 1 failures), below 0 for
+  repeating failures. A solve with k < 2 had nothing to choose between: it is counted in
+  ``solves`` but has no choice and stays out of the means.
+
+Names are compared as the engine compares them (:func:`normalize_name`), so the score is the
+same for both protocols (the original protocol logs the answer's own spelling). The bag is
+followed through the records' events (``tool_collected``, ``tool_crafted``, ``tool_used``)
+and an item's state through its ``item_changed`` events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from escapebench.engine.actions import extract_call, normalize_name, parse_call
+from escapebench.engine.model import GameDefinition
+
+__all__ = [
+    "CreativeKey",
+    "ToolChoice",
+    "ToolChoiceCounter",
+    "ToolSolve",
+    "chance_of",
+    "choice_of",
+    "creative_keys",
+    "score_episode_folder",
+    "score_records",
+    "score_run_folder",
+]
+
+CreativeKey = tuple[str, str, str]
+"""A creative step: ``("apply", tool, item)`` or ``("craft", tool, tool)`` (the two tools in
+sorted order), names normalized."""
+
+
+def chance_of(candidates: int) -> float:
+    """Expected failed attempts of a blind player without repetition among ``candidates``."""
+    return max(candidates - 1, 0) / 2
+
+
+def choice_of(tries: int, candidates: int) -> float | None:
+    """1 - tries / chance, clipped to [-1, 1]; None when there was nothing to choose (k < 2)."""
+    chance = chance_of(candidates)
+    if chance <= 0:
+        return None
+    return max(-1.0, min(1.0, 1.0 - tries / chance))
+
+
+@dataclass(frozen=True)
+class ToolSolve:
+    """One tool solve of an episode (see the module docstring)."""
+
+    step: int
+    verb: str  # "apply" or "craft"
+    tool: str  # the solving tool (a craft: the part that arrived last)
+    target: str  # the item (apply) or the other tool (craft)
+    tries: int
+    candidates: int
+    creative: bool = False
+
+    @property
+    def chance(self) -> float:
+        return chance_of(self.candidates)
+
+    @property
+    def choice(self) -> float | None:
+        return choice_of(self.tries, self.candidates)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """An episode's tool-choice numbers (the ``results.csv`` columns of the same names)."""
+
+    tool_solves: int = 0
+    tool_tries: int = 0
+    tool_chance: float = 0.0
+    tool_choice: float | None = None  # mean choice over solves with k >= 2
+    apply_choice: float | None = None
+    craft_choice: float | None = None
+    creative_solves: int = 0
+    creative_choice: float | None = None
+
+    @classmethod
+    def of(cls, solves: Iterable[ToolSolve]) -> ToolChoice:
+        solves = list(solves)
+
+        def mean(keep: Any) -> float | None:
+            values = [s.choice for s in solves if keep(s) and s.choice is not None]
+            return _mean(values)  # type: ignore[arg-type]
+
+        return cls(
+            tool_solves=len(solves),
+            tool_tries=sum(s.tries for s in solves),
+            tool_chance=sum(s.chance for s in solves),
+            tool_choice=mean(lambda s: True),
+            apply_choice=mean(lambda s: s.verb == "apply"),
+            craft_choice=mean(lambda s: s.verb == "craft"),
+            creative_solves=sum(s.creative for s in solves),
+            creative_choice=mean(lambda s: s.creative),
+        )
+
+
+def _get(record: Any, key: str, default: Any = None) -> Any:
+    """A field of a step record: a dict (``steps.jsonl``) or a typed record."""
+    if isinstance(record, Mapping):
+        return record.get(key, default)
+    return getattr(record, key, default)
+
+
+def _events(record: Any) -> list[tuple[str, str]]:
+    out = []
+    for e in _get(record, "events") or ():
+        kind = _get(e, "kind", "")
+        out.append((str(kind), normalize_name(str(_get(e, "name", "") or ""))))
+    return out
+
+
+def creative_keys(defn: GameDefinition) -> frozenset[CreativeKey]:
+    """The tool solves ``defn`` marks as creative: every ``apply, <tool>`` wait of a transition
+    marked ``creative``, and every craft into a tool state marked ``creative``."""
+    keys: set[CreativeKey] = set()
+    for item in defn.items:
+        for state in item.states:
+            for tr in state.transitions:
+                if getattr(tr, "creative", False):
+                    for w in tr.waits:
+                        if w.kind == "apply":
+                            keys.add(("apply", normalize_name(w.arg), normalize_name(item.name)))
+    for tool in defn.tools:
+        for tstate in tool.states:
+            if getattr(tstate, "creative", False):
+                for part in tstate.wait_for:
+                    a, b = sorted((normalize_name(part), normalize_name(tool.name)))
+                    keys.add(("craft", a, b))
+    return frozenset(keys)
+
+
+class ToolChoiceCounter:
+    """Counts an episode's tool solves, one step record at a time (in step order).
+
+    ``creative`` holds the game's creative steps (:func:`creative_keys`). :meth:`add` returns
+    the solve a record made, if any; :attr:`solves` holds them all and :meth:`result` sums
+    them up.
+    """
+
+    def __init__(self, creative: Iterable[CreativeKey] = ()) -> None:
+        self.creative = frozenset(creative)
+        self.solves: list[ToolSolve] = []
+        self._tools: set[str] = set()  # every tool seen in the bag (to read actions)
+        # tool -> [collected step, left step or None], for every stay in the bag
+        self._stays: dict[str, list[list[int | None]]] = {}
+        self._arrived: dict[str, int] = {}  # tool -> step it took its current form
+        self._item_since: dict[str, int] = {}  # item -> step it entered its current state
+        self._item_solved: dict[str, int] = {}  # item -> step of its latest apply solve
+        self._failed_applies: dict[str, list[tuple[int, str]]] = {}  # item -> (step, tool)
+        self._failed_crafts: list[tuple[int, frozenset[str]]] = []
+
+    # ------------------------------------------------------------------ reading actions
+    def _split(self, arg_text: str, both_tools: bool) -> tuple[str, str] | None:
+        """The two names of an apply (tool, item) or craft (tool, tool): the cut at a comma
+        whose left part is a known tool (and right part too, for a craft)."""
+        cuts = [i for i, ch in enumerate(arg_text) if ch == ","]
+        for i in reversed(cuts):
+            left = normalize_name(arg_text[:i])
+            right = normalize_name(arg_text[i + 1:])
+            if left in self._tools and (not both_tools or right in self._tools):
+                return left, right
+        if cuts:  # an unknown tool: the last comma (what the engine would try first)
+            i = cuts[-1]
+            return normalize_name(arg_text[:i]), normalize_name(arg_text[i + 1:])
+        return None
+
+    def _parse(self, action: str) -> tuple[str, str, str] | None:
+        call = parse_call(action) or extract_call(action)
+        if call is None or call.verb not in ("apply", "craft"):
+            return None
+        pair = self._split(call.arg_text, call.verb == "craft")
+        if pair is None:
+            return None
+        return call.verb, pair[0], pair[1]
+
+    # ------------------------------------------------------------------ the bag
+    def _held_between(self, since: int, step: int) -> set[str]:
+        """The tools in the bag at some time after step ``since`` and before step ``step``."""
+        held = set()
+        for tool, stays in self._stays.items():
+            for came, left in stays:
+                assert came is not None
+                if came < step and (left is None or left > since):
+                    held.add(tool)
+                    break
+        return held
+
+    # ------------------------------------------------------------------ counting
+    def add(self, record: Any) -> ToolSolve | None:
+        """Account for one step record; the tool solve it made, if any."""
+        if _get(record, "error"):
+            return None  # changed nothing (a name not on screen, a malformed answer)
+        step = int(_get(record, "step", 0))
+        events = _events(record)
+        parsed = self._parse(str(_get(record, "action", "") or ""))
+        solve = None
+        if parsed is not None:
+            verb, a, b = parsed
+            key_steps = {name for kind, name in events if kind == "key_step"}
+            if verb == "apply":
+                if b in key_steps:
+                    solve = self._apply_solve(step, a, b)
+                elif not _get(record, "success"):
+                    self._failed_applies.setdefault(b, []).append((step, a))
+            elif key_steps & {a, b}:
+                solve = self._craft_solve(step, a, b)
+            elif not _get(record, "success"):
+                self._failed_crafts.append((step, frozenset((a, b))))
+        if solve is not None and _get(record, "hint") is None:
+            self.solves.append(solve)
+        else:
+            solve = None
+        self._update(step, events)
+        return solve
+
+    def _update(self, step: int, events: list[tuple[str, str]]) -> None:
+        for kind, name in events:
+            if kind == "tool_collected":
+                self._tools.add(name)
+                self._stays.setdefault(name, []).append([step, None])
+                self._arrived[name] = step
+            elif kind == "tool_crafted":
+                self._arrived[name] = step  # a new form: what it can do starts now
+            elif kind == "tool_used":
+                stays = self._stays.get(name)
+                if stays and stays[-1][1] is None:
+                    stays[-1][1] = step
+            elif kind == "item_changed":
+                self._item_since[name] = step
+                self._failed_applies.pop(name, None)
+
+    def _apply_solve(self, step: int, tool: str, item: str) -> ToolSolve:
+        since = max(self._arrived.get(tool, -1), self._item_since.get(item, -1),
+                    self._item_solved.get(item, -1))
+        self._item_solved[item] = step
+        failed = self._failed_applies.get(item, [])
+        ruled_out = {t for s, t in failed if s <= since} - {tool}
+        candidates = (self._held_between(since, step) | {tool}) - ruled_out
+        tries = sum(1 for s, _ in failed if s > since)
+        return ToolSolve(step, "apply", tool, item, tries, len(candidates),
+                         ("apply", tool, item) in self.creative)
+
+    def _craft_solve(self, step: int, a: str, b: str) -> ToolSolve:
+        since = max(self._arrived.get(a, -1), self._arrived.get(b, -1))
+        last, other = (a, b) if self._arrived.get(a, -1) >= self._arrived.get(b, -1) else (b, a)
+        parts = {a, b}
+        bag = self._held_between(since, step) | parts
+        pairs = {frozenset((p, t)) for p in parts for t in bag if t != p}
+        ruled_out = {pair for s, pair in self._failed_crafts if s <= since}
+        candidates = (pairs - ruled_out) | {frozenset(parts)}
+        tries = sum(1 for s, pair in self._failed_crafts if s > since and pair & parts)
+        first, second = sorted(parts)
+        return ToolSolve(step, "craft", last, other, tries, len(candidates),
+                         ("craft", first, second) in self.creative)
+
+    def result(self) -> ToolChoice:
+        return ToolChoice.of(self.solves)
+
+
+def score_records(records: Iterable[Any],
+                  creative: Iterable[CreativeKey] = ()) -> tuple[ToolChoice, list[ToolSolve]]:
+    """The tool-choice numbers and the solves of an episode's step records (in step order)."""
+    counter = ToolChoiceCounter(creative)
+    for record in records:
+        counter.add(record)
+    return counter.result(), list(counter.solves)
+
+
+def score_episode_folder(folder: Path, creative: Iterable[CreativeKey] = ()
+                         ) -> tuple[ToolChoice, list[ToolSolve]]:
+    """Score an episode folder's step log (``steps.jsonl``, plus steps only its checkpoint
+    journal holds yet). Creative solves need the game's marks: pass ``creative_keys(defn)``."""
+    from escapebench.bench.records import read_episode_steps
+
+    return score_records(read_episode_steps(folder), creative)
+
+
+def score_run_folder(folder: Path) -> dict[str, ToolChoice]:
+    """Every episode of a result folder, by episode id. Creative numbers come from the
+    episode's ``result.json`` when it has them (the game's marks are known only to the run);
+    the rest is counted from the step logs."""
+    from escapebench.bench.records import EPISODES_DIR, RESULT_FILE
+
+    out: dict[str, ToolChoice] = {}
+    root = Path(folder) / EPISODES_DIR
+    if not root.is_dir():
+        return out
+    for ep in sorted(p for p in root.iterdir() if p.is_dir()):
+        score, _ = score_episode_folder(ep)
+        result = ep / RESULT_FILE
+        if result.is_file():
+            try:
+                data = json.loads(result.read_text(encoding="utf-8"))
+                if isinstance(data, dict) and "creative_solves" in data:
+                    score = ToolChoice(**{**asdict(score),
+                                          "creative_solves": int(data["creative_solves"]),
+                                          "creative_choice": data.get("creative_choice")})
+            except (OSError, ValueError, TypeError):
+                pass
+        out[ep.name] = score
+    return out
+

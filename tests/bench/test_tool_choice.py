@@ -1,0 +1,186 @@
+"""The tool-choice score against chance (bench/tool_choice.py), on hand-built step sequences
+with known tries and chance, and its three anchors: first try 1, blind 0, memoryless random -1."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from escapebench.bench.tool_choice import (
+    ToolChoiceCounter,
+    chance_of,
+    choice_of,
+    score_records,
+)
+
+
+class Steps:
+    """Builds step records as the harness writes them (only the fields the score reads)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict] = []
+
+    def add(self, action: str, *, success: bool = False, events=(), hint=None,
+            error: bool = False) -> Steps:
+        self.records.append({
+            "step": len(self.records), "action": action, "success": success, "error": error,
+            "events": [{"kind": k, "name": n} for k, n in events], "hint": hint,
+        })
+        return self
+
+    def pick(self, *tools: str) -> Steps:
+        for t in tools:
+            self.add(f"click({t})", success=True, events=[("tool_collected", t)])
+        return self
+
+    def fail(self, tool: str, item: str) -> Steps:
+        return self.add(f"apply({tool}, {item})")
+
+    def solve(self, tool: str, item: str, *, hint=None, changes: bool = True) -> Steps:
+        events = [("key_step", item), ("tool_used", tool)]
+        if changes:
+            events.append(("item_changed", item))
+        return self.add(f"apply({tool}, {item})", success=True, events=events, hint=hint)
+
+
+def test_chance_and_choice_anchors() -> None:
+    assert chance_of(5) == 2.0 and chance_of(1) == 0.0
+    assert choice_of(0, 5) == 1.0  # first try
+    assert choice_of(2, 5) == 0.0  # a blind pick never repeating a failure: (k-1)/2 expected
+    assert choice_of(4, 5) == -1.0  # a memoryless random pick: k-1 expected
+    assert choice_of(9, 5) == -1.0  # clipped
+    assert choice_of(0, 1) is None  # nothing to choose between
+
+
+def test_first_try_blind_and_repeated_failures() -> None:
+    s = Steps().pick("key", "hammer", "rope", "cup", "lens")
+    s.solve("key", "door")  # first try among 5: choice 1
+    s.pick("saw")
+    s.fail("lens", "chest").fail("cup", "chest").solve("saw", "chest")  # 2 of chance 2: 0
+    s.fail("rope", "box").fail("rope", "box").fail("rope", "box").solve("hammer", "box")
+    score, solves = score_records(s.records)
+    # the box: every tool held since the hammer came counts (the key and the saw too, though
+    # the key was used up before the saw came), so 6 candidates, and rope's 3 failures are 3
+    # tries of chance 2.5
+    assert [(x.tries, x.candidates) for x in solves] == [(0, 5), (2, 5), (3, 6)]
+    assert [x.choice for x in solves] == [1.0, 0.0, pytest.approx(-0.2)]
+    assert score.tool_solves == 3 and score.tool_tries == 5
+    assert score.tool_chance == 2.0 + 2.0 + 2.5
+    assert score.tool_choice == pytest.approx(0.8 / 3) == score.apply_choice
+    assert score.craft_choice is None and score.creative_solves == 0
+
+
+def test_failures_before_the_tool_arrived_rule_candidates_out() -> None:
+    """Tools tried on the item before the solving tool came are not candidates any more, and
+    those failures are not counted as tries of this solve."""
+    s = Steps().pick("a", "b", "c").fail("a", "door").fail("b", "door").pick("key")
+    s.solve("key", "door")
+    (solve,) = score_records(s.records)[1]
+    assert (solve.tries, solve.candidates) == (0, 2)  # c or key
+
+
+def test_an_item_that_changes_state_starts_afresh() -> None:
+    s = Steps().pick("a", "b", "c")
+    s.fail("a", "safe").fail("b", "safe")
+    s.add("click(safe)", success=True, events=[("key_step", "safe"), ("item_changed", "safe")])
+    s.fail("a", "safe").solve("c", "safe")
+    (solve,) = score_records(s.records)[1]
+    assert (solve.tries, solve.candidates) == (1, 3)  # a counts again in the new state
+
+
+def test_a_multi_wait_item_keeps_its_failures_between_solves() -> None:
+    s = Steps().pick("a", "b", "c", "d")
+    s.fail("a", "machine").solve("b", "machine", changes=False)
+    s.fail("a", "machine").solve("c", "machine")
+    first, second = score_records(s.records)[1]
+    assert (first.tries, first.candidates) == (1, 4)
+    # counted from the first solve on: a was ruled out and b used up, so c or d; a again is
+    # a repeated failure
+    assert (second.tries, second.candidates) == (1, 2)
+
+
+def test_hinted_solves_are_left_out_but_singletons_counted() -> None:
+    hint = {"action": "apply(b, box)", "scene": "s", "index": 3, "steps_in_help": 0,
+            "forced": True}
+    s = Steps().pick("a").solve("a", "door")  # only one tool: counted, no choice
+    s.pick("b", "c").solve("b", "box", hint=hint)
+    score, solves = score_records(s.records)
+    assert [x.target for x in solves] == ["door"]
+    assert score.tool_solves == 1 and score.tool_choice is None and score.tool_chance == 0
+
+
+def test_errors_and_other_verbs_are_not_tries() -> None:
+    s = Steps().pick("a", "b", "c")
+    s.add("apply(zz, door)", error=True).add("click(door)").add("input(42, door)")
+    s.solve("c", "door")
+    (solve,) = score_records(s.records)[1]
+    assert (solve.tries, solve.candidates) == (0, 3)
+
+
+def test_craft_counts_pairs_with_either_part() -> None:
+    s = Steps().pick("rope", "x", "y", "hook")
+    s.add("craft(rope, x)").add("craft(y, x)")  # the second involves neither part
+    s.add("craft(rope, hook)", success=True,
+          events=[("key_step", "hook"), ("tool_crafted", "hook"), ("tool_used", "rope")])
+    score, (solve,) = score_records(s.records)
+    # pairs with rope or hook in a bag of 4: rope-x, rope-y, rope-hook, hook-x, hook-y
+    assert (solve.verb, solve.tool, solve.target) == ("craft", "hook", "rope")
+    assert (solve.tries, solve.candidates) == (1, 5)
+    assert score.craft_choice == 0.5 and score.apply_choice is None
+
+
+def test_creative_solves_are_scored_apart() -> None:
+    s = Steps().pick("coin", "key").fail("key", "screw").solve("coin", "screw")
+    s.pick("pin").solve("key", "door")
+    score, _ = score_records(s.records, creative=[("apply", "coin", "screw")])
+    assert score.creative_solves == 1 and score.creative_choice == -1.0  # 1 try of chance 0.5
+    assert score.tool_choice == 0.0  # mean of -1 and 1
+
+
+def test_names_are_compared_as_the_engine_compares_them() -> None:
+    """The original protocol logs the answer's own spelling."""
+    s = Steps().pick("Brass Key", "Rope")
+    s.add("apply(rope, Old Door)")
+    s.add("apply(brass  key, old door)", success=True,
+          events=[("key_step", "Old Door"), ("item_changed", "Old Door")])
+    (solve,) = score_records(s.records)[1]
+    assert (solve.tool, solve.target, solve.tries, solve.candidates) == (
+        "brass key", "old door", 1, 2)
+
+
+def test_names_with_commas() -> None:
+    s = Steps().pick("key, small", "rod").solve("key, small", "door, red")
+    (solve,) = score_records(s.records)[1]
+    assert (solve.tool, solve.target) == ("key, small", "door, red")
+
+
+def _random_play(k: int, memoryless: bool, rng: random.Random) -> list[dict]:
+    tools = [f"t{i}" for i in range(k)]
+    s = Steps().pick(*tools)
+    right = rng.choice(tools)
+    left = list(tools)
+    while True:
+        pick = rng.choice(left)
+        if pick == right:
+            s.solve(pick, "door")
+            return s.records
+        s.fail(pick, "door")
+        if not memoryless:
+            left.remove(pick)
+
+
+@pytest.mark.parametrize(("memoryless", "anchor"), [(False, 0.0), (True, -1.0)])
+def test_blind_players_score_their_anchor(memoryless: bool, anchor: float) -> None:
+    """Played many times, a blind player without repetition fails (k-1)/2 times on average
+    and a memoryless one k-1 times: tries / chance is 1 and 2, the anchors 0 and -1."""
+    rng = random.Random(7)
+    tries = chance = 0.0
+    for n in range(3000):
+        counter = ToolChoiceCounter()
+        for rec in _random_play(2 + n % 5, memoryless, rng):
+            counter.add(rec)
+        score = counter.result()
+        tries += score.tool_tries
+        chance += score.tool_chance
+    assert 1 - tries / chance == pytest.approx(anchor, abs=0.06)
