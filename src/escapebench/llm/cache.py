@@ -126,12 +126,14 @@ def _use_wal(conn: sqlite3.Connection, *, timeout_s: float) -> None:
         pause_s = min(pause_s * 2, _WAL_RETRY_MAX_S)
 
 
-def _is_damage(exc: sqlite3.Error) -> bool:
-    """Whether ``exc`` says the file is not (or no longer) a sound SQLite database."""
+def _is_damage(exc: sqlite3.Error, *, opening: bool = False) -> bool:
+    """Whether ``exc`` says the file is no longer a sound SQLite database (when ``opening``,
+    a file that is no database at all is not a damaged cache but another file: not this)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is None:
-        return any(w in str(exc) for w in ("malformed", "not a database"))
-    return (code & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+        return "malformed" in str(exc) or (not opening and "not a database" in str(exc))
+    return (code & 0xFF) == sqlite3.SQLITE_CORRUPT or (
+        not opening and (code & 0xFF) == sqlite3.SQLITE_NOTADB)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -228,7 +230,7 @@ class ResponseCache:
             conn.execute(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            if _is_damage(exc):
+            if _is_damage(exc, opening=True):
                 raise ResponseCacheError(self.path, str(exc)) from None
             raise
         except BaseException:
