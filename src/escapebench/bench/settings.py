@@ -201,7 +201,7 @@ class RunSettings:
             )
         if self.base_urls and not self.model:
             raise RunConfigError("--base-url needs --model (the name of the served model)")
-        if self.model and self.agent in ("random", "explorer"):
+        if self.model and self.agent in BUILTIN_AGENTS and self.agent not in MODEL_AGENTS:
             raise RunConfigError(f"--agent {self.agent} plays without a model; drop --model")
         if self.action_format not in ("text", "tools"):
             raise RunConfigError(
