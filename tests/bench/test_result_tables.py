@@ -38,6 +38,7 @@ def _results() -> list[EpisodeResult]:
                     early_exit_units=rng.randint(0, 30), key_steps=30, tools_collected=10,
                     protocol="escapebench", protocol_version=ESCAPEBENCH_VERSION,
                     max_steps=500, patience=50, help_steps=10,
+                    tool_choice=rng.uniform(-0.5, 1.0),
                 ))
     return out
 
@@ -54,11 +55,11 @@ def test_at_80_columns_every_line_fits():
     assert text.count("[") >= 8 * 5
 
 
-def test_at_200_columns_each_row_is_one_line_and_covers_is_said_once():
+def test_at_220_columns_each_row_is_one_line_and_covers_is_said_once():
     summaries = aggregate(_results())
-    text = format_table(summaries, width=200)
+    text = format_table(summaries, width=220)
     lines = text.splitlines()
-    assert max(len(line) for line in lines) <= 200
+    assert max(len(line) for line in lines) <= 220
     rule = next(n for n, line in enumerate(lines) if line.startswith("------"))
     body = lines[rule + 1:rule + 1 + len(summaries)]
     assert body == _rows(text) and lines[rule + 1 + len(summaries)].startswith("Covers")

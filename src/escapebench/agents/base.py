@@ -79,7 +79,8 @@ class Decision:
 class Agent(ABC):
     """Base class of every agent (model-driven, scripted, random, explorer)."""
 
-    #: short name used in results ("base", "escape", "random", "explorer", "human")
+    #: short name used in results ("base", "escape", "random", "explorer", "oracle",
+    #: "human")
     name: str = "agent"
 
     def settings(self) -> dict[str, Any]:

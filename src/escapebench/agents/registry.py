@@ -13,7 +13,7 @@ from escapebench.agents.base import Agent
 from escapebench.llm.base import ChatModel, SamplingSettings
 
 #: Every name :func:`make_agent` accepts.
-AGENT_NAMES: tuple[str, ...] = ("base", "escape", "random", "explorer", "scripted")
+AGENT_NAMES: tuple[str, ...] = ("base", "escape", "random", "explorer", "oracle", "scripted")
 #: The agents that need a model.
 MODEL_AGENTS: frozenset[str] = frozenset({"base", "escape"})
 
@@ -68,6 +68,8 @@ def make_agent(
         from escapebench.agents.random_agent import RandomAgent as cls
     elif key == "explorer":
         from escapebench.agents.explorer import ExplorerAgent as cls
+    elif key == "oracle":
+        from escapebench.agents.oracle import OracleAgent as cls
     else:
         from escapebench.agents.scripted_agent import ScriptedAgent as cls
 

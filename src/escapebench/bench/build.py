@@ -53,7 +53,7 @@ def agent_options(settings: RunSettings, repeat: int) -> dict[str, Any]:
         return options
     if settings.agent == "random":
         return {"seed": (settings.seed or 0) + repeat}
-    if settings.agent == "explorer":
+    if settings.agent in ("explorer", "oracle"):
         return {}
     # A user's factory gets everything that might matter to it.
     return {

@@ -20,8 +20,8 @@ from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
 from escapebench.llm.base import SamplingSettings
 
 MODEL_AGENTS = ("base", "escape")
-"""Built-in agents that need a model; the others (random, explorer) play without one."""
-BUILTIN_AGENTS = ("base", "escape", "random", "explorer")
+"""Built-in agents that need a model; the others (random, explorer, oracle) play without one."""
+BUILTIN_AGENTS = ("base", "escape", "random", "explorer", "oracle")
 NO_MODEL = "none"
 DEFAULT_MEMORY = 10
 MAX_REPEATS = 10_000
@@ -97,7 +97,7 @@ class RunSettings:
             )
         if self.base_urls and not self.model:
             raise RunConfigError("--base-url needs --model (the name of the served model)")
-        if self.model and self.agent in ("random", "explorer"):
+        if self.model and self.agent in ("random", "explorer", "oracle"):
             raise RunConfigError(f"--agent {self.agent} plays without a model; drop --model")
         if self.action_format not in ("text", "tools"):
             raise RunConfigError(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -354,8 +355,10 @@ def paired_compare(
         return []
     ga = _values([g for g in _by_setting(a) if g[0].setting in common], names)
     gb = _values([g for g in _by_setting(b) if g[0].setting in common], names)
-    mean_a = np.array([np.nanmean(g, axis=0) if not np.isnan(g).all() else g[0] for g in ga])
-    mean_b = np.array([np.nanmean(g, axis=0) if not np.isnan(g).all() else g[0] for g in gb])
+    with warnings.catch_warnings():  # a metric no episode of a setting defines: NaN, quietly
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_a = np.array([np.nanmean(g, axis=0) for g in ga])
+        mean_b = np.array([np.nanmean(g, axis=0) for g in gb])
     with np.errstate(invalid="ignore"):
         per_setting = mean_b - mean_a  # settings x metrics
     rng = np.random.default_rng(seed)
@@ -365,7 +368,8 @@ def paired_compare(
         picks = rng.integers(len(common), size=(n, len(common)))
         sa, ca = _resampled_sums(ga, picks, rng)
         sb, cb = _resampled_sums(gb, picks, rng)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             stats.append(np.nanmean(sb / cb - sa / ca, axis=1))
     intervals = _interval(np.concatenate(stats), level) if len(common) > 1 or max(
         len(g) for g in ga + gb) > 1 else [None] * len(names)

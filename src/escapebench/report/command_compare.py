@@ -140,6 +140,8 @@ PAIRED_METRICS: tuple[tuple[str, str, bool], ...] = (
     ("key_step_hints", "Key Steps Hints Used", True),
     ("key_step_hint_share", "Key Steps Hints (share, %)", True),
     ("progress", "Progress (%)", False),
+    ("tool_choice", "Tool Choice", False),
+    ("creative_choice", "Creative Tool Choice", False),
 )
 _PERCENT = {*PERCENT_FIELDS, "escaped", "tool_hint_share", "key_step_hint_share", "progress"}
 
