@@ -60,8 +60,11 @@ class ReportInputError(ValueError):
 
 def episode_key(run_index: int, episode_id: str) -> str:
     """The key of an episode in a report (:attr:`Episode.key`): the episode ``episode_id`` of
-    the report's result folder number ``run_index``."""
-    return f"{run_index}-{safe_slug(episode_id)}"
+    the report's result folder number ``run_index`` (an id that is not a safe file name of at
+    most 100 characters gets a hash of the whole id: two episodes never share a key)."""
+    from escapebench.bench.plan import name_part
+
+    return f"{run_index}-{name_part(episode_id)}"
 
 
 def safe_slug(text: str) -> str:
