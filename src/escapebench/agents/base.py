@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from escapebench.protocols.base import HintView, Protocol
 
 AgentMode = Literal["free explore", "try action", "help"]
+DEFAULT_MEMORY = 10  # steps of working memory in a model agent's prompt (paper section 5.1)
 
 
 @dataclass(frozen=True)
