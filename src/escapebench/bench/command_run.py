@@ -162,6 +162,9 @@ def main(args: argparse.Namespace) -> int:
             f"again to resume.",
             file=sys.stderr,
         )
+    elif outcome.cache_error:
+        print(f"escapebench run: {outcome.cache_error}. Finished steps are kept in "
+              f"{outcome.out}.", file=sys.stderr)
     elif outcome.model_error:
         from escapebench.llm.factory import runs_in_process
 
