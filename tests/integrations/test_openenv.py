@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("openenv", reason="needs the 'openenv' extra")
 
-from escapebench.games.loading import pick_setting  # noqa: E402
+from escapebench.catalog import pick_setting  # noqa: E402
 from escapebench.integrations.openenv import (  # noqa: E402
     EscapeBenchAction,
     EscapeBenchClient,

@@ -53,6 +53,7 @@ from escapebench.exit_codes import (
     EXIT_STORAGE,
 )
 from escapebench.llm.base import ChatModel, ModelUnavailableError, ServerNotReachedError
+from escapebench.llm.cache import ResponseCacheError
 
 
 @dataclass
@@ -67,6 +68,7 @@ class RunOutcome:
     model_error: str | None = None
     model_not_reached: bool = False  # model_error: the server never answered (a wrong URL)
     storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
+    cache_error: str | None = None  # the response cache went bad during play (one line)
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
@@ -75,7 +77,7 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.storage_error:
+        if self.storage_error or self.cache_error:
             return EXIT_STORAGE
         if self.model_error:
             return EXIT_MODEL_UNAVAILABLE
@@ -170,6 +172,11 @@ async def _run_plan(
                     on_step=display.update, fsync=settings.fsync,
                 )
                 result = await episode.run()
+            except ResponseCacheError as exc:  # every episode would fail the same way
+                outcome.cache_error = outcome.cache_error or str(exc)
+                display.stopped(spec, "the response cache cannot be used")
+                stop.set()
+                return
             except ModelUnavailableError as exc:
                 outcome.model_error = str(exc)
                 if isinstance(exc, ServerNotReachedError):
@@ -201,6 +208,8 @@ async def _run_plan(
                 outcome.failed[spec.episode_id] = message
                 display.stopped(spec, message)
                 continue
+            with contextlib.suppress(OSError):  # an error of an earlier try, now resumed
+                (folder / ERROR_FILE).unlink(missing_ok=True)
             outcome.played += 1
             outcome.finished += 1
             outcome.episode_wall_s[spec.episode_id] = time.perf_counter() - t0

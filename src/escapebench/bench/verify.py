@@ -272,7 +272,8 @@ def _game_files(entry: dict[str, Any], games_dirs: Sequence[Path]) -> list[Path]
 
 
 def _load_game(entry: dict[str, Any], games_dirs: Sequence[Path]) -> _Game:
-    from escapebench.games.loading import GameFileError, load_games
+    from escapebench.catalog import load_games
+    from escapebench.games.loading import GameFileError
 
     setting = str(entry.get("setting", ""))
     generated = entry.get("generated")

@@ -62,7 +62,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def main(args: argparse.Namespace) -> int:
-    from escapebench.games.loading import GameFileError, load_games
+    from escapebench.catalog import load_games
+    from escapebench.games.loading import GameFileError
     from escapebench.protocols import OriginalSourceError, make_protocol
 
     for name in ("patience", "help_steps", "max_steps", "max_sessions"):

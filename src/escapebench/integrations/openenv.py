@@ -137,7 +137,7 @@ class OpenEnvConfig:
         OriginalSourceError or ValueError in one line)."""
         from dataclasses import replace
 
-        from escapebench.games.loading import load_games
+        from escapebench.catalog import load_games
 
         settings = tuple(load_games(list(self.games), self.difficulties))
         if not settings:
