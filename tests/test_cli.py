@@ -127,3 +127,22 @@ def test_top_level_options_and_unknown_verbs_stay_top_level(tmp_path: Path) -> N
     assert version.returncode == 0 and version.stdout.startswith("escapebench ")
     unknown = _cli("bogus", cwd=tmp_path)
     assert unknown.returncode == 2 and "invalid choice: 'bogus'" in unknown.stderr
+
+
+def test_the_missing_local_extra_names_the_install_line_of_the_readme(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from escapebench.cli import main as cli_main
+    from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"segfaulted on some\): (CMAKE_ARGS=.*\])'", readme)
+    assert found, "the README's install line for the local model"
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as if the extra were not installed
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["run", "--agent", "base", "--model", "local", "--games", "tutorial",
+                     "--max-steps", "1", "--no-cache", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == EXIT_MODEL_UNAVAILABLE
+    assert err.strip().count("\n") == 0 and "llama-cpp-python" in err
+    assert found.group(1) + "'" in err

@@ -53,6 +53,12 @@ from escapebench.exit_codes import (
     EXIT_STORAGE,
 )
 from escapebench.llm.base import ChatModel, ModelUnavailableError, ServerNotReachedError
+from escapebench.llm.cache import ResponseCacheError
+
+
+class InterruptedBeforePlay(KeyboardInterrupt):
+    """Ctrl-C while the run was still being planned (its games loaded or generated): no
+    episode had started and nothing was written."""
 
 
 @dataclass
@@ -67,6 +73,7 @@ class RunOutcome:
     model_error: str | None = None
     model_not_reached: bool = False  # model_error: the server never answered (a wrong URL)
     storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
+    cache_error: str | None = None  # the response cache went bad during play (one line)
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
@@ -75,7 +82,7 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.storage_error:
+        if self.storage_error or self.cache_error:
             return EXIT_STORAGE
         if self.model_error:
             return EXIT_MODEL_UNAVAILABLE
@@ -103,8 +110,11 @@ async def run_suite(
     model_name = model.name if model is not None else NO_MODEL
     sample_agent = make_episode_agent(settings, model, 0)
     agent_settings = normalized(sample_agent.settings())
-    # The agent's own name labels its results ("escape-no-foresight" for that ablation).
-    plan = plan_run(settings, model_name, agent_settings, sample_agent.name)
+    try:
+        # The agent's own name labels its results ("escape-no-foresight" for that ablation).
+        plan = plan_run(settings, model_name, agent_settings, sample_agent.name)
+    except KeyboardInterrupt:  # while making the games of a gen: spec: nothing was played
+        raise InterruptedBeforePlay from None
     if read_run_json(plan.out) is None:
         refuse_foreign_folder(plan.out)  # before the lock file is made in it
     with folder_lock(plan.out):
@@ -170,6 +180,11 @@ async def _run_plan(
                     on_step=display.update, fsync=settings.fsync,
                 )
                 result = await episode.run()
+            except ResponseCacheError as exc:  # every episode would fail the same way
+                outcome.cache_error = outcome.cache_error or str(exc)
+                display.stopped(spec, "the response cache cannot be used")
+                stop.set()
+                return
             except ModelUnavailableError as exc:
                 outcome.model_error = str(exc)
                 if isinstance(exc, ServerNotReachedError):
@@ -201,6 +216,8 @@ async def _run_plan(
                 outcome.failed[spec.episode_id] = message
                 display.stopped(spec, message)
                 continue
+            with contextlib.suppress(OSError):  # an error of an earlier try, now resumed
+                (folder / ERROR_FILE).unlink(missing_ok=True)
             outcome.played += 1
             outcome.finished += 1
             outcome.episode_wall_s[spec.episode_id] = time.perf_counter() - t0

@@ -21,7 +21,13 @@ from pathlib import Path
 
 from escapebench.catalog.sources import check_specs, source_of, split_specs
 from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
-from escapebench.games.loading import GameFileError, builtin_files, game_files, special_entries
+from escapebench.games.loading import (
+    GameFileError,
+    builtin_files,
+    game_files,
+    special_entries,
+    unknown_game,
+)
 from escapebench.games.validation import SettingReport
 from escapebench.terminal import print_table, render_table
 
@@ -134,7 +140,10 @@ def main(args: argparse.Namespace) -> int:
         try:
             game_files(spec)
         except GameFileError as exc:
-            wrong.append(f"escapebench check: {exc}")
+            # a name that is nothing: as run and play say it, with the built-in games' names
+            missing = not Path(spec).exists() and not Path(spec).is_symlink()
+            error = unknown_game(spec) if missing else exc
+            wrong.append(f"escapebench check: {error}")
             continue
         folder = Path(spec)
         if folder.is_dir():

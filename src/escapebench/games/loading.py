@@ -896,11 +896,17 @@ def resolve_file_spec(spec: str, failed: list[GameFileError]) -> list[GameDefini
     if kind:
         failed.append(GameFileError(spec, f"not a regular file: {kind}"))
         return []
-    names = ", ".join(f.stem for f in builtin_files())
-    failed.append(GameFileError(
-        spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
-    ))
+    failed.append(unknown_game(spec))
     return []
+
+
+def unknown_game(spec: str) -> GameFileError:
+    """The error for a name that is no game file, folder or built-in game: the same line
+    (with the built-in games' names) from every verb that takes games."""
+    names = ", ".join(f.stem for f in builtin_files())
+    return GameFileError(
+        spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
+    )
 
 
 def pick_setting(spec: str, difficulty: str | None, *, resolve: Resolver | None = None

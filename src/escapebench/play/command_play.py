@@ -164,7 +164,9 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         continue_it = "" if holds_finished_game(taken) else (
             f" (to continue it: '{resume_command(args, taken)}')")
         say(f"{taken} holds another game{continue_it}; it is left alone and this game is "
-            f"saved to {default_save}.")
+            f"saved to {_where(default_save)}.")
+    elif not args.load:
+        say(f"The game is saved after every step to {_where(default_save)}.")
 
     # Saves written only by autosave: removed when the game ends, as a game played to its
     # end without 'save' leaves no save behind.
@@ -238,7 +240,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                     )
                 path = session.save_file(rest or default_save)
                 saves.add(path)
-                say(f"Saved at step {session.step} to {path}.")
+                say(f"Saved at step {session.step} to {_where(path)}.")
             elif word == "load":
                 path = Path(rest or default_save)
                 load_game(session, path, args)
@@ -259,12 +261,12 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                 before = session.hint_info()
                 announced = None if before is None else before["index"]
                 for turn in session.act(command):
-                    shown = session.records[turn.step].get("hint")
-                    if turn.forced and shown and shown["index"] != announced:
+                    shown = session.records[turn.step].hint
+                    if turn.forced and shown and shown.index != announced:
                         # help began with its forced step (--help-steps 1): say so first
                         say("No progress for a while: the hint system takes you to "
-                            f"{shown['scene']}.")
-                        announced = shown["index"]
+                            f"{shown.scene}.")
+                        announced = shown.index
                     say(turn.feedback)
                 hint = session.hint_info()
                 if hint is not None and hint["index"] != announced:
@@ -285,8 +287,8 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         except PlayError as exc:
             print(f"escapebench play: {exc}; the game is lost", file=sys.stderr)
             return EXIT_NOT_SAVED
-        say(f"Saved at step {session.step} to {path}; no result is written until the game "
-            f"ends. Continue with: {resume_command(args, path)}")
+        say(f"Saved at step {session.step} to {_where(path)}; no result is written until the "
+            f"game ends. Continue with: {resume_command(args, path)}")
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
     code = 0
     if not args.no_result:
@@ -303,6 +305,14 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
     return mark_finished(session, saves, say) or code
+
+
+def _where(path: Path) -> str:
+    """``path`` and, when it is relative, the folder it is in: a save lands in the current
+    folder, which a player does not always have in mind."""
+    if path.is_absolute():
+        return str(path)
+    return f"{path} (in {Path.cwd()})"
 
 
 class StopRequests:
