@@ -1,7 +1,10 @@
 """The package layout as docs/architecture.md draws it, kept so by walking the imports.
 
 Every ``import`` in ``src/`` counts: at module level, inside functions and under
-``TYPE_CHECKING`` alike, since each is a dependency a reader has to follow.
+``TYPE_CHECKING`` alike, since each is a dependency a reader has to follow. So does a module
+loaded by name: in a module that calls ``import_module`` (or ``__import__``), every string that
+names one of our modules is an import of it (a verb's module in the CLI's table, a lazily
+loaded class in a package's ``__getattr__``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # may use: ``escapebench`` for the version, ``escapebench.exit_codes`` and
 # ``escapebench.terminal``). Lower layers first;
 # docs/architecture.md draws the same table.
-BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench", "generate"}
+BELOW_PLAY = {"engine", "llm", "protocols", "games", "agents", "bench", "generate", "catalog"}
 ALLOWED: dict[str, set[str]] = {
     "engine": set(),
     "llm": set(),
@@ -28,18 +31,19 @@ ALLOWED: dict[str, set[str]] = {
     "games": {"engine", "protocols"},
     "agents": {"engine", "llm", "protocols"},
     "generate": {"engine", "games"},
-    "bench": {"engine", "llm", "protocols", "games", "agents"},
+    "catalog": {"engine", "protocols", "games", "generate"},
+    "bench": {"engine", "llm", "protocols", "games", "agents", "catalog"},
     "play": BELOW_PLAY,
-    "report": {"engine", "protocols", "games", "bench", "generate"},
+    "report": {"engine", "protocols", "games", "bench", "generate", "catalog"},
     "web": BELOW_PLAY | {"play", "report"},
     "integrations": BELOW_PLAY,
     "gym": {"integrations"},
     "cli": BELOW_PLAY | {"play", "report", "web", "integrations"},
     "escapebench_verifiers": {"integrations"},
 }
-LEAVES = {"escapebench", "exit_codes", "terminal"}
+LEAVES = {"escapebench", "exit_codes", "terminal", "gc_pause"}
 PACKAGES = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
-            "integrations", "generate")
+            "integrations", "generate", "catalog")
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,11 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
     """The first-party imports of one module, each resolved to the module it loads."""
     found = []
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    if loads_by_name(tree):
+        found += [Import(name, node.value, None, node.lineno) for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and node.value in known]
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [Import(name, a.name, None, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -83,6 +91,18 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[Import]:
                     found.append(Import(name, base, alias.name, node.lineno))
     first_party = ("escapebench", "escapebench_verifiers")
     return [i for i in found if i.module.split(".")[0] in first_party]
+
+
+def loads_by_name(tree: ast.AST) -> bool:
+    """Whether a module calls ``import_module``/``importlib.import_module`` or ``__import__``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(
+                f, ast.Attribute) else ""
+            if called in ("import_module", "__import__"):
+                return True
+    return False
 
 
 def part_of(module: str) -> str:
@@ -228,3 +248,37 @@ def test_each_package_names_its_public_api(package: str) -> None:
     missing = [n for n in names if not hasattr(module, n)]
     assert missing == [], f"{package}.__all__ names what it does not hold: {missing}"
     assert not [n for n in names if n.startswith("_")]
+
+
+def test_the_walk_follows_modules_loaded_by_name(tmp_path: Path) -> None:
+    # A circle closed by importlib (as games once loaded the generator that imports games)
+    # is a circle; so is one through a table of names that a package's __getattr__ loads.
+    src = _write(tmp_path, {
+        "escapebench/__init__.py": "",
+        "escapebench/games/__init__.py": "",
+        "escapebench/games/loading.py": (
+            "import importlib\n"
+            "def generated(spec):\n"
+            "    return importlib.import_module('escapebench.generate.make').make(spec)\n"
+        ),
+        "escapebench/generate/__init__.py": "",
+        "escapebench/generate/make.py": "from escapebench.games.loading import generated\n",
+        "escapebench/engine/__init__.py": (
+            "from importlib import import_module\n"
+            "_LAZY = {'Game': 'escapebench.engine.env'}\n"
+            "def __getattr__(name):\n"
+            "    return getattr(import_module(_LAZY[name]), name)\n"
+        ),
+        "escapebench/engine/env.py": "import escapebench.engine\n",
+    })
+    problems = Layout.read(src).problems(ALLOWED)
+    assert problems == [
+        "escapebench.games.loading:3: games may not import generate (escapebench.generate.make)",
+        "import cycle: escapebench.engine -> escapebench.engine.env",
+        "import cycle: escapebench.games.loading -> escapebench.generate.make",
+    ]
+    # the same tree without the importlib call: the string is only a string, no circle
+    (src / "escapebench/games/loading.py").write_text(
+        "def generated(spec):\n    return 'escapebench.generate.make'\n")
+    assert Layout.read(src).problems(ALLOWED) == [
+        "import cycle: escapebench.engine -> escapebench.engine.env"]

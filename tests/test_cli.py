@@ -103,3 +103,46 @@ def test_ctrl_c_after_the_output_while_the_process_winds_down_is_exit_130(tmp_pa
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=20) == 130  # before: -2 (killed by the signal), a traceback
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_options_without_a_verb_run_the_run_verb(tmp_path: Path) -> None:
+    # The help says no verb means `run`: options alone are run's options.
+    done = _cli("--agent", "random", "--games", "tutorial", "--difficulty", "easy",
+                "--max-steps", "3", "--out", "out", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "run.json").is_file()
+    assert "invalid choice" not in done.stderr
+
+
+def test_a_misspelt_option_of_a_verb_shows_that_verbs_usage(tmp_path: Path) -> None:
+    done = _cli("run", "--agnet", "base", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: escapebench run "), done.stderr
+    assert "unrecognized arguments: --agnet base" in done.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_top_level_options_and_unknown_verbs_stay_top_level(tmp_path: Path) -> None:
+    version = _cli("--vers", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("escapebench ")
+    unknown = _cli("bogus", cwd=tmp_path)
+    assert unknown.returncode == 2 and "invalid choice: 'bogus'" in unknown.stderr
+
+
+def test_the_missing_local_extra_names_the_install_line_of_the_readme(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from escapebench.cli import main as cli_main
+    from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"segfaulted on some\): (CMAKE_ARGS=.*\])'", readme)
+    assert found, "the README's install line for the local model"
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as if the extra were not installed
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["run", "--agent", "base", "--model", "local", "--games", "tutorial",
+                     "--max-steps", "1", "--no-cache", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == EXIT_MODEL_UNAVAILABLE
+    assert err.strip().count("\n") == 0 and "llama-cpp-python" in err
+    assert found.group(1) + "'" in err

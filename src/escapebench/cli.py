@@ -22,13 +22,15 @@ VERBS: dict[str, tuple[str, str]] = {
     "run": ("escapebench.bench.command_run", "benchmark an agent on a set of games"),
     "estimate": ("escapebench.bench.command_estimate",
                  "what a run would cost (calls, tokens, USD range), without calling a model"),
-    "games": ("escapebench.games.command_games", "list built-in and discovered games"),
-    "check": ("escapebench.games.command_check", "validate game files and their solutions"),
+    "games": ("escapebench.catalog.command_games", "list built-in and discovered games"),
+    "check": ("escapebench.catalog.command_check", "validate game files and their solutions"),
     "generate": ("escapebench.generate.command_generate",
                  "write fresh, proven games of a difficulty tier"),
-    "replay": ("escapebench.games.command_replay", "replay a JSON Lines trace of actions"),
+    "replay": ("escapebench.catalog.command_replay", "replay a JSON Lines trace of actions"),
     "play": ("escapebench.play.command_play", "play a game yourself in the terminal"),
     "merge": ("escapebench.bench.command_merge", "combine result folders of sharded runs"),
+    "verify": ("escapebench.bench.command_verify",
+               "replay result folders' logs through the engine and check every step and metric"),
     "report": ("escapebench.report.command_report", "write a static HTML report of runs"),
     "serve": ("escapebench.web.command_serve", "serve reports and the browser play page"),
     "compare": ("escapebench.report.command_compare",
@@ -40,6 +42,13 @@ VERBS: dict[str, tuple[str, str]] = {
 
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """Build the parser; only ``verb``'s module is imported to add its options."""
+    return _build_parsers(verb)[0]
+
+
+def _build_parsers(
+    verb: str | None,
+) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each verb's own parser."""
     from escapebench import __version__
 
     parser = argparse.ArgumentParser(
@@ -49,14 +58,32 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"escapebench {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="VERB")
+    verbs: dict[str, argparse.ArgumentParser] = {}
     for name, (module_name, help_text) in VERBS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = verbs[name] = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module_name)
         # Sub-parsers need their options before parsing, so the verb's module is imported
         # only for the verb actually named on the command line.
         if name == verb:
             importlib.import_module(module_name).add_arguments(p)
-    return parser
+    return parser, verbs
+
+
+_TOP_LEVEL_OPTIONS = ("--help", "--version")
+
+
+def _with_verb(argv: list[str]) -> list[str]:
+    """``argv`` with ``run`` in front when it names no verb: ``escapebench`` alone and
+    ``escapebench --agent base ...`` (options only) are ``escapebench run ...``, as the help
+    says. ``-h``, ``--help`` and ``--version`` (or a prefix argparse accepts) stay top-level."""
+    if not argv:
+        return ["run"]  # the offline default: explorer on every built-in game
+    first = argv[0].partition("=")[0]
+    if first in VERBS or not first.startswith("-") or first == "-h":
+        return argv
+    if len(first) > 2 and any(o.startswith(first) for o in _TOP_LEVEL_OPTIONS):
+        return argv
+    return ["run", *argv]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,11 +112,13 @@ def _interrupted_at_exit(signum: int, frame: object) -> None:
 
 
 def _main(argv: list[str] | None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv:
-        argv = ["run"]  # the offline default: explorer on every built-in game
-    parser = build_parser(argv[0] if argv[0] in VERBS else None)
-    args = parser.parse_args(argv)
+    argv = _with_verb(list(sys.argv[1:] if argv is None else argv))
+    parser, verbs = _build_parsers(argv[0] if argv[0] in VERBS else None)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # The verb's own usage and error (argparse would print the top-level usage).
+        (verbs.get(args.verb or "") or parser).error(
+            f"unrecognized arguments: {' '.join(unknown)}")
     if args.verb is None:
         parser.print_help()
         return EXIT_USAGE

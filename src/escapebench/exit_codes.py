@@ -20,7 +20,8 @@ EXIT_USAGE = 2
 EXIT_MODEL_UNAVAILABLE = 3
 """The model server could not be reached or refused the run."""
 EXIT_STORAGE = 4
-"""The result folder could not be written after play started (disk full...)."""
+"""The result folder could not be written after play started (disk full...), or the response
+cache went bad during play."""
 EXIT_INTERRUPTED = 130
 """128 + SIGINT, what a shell reports for a command stopped by Ctrl-C."""
 EXIT_BROKEN_PIPE = 141

@@ -167,9 +167,49 @@ def _fitted(
     unbroken = {keep.index(i) for i in keep if i < label_columns}
     table = _table(kept_headers, kept_rows, {keep.index(i) for i in right if i in keep}, styled,
                    unbroken, fitted=True)
-    if table.__rich_measure__(console, console.options).minimum > console.width:
+    widths = _word_widths(kept_headers, kept_rows, unbroken, console.width)
+    if widths == [] or table.__rich_measure__(console, console.options).minimum > console.width:
         return [_blocks(headers, rows, label_columns, styled), *notes]
+    for column, column_width in zip(table.columns, widths or (), strict=False):
+        column.width = column_width
     return [table, *notes]
+
+
+_GAP = 2  # between two columns: the box's divider and the cell's padding
+
+
+def _word_widths(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], unbroken: Collection[int],
+    width: int,
+) -> list[int] | None:
+    """Column widths for a table that must wrap to fit ``width``, chosen so that no word of a
+    header or cell is broken (rich's own shrinking cuts words, as "(percentag" over "e)"):
+    every column at least its longest word, the space left shared in proportion to what each
+    column still wants. None when the table fits without wrapping; [] when even the longest
+    words do not fit (the table becomes one block per row)."""
+    natural, least = [], []
+    for i, header in enumerate(headers):
+        cells = [str(row[i]) for row in rows]
+        longest_word = max((len(w) for text in [header, *cells] for w in text.split()), default=0)
+        widest_cell = max(map(len, cells), default=0)
+        if i in unbroken:
+            natural.append(max(widest_cell, len(header)))
+            least.append(natural[-1])
+        else:
+            natural.append(max(widest_cell, longest_word))
+            least.append(longest_word)
+    room = width - _GAP * (len(headers) - 1)
+    if sum(natural) <= room:
+        return None
+    if sum(least) > room:
+        return []
+    spare, wants = room - sum(least), [n - m for n, m in zip(natural, least, strict=True)]
+    shares = [spare * want / sum(wants) for want in wants]
+    widths = [m + int(share) for m, share in zip(least, shares, strict=True)]
+    by_remainder = sorted(range(len(widths)), key=lambda k: (int(shares[k]) - shares[k], k))
+    for k in by_remainder[: room - sum(widths)]:
+        widths[k] += 1
+    return widths
 
 
 def render_table(

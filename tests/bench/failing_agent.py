@@ -20,3 +20,21 @@ class FlakyAgent(Agent):
 
 def make_flaky_agent(**_: Any) -> FlakyAgent:
     return FlakyAgent()
+
+
+class OnceFlakyAgent(FlakyAgent):
+    """The flaky agent while :data:`BROKEN` is true (the bug fixed, it plays on)."""
+
+    name = "once-flaky"
+
+    async def decide(self, ctx: TurnContext) -> Decision:
+        if BROKEN:
+            return await super().decide(ctx)
+        return Decision("click(door)")
+
+
+BROKEN = True
+
+
+def make_once_flaky_agent(**_: Any) -> OnceFlakyAgent:
+    return OnceFlakyAgent()

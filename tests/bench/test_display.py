@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 from rich.console import Console
 
@@ -84,3 +85,38 @@ def test_the_display_shows_tokens_in_cached_out_and_the_cost_so_far(mini):
     assert "9 model calls, tokens 1M in / 0 cached / 250k out, $2.00" in stream.getvalue()
     assert display.tokens() == (1_000_000, 0, 250_000)  # the finished episode's, in the total
     assert "$2.00" in display._overall()
+
+
+def test_a_slow_model_shows_seconds_per_call_and_the_time_since_its_last_answer(mini):
+    # A local model on a CPU: a call every 25 s read "0.0 calls/s, ETA --" for minutes.
+    stream = io.StringIO()
+    display = LiveDisplay(total=1, stream=stream, live=False, status_every_s=0)
+    spec = EpisodeSpec("e", mini, "base", "m")
+    display.started(spec)
+    display.started_at -= 250  # the run began 250 s ago
+    display.update(StepProgress("e", 10, 0.1, 0, model_calls=10, sent_calls=10,
+                                model_wait_s=248.0))
+    display.last_answer_at = time.monotonic() - 12  # the latest answer came 12 s ago
+    line = display._overall()
+    assert "0.04 calls/s, 24.8s per call, last answer 0m12s ago" in line
+    assert "0.0 calls/s" not in line
+    # A call answered from the response cache took no model time: not in the mean.
+    display.update(StepProgress("e", 11, 0.1, 0, model_calls=11, sent_calls=10,
+                                model_wait_s=248.0))
+    assert "24.8s per call, last answer 0m00s ago" in display._overall()
+    display.finished(spec, _result(spec, total_steps=11, model_calls=11))
+    assert display.seconds_per_call() == 24.8
+    display.close()
+
+
+def test_the_live_block_keeps_its_clocks_moving_between_steps(mini):
+    # Between two answers of a slow model no step happens; the block is redrawn anyway.
+    stream = io.StringIO()
+    console = Console(file=stream, force_terminal=True, width=100, color_system=None)
+    display = LiveDisplay(total=1, stream=stream, live=True, console=console)
+    spec = EpisodeSpec("e", mini, "base", "m")
+    display.started(spec)
+    before = stream.getvalue().count("elapsed")
+    time.sleep(1.5)
+    assert stream.getvalue().count("elapsed") >= before + 1
+    display.close()

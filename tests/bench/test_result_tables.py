@@ -38,6 +38,7 @@ def _results() -> list[EpisodeResult]:
                     early_exit_units=rng.randint(0, 30), key_steps=30, tools_collected=10,
                     protocol="escapebench", protocol_version=ESCAPEBENCH_VERSION,
                     max_steps=500, patience=50, help_steps=10,
+                    tool_choice=rng.uniform(-0.5, 1.0),
                 ))
     return out
 
@@ -54,11 +55,11 @@ def test_at_80_columns_every_line_fits():
     assert text.count("[") >= 8 * 5
 
 
-def test_at_200_columns_each_row_is_one_line_and_covers_is_said_once():
+def test_at_220_columns_each_row_is_one_line_and_covers_is_said_once():
     summaries = aggregate(_results())
-    text = format_table(summaries, width=200)
+    text = format_table(summaries, width=220)
     lines = text.splitlines()
-    assert max(len(line) for line in lines) <= 200
+    assert max(len(line) for line in lines) <= 220
     rule = next(n for n, line in enumerate(lines) if line.startswith("------"))
     body = lines[rule + 1:rule + 1 + len(summaries)]
     assert body == _rows(text) and lines[rule + 1 + len(summaries)].startswith("Covers")
@@ -101,3 +102,42 @@ def test_no_cell_is_cut_off_at_any_terminal_width():
             for cell in row[:-1]:  # Covers: its shared part is said once, under the table
                 assert re.sub(r"\s+", "", cell) in flat or all(
                     word in flat for word in cell.split()), (width, cell)
+
+
+def test_no_header_word_is_broken_at_any_terminal_width():
+    # At 120 columns the header read "(percentage" over ")" (rich's shrinking cut the word).
+    summaries = aggregate(_results())
+    headers, _ = table_rows(summaries)
+    words = {w for header in headers for w in header.split()}
+    tables = 0
+    for width in range(60, 260, 7):
+        lines = format_table(summaries, width=width).splitlines()
+        rule = next((n for n, line in enumerate(lines) if line.startswith("------")), None)
+        if rule is None:
+            continue  # one block per row: each header whole on its line
+        tables += 1
+        heading = {w for line in lines[:rule] for w in line.split()}
+        assert heading <= words, (width, heading - words)
+        assert max(len(line) for line in lines) <= width, width
+    assert tables >= 20
+    at_120 = format_table(summaries, width=120).splitlines()
+    assert sum(line.count("(percentage)") for line in at_120[:5]) == 2
+
+
+def test_docs_metrics_shows_the_covers_label_the_tables_print():
+    from pathlib import Path
+
+    from escapebench.games.loading import builtin_files, load_file
+
+    docs = (Path(__file__).parents[2] / "docs" / "metrics.md").read_text(encoding="utf-8")
+    example = next(line.strip() for line in docs.splitlines() if "settings #" in line)
+    builtin = [d for f in builtin_files() for d in load_file(f)]
+    results = [EpisodeResult(f"{d.setting}__explorer__none__r{r}", d.setting, d.game,
+                             d.difficulty, "explorer", "none", escaped=True, total_steps=9,
+                             protocol="escapebench", protocol_version=ESCAPEBENCH_VERSION,
+                             max_steps=4000, patience=50, help_steps=10)
+               for d in builtin for r in range(5)]
+    row = next(s for s in aggregate(results) if s.difficulty == "all")
+    assert row.coverage is not None and example == row.coverage.label()
+    version = ESCAPEBENCH_VERSION.split("+")[0]
+    assert f"`{version}+PROMPTS+OBSERVATION` to\n`{LABEL}`" in docs

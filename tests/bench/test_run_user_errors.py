@@ -4,6 +4,7 @@ option and the problem, exit 2, no traceback and nothing created."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,36 @@ def test_a_folder_of_only_pipes_and_devices_names_what_it_skipped(
         "pipe.yaml (a FIFO (named pipe)), zero.yml (a link to a character device (/dev/zero))"
     )
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("closed-port", "the connection was refused (nothing listens there); check --base-url"),
+        ("http://nonexistent.invalid/v1",
+         "the name 'nonexistent.invalid' does not resolve; check the host name in --base-url"),
+    ],
+)
+def test_a_wrong_base_url_is_one_line_at_once_not_a_minute_of_retries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], url: str, problem: str
+) -> None:
+    # Before: 18 "connection error ... retrying" lines and 41.7 s (refused), 44.7 s (DNS).
+    if url == "closed-port":
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"  # closed when the block ends
+    started = time.monotonic()
+    code, err = run_cli(
+        ["--agent", "base", "--model", "m", "--base-url", url, "--games", "tutorial",
+         "--concurrency", "3", "--out", str(tmp_path / "o"), "--no-cache"],
+        capsys,
+    )
+    assert time.monotonic() - started < 15.0
+    assert code == EXIT_MODEL_UNAVAILABLE
+    lines = [line for line in err.splitlines() if not line.startswith("start  ")]
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"escapebench run: cannot reach the model server at {url}: "
+                               f"{problem}"), err
+    assert "retrying" not in err and "attempt" not in err

@@ -48,7 +48,7 @@ def test_shares_are_means_of_per_episode_shares_with_pooled_ones_kept() -> None:
     all_line = next(line for line in table.splitlines() if " all " in line)
     # Tool hints 1+0+2 over 3 episodes (15% per episode); key-step hints 3+0+0 (10%, 0%, 0%)
     assert "(15.00%)" in all_line and "(3.33%)" in all_line
-    assert "1 settings #" in all_line and "max 0 steps" in all_line
+    assert "1 setting #" in all_line and "max 0 steps" in all_line  # not "1 settings"
     assert format_markdown(aggregate(results)).count("\n") == 2 + 3 + 2
 
 

@@ -122,15 +122,18 @@ def test_check_on_a_path_that_is_no_game_file_exits_2_without_a_table_row(
     # "no such file or folder" (run and play, which open files, would block on a FIFO).
     path = make(tmp_path)
     for verb in (["check", str(path)], ["run", "--games", str(path), "--out", "o", "--quiet"],
-                 ["play", str(path), "--no-result"]):
+                 ["play", str(path), "--no-result"], ["games", str(path)]):
         proc = subprocess.run(
             [sys.executable, "-m", "escapebench.cli", *verb], capture_output=True, text=True,
             timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL,
         )
         assert proc.returncode == 2, (verb, proc.stderr)
         assert proc.stdout == "" and "Traceback" not in proc.stderr, (verb, proc.stderr)
-        if verb[0] == "check" or message != "no such file or folder":  # run and play say
-            assert message in proc.stderr, (verb, proc.stderr)  # "no ... built-in game"
+        if message != "no such file or folder":
+            assert message in proc.stderr, (verb, proc.stderr)
+        else:  # every verb says it the same way, naming the built-in games (check did not)
+            assert "no game file, folder or built-in game by this name (built-in games: " \
+                "tutorial, " in proc.stderr, (verb, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 
 
@@ -314,3 +317,24 @@ def test_replay_of_a_broken_game_stops_at_the_step_that_breaks(tmp_path: Path, c
     assert [json.loads(line)["action"] for line in out.splitlines()] == ["click(trowel)"]
     assert "the game broke at this step" in err and "'curtain'" in err and "'attic'" in err
     assert "Traceback" not in err
+
+
+def test_games_on_an_empty_folder_is_one_error_without_the_builtin_table(
+    tmp_path: Path, capsys
+) -> None:
+    (tmp_path / "empty").mkdir()
+    code, out, err = _run(["games", str(tmp_path / "empty")], capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == (f"escapebench games: {tmp_path / 'empty'}: folder holds no game "
+                           "files (*.yaml, *.yml)")
+
+
+def test_check_of_a_misspelt_name_lists_the_builtin_games_as_run_and_play_do(capsys) -> None:
+    lines = []
+    for verb in (["check", "labb"], ["run", "--games", "labb"], ["play", "labb"]):
+        assert main(verb) == 2
+        lines.append(capsys.readouterr().err.strip())
+    assert len({line.partition(": ")[2] for line in lines}) == 1, lines
+    assert lines[0] == ("escapebench check: labb: no game file, folder or built-in game by this "
+                        "name (built-in games: " + ", ".join(p.stem for p in builtin_files())
+                        + ")")

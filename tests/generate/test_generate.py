@@ -14,7 +14,8 @@ import yaml
 
 from escapebench.agents.explorer import ExplorerAgent
 from escapebench.bench.episode import EpisodeSpec, play_episode
-from escapebench.games.loading import load_games, load_own_text
+from escapebench.catalog import load_games
+from escapebench.games.loading import load_own_text
 from escapebench.games.validation import check_paths
 from escapebench.generate import abstract_reaches_end, generate_games, prove
 from escapebench.generate.proof import naming_problems

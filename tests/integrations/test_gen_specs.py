@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.games.loading import load_games
+from escapebench.catalog import load_games
 from escapebench.generate import GENERATOR_VERSION, generate_games
 from tests.support.reference_walk import typed_reference
 

@@ -21,6 +21,7 @@ from escapebench.llm.base import (
     Completion,
     ModelUnavailableError,
     SamplingSettings,
+    ServerNotReachedError,
     estimate_prompt_tokens,
 )
 from escapebench.llm.openai_client import (
@@ -172,11 +173,13 @@ async def test_server_that_stays_down(
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     caplog.set_level(logging.DEBUG)  # everything, the SDK's and httpx's debug logs too
     server = FakeOpenAIServer().start()
-    server.stop()
     model = fast_model([server.base_url], max_retries=3)
     assert model.has_api_key
+    await model.complete(MESSAGES, SETTINGS)  # it answered once: an outage is retried
+    server.stop()
     with pytest.raises(ModelUnavailableError) as info:
         await model.complete(MESSAGES, SETTINGS)
+    assert not isinstance(info.value, ServerNotReachedError)
     message = str(info.value)
     assert server.base_url in message
     assert "4 attempts" in message
@@ -185,6 +188,45 @@ async def test_server_that_stays_down(
     assert FAKE_KEY not in caplog.text
     assert FAKE_KEY not in repr(model)
     assert "retrying" in caplog.text  # the retries are visible in the log
+
+
+def _closed_port_url() -> str:
+    server = FakeOpenAIServer().start()
+    server.stop()  # nothing listens on its port now: connections are refused
+    return server.base_url
+
+
+@pytest.mark.parametrize("max_retries", [0, 6])
+async def test_a_server_that_never_answered_is_one_error_at_once(
+    caplog: pytest.LogCaptureFixture, max_retries: int
+) -> None:
+    # A wrong --base-url: refused at the first call, or a name that does not resolve. Not
+    # six retries and a minute of backoff: one error, naming the server and what to check.
+    caplog.set_level(logging.WARNING)
+    refused, unresolved = _closed_port_url(), "http://nonexistent.invalid/v1"
+    for url, what in ((refused, "the connection was refused"),
+                      (unresolved, "the name 'nonexistent.invalid' does not resolve")):
+        model = fast_model([url], max_retries=max_retries, backoff_base=5.0, timeout=20.0)
+        started = time.monotonic()
+        with pytest.raises(ServerNotReachedError) as info:
+            await model.complete(MESSAGES, SETTINGS)
+        assert time.monotonic() - started < 10.0
+        message = str(info.value)
+        assert "\n" not in message
+        assert f"cannot reach the model server at {url}: {what}" in message
+        assert "check" in message and "--base-url" in message
+    assert "retrying" not in caplog.text
+
+
+async def test_replicas_that_never_answered_are_named_together() -> None:
+    dead = _closed_port_url()
+    model = fast_model([dead, "http://nonexistent.invalid/v1"], backoff_base=5.0)
+    with pytest.raises(ServerNotReachedError) as info:
+        await model.complete(MESSAGES, SETTINGS)
+    message = str(info.value)
+    assert message.startswith("cannot reach any model server: ")
+    assert f"{dead}: the connection was refused" in message
+    assert "http://nonexistent.invalid/v1: the name 'nonexistent.invalid' does not" in message
 
 
 async def test_errors_from_server_are_reported_without_key(
@@ -322,8 +364,9 @@ async def test_failover_to_live_replica() -> None:
 
 async def test_server_comes_back() -> None:
     server = FakeOpenAIServer(answer="back").start()
-    server.stop()
     model = fast_model([server.base_url], max_retries=8, backoff_base=0.1, backoff_cap=0.2)
+    await model.complete(MESSAGES, SETTINGS)
+    server.stop()
 
     async def revive() -> None:
         await asyncio.sleep(0.3)

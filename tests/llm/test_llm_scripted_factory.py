@@ -67,7 +67,7 @@ def test_make_model_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_make_model_gguf_errors(tmp_path: Path) -> None:
     # Without the 'local' extra the install hint comes first; with it, the missing file.
-    expected = "not found" if llama_cpp_available() else "escapebench\\[local\\]"
+    expected = "not found" if llama_cpp_available() else "GGML_NATIVE=OFF"
     with pytest.raises(ModelUnavailableError, match=expected):
         make_model(f"gguf:{tmp_path / 'missing.gguf'}")
     with pytest.raises(ValueError, match="base URLs"):

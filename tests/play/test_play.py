@@ -340,3 +340,32 @@ def test_check_flags_control_characters_with_their_line(tmp_path: Path) -> None:
     found = [i for i in issues if i.check == "control-character"]
     assert found and {i.line for i in found} == {line}
     assert "\\x1b" in found[0].message
+
+
+@pytest.mark.parametrize("resume", ["--load", "load"])
+def test_a_hint_pending_at_save_is_played_after_loading(tmp_path: Path, resume: str) -> None:
+    """Ask for a hint, save, then continue the save (``--load`` in a new play, or ``load`` in
+    the same one) and play the hinted action: the hint is counted once and completed."""
+    defn = tutorial()
+    play = [sys.executable, "-m", "escapebench.cli", "play", "tutorial", "--out",
+            str(tmp_path / "results"), "--player", "ada"]
+    solution = [ref.action for ref in defn.reference]
+    if resume == "--load":
+        first = subprocess.run(play, input="hint\nsave\nquit\n", capture_output=True,
+                               text=True, cwd=tmp_path, timeout=60)
+        assert first.returncode == 0 and "Saved at step 0" in first.stdout, first.stderr
+        script, command = solution, [*play, "--load", "tutorial.save.json"]
+    else:
+        script, command = ["hint", "save", "load", *solution], play
+    proc = subprocess.run(command, input="\n".join(script) + "\n", capture_output=True,
+                          text=True, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"Escaped after {len(solution)} steps with 1 hint" in proc.stdout
+    episode = tmp_path / "results" / "episodes" / "tutorial__human__none__r0"
+    result = json.loads((episode / "result.json").read_text())
+    assert result["hints_used"] == 1 and result["hint_steps"] == [0]
+    assert [(h["action"], h["ended_step"], h["outcome"]) for h in result["hints"]] == [
+        (defn.reference[0].action, 0, "completed")
+    ]
+    first_record = json.loads((episode / "steps.jsonl").read_text().splitlines()[0])
+    assert first_record["hint"]["steps_in_help"] == 0 and first_record["hint_done"] == "completed"

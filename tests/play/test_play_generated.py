@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from escapebench.games.loading import load_games
+from escapebench.catalog import load_games
 from escapebench.generate import GENERATOR_VERSION, generate_games
 from tests.support.reference_walk import typed_reference
 

@@ -37,6 +37,11 @@ def test_quit_saves_the_game_writes_no_result_and_load_finishes_it(
     assert "Saved at step 2 to tutorial.save.json" in text
     assert "escapebench play tutorial --load tutorial.save.json" in text
     assert not (results / "episodes").exists()  # nothing for the report to pool
+    # where the save is, said before the first step and when it is saved (it was only the
+    # file's name: a player did not know it landed in the current folder)
+    assert text.splitlines()[1] == (
+        f"The game is saved after every step to tutorial.save.json (in {tmp_path}).")
+    assert f"Saved at step 2 to tutorial.save.json (in {tmp_path}); no result" in text
 
     # Starting again without --load points at the save; quitting at once keeps it as it was.
     code, text = play(["tutorial", "--out", str(results)], "quit\n")

@@ -74,7 +74,7 @@ def test_compare_prints_base_then_escape_variants_with_changes(
     escape_row = body[1]
     assert f"{escape_steps:.2f} ↓{base_steps - escape_steps:.2f}" in escape_row
     assert not any(mark in body[0] for mark in "↓↑±")  # the reference: no change printed
-    assert "1 episodes, 1 escaped, 1 settings" in out
+    assert "1 episode, 1 escaped, 1 setting" in out  # not "1 episodes", "1 settings"
 
 
 def test_compare_markdown(runs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -215,6 +215,24 @@ def test_cli_writes_report(harness_runs, tmp_path, capsys) -> None:
     assert "3 finished of 3 episodes" in capsys.readouterr().out
 
 
+def test_a_folder_of_result_folders_suggests_its_result_folders(harness_runs, tmp_path,
+                                                                capsys) -> None:
+    import shutil
+
+    runs = tmp_path / "runs"  # where `escapebench run` puts its folders: `report runs` is near
+    for name in ("a", "b"):
+        shutil.copytree(harness_runs["explorer"], runs / name)
+    (runs / "notes").mkdir()  # not a result folder: not suggested
+    code = cli_main(["report", str(runs), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert err.strip().endswith(f"; it holds 2 result folders ({runs / 'a'}, {runs / 'b'}): "
+                                f"did you mean {runs}/*?")
+    assert not (tmp_path / "out").exists()
+    assert cli_main(["report", str(runs / "a"), str(runs / "b"), "--out",
+                     str(tmp_path / "out")]) == 0
+
+
 @pytest.mark.parametrize("kind", ["missing", "not-a-run", "bad-result"])
 def test_cli_bad_input_is_a_clear_error(kind, harness_runs, tmp_path, capsys) -> None:
     if kind == "missing":

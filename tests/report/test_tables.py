@@ -67,7 +67,9 @@ def test_table3_shows_means_of_per_episode_shares_with_intervals() -> None:
 
 
 def test_every_table_shows_the_same_numbers_for_the_same_rows() -> None:
-    board = {r.summary.agent: r.cells for r in leaderboard(RESULTS).rows}
+    # (the leaderboard adds one column before Covers: where a row falls between the floor
+    # and the oracle)
+    board = {r.summary.agent: r.cells[:-2] + r.cells[-1:] for r in leaderboard(RESULTS).rows}
     assert board == {a: table_cells(summary(a))[3:] for a in ("base", "escape")}
     per_difficulty = {(r.summary.agent, r.summary.difficulty): r.cells
                       for r in by_difficulty(RESULTS).rows}
@@ -79,7 +81,8 @@ def test_every_table_shows_the_same_numbers_for_the_same_rows() -> None:
 
 def test_table5_changes_are_differences_of_aggregate() -> None:
     (row,) = table5(RESULTS).rows
-    assert [d is not None for d in row.deltas] == [False, True, True, True, True, True]
+    # no change for the escaped count, nor for tool choice where neither row has one
+    assert [d is not None for d in row.deltas] == [False, True, True, True, True, True, False]
     escape, base = summary("escape"), summary("base")
     assert row.cells == table_cells(escape)[3:]
     hints = escape.hints_used - base.hints_used
@@ -165,3 +168,21 @@ def test_table5_shows_no_change_against_a_base_run_of_other_limits() -> None:
     (row,) = table5([*base, *escape]).rows
     assert row.deltas == []
     assert "no change shown" in row.note and "max steps 120 vs 200" in row.note
+
+
+def test_the_leaderboard_places_rows_between_the_random_floor_and_the_oracle() -> None:
+    def played(agent: str, hints: int, choice: float) -> list[EpisodeResult]:
+        return [dataclasses.replace(r, agent=agent, hints_used=hints, tool_choice=choice,
+                                    episode_id=r.episode_id.replace("base", agent))
+                for r in RESULTS if r.agent == "base"]
+
+    results = [*played("random", 20, -0.2), *played("oracle", 0, 1.0),
+               *played("base", 5, 0.4)]
+    board = leaderboard(results)
+    assert board.headers[-2] == "Random → Oracle"
+    cells = {r.summary.agent: r.cells[-2] for r in board.rows}
+    # hints: 15 of the 20 between the floor and the oracle; choice: 0.6 of 1.2
+    assert cells == {"random": "floor (0%)", "oracle": "oracle (100%)",
+                     "base": "hints 75%, choice 50%"}
+    alone = leaderboard(played("base", 5, 0.4))
+    assert alone.rows[0].cells[-2] == "—" and "--agent oracle" in alone.caption

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from escapebench.catalog import load_games
 from escapebench.engine.actions import parse_call
-from escapebench.games.loading import load_games
 from escapebench.generate import generate_games
 from tests.support.browser import skip_without_browser
 from tests.support.reference_walk import typed_reference

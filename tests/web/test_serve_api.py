@@ -123,7 +123,9 @@ def test_unfinished_game_resumes_after_restart(
         for command in ("click 1", "input(417, 2)"):
             view = act(first, view["id"], command)
         sid = view["id"]
+        cookies = first.cookies  # the same browser comes back
     with make_client([], data) as second:  # a new server process on the same folder
+        second.cookies = cookies
         listed = second.get("/api/sessions").json()["sessions"]
         assert [(s["id"], s["setting"], s["player"], s["steps"]) for s in listed] == [
             (sid, "closet", "Bo", 2)

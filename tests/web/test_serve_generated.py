@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from escapebench.games.loading import load_games
+from escapebench.catalog import load_games
 from escapebench.generate import GENERATOR_VERSION, generate_games
 from tests.support.reference_walk import typed_reference
 from tests.support.serve_process import serve
@@ -68,7 +68,9 @@ def test_an_unfinished_generated_game_resumes_after_a_restart(tmp_path: Path) ->
         for kind, what in plan:
             view = act(c, view["id"], f"move({what})" if kind == "move" else what)
         sid, bag = view["id"], [t["name"] for t in view["bag"]]
-    with serve("--data", str(data), "--games", GEN) as url, httpx.Client(base_url=url) as c:
+        cookies = c.cookies  # the same browser comes back
+    with serve("--data", str(data), "--games", GEN) as url, \
+            httpx.Client(base_url=url, cookies=cookies) as c:
         listed = c.get("api/sessions").json()["sessions"]
         assert [(s["id"], s["setting"], s["steps"]) for s in listed] == [(sid, SETTING, 3)]
         view = c.get(f"api/sessions/{sid}").json()

@@ -10,7 +10,7 @@ model client, never the harness. Start with :mod:`.base` (the contract) and :mod
   and Foresight (:mod:`.foresight`, hypotheses on new tools and tasks);
 * :mod:`.escape_original`: EscapeAgent exactly as the original release plays it;
 * :mod:`.random_agent`, :mod:`.explorer`, :mod:`.scripted_agent`: agents without a model,
-  reading the screen as data (:mod:`.screen`);
+  reading the screen as data (:mod:`.screen`); :mod:`.oracle`, the reference chain played;
 * :mod:`.tool_actions`: function calling in place of text actions.
 
 The agent classes are loaded on first use (``escapebench.agents.EscapeAgent``), so that a
@@ -31,6 +31,7 @@ _AGENT_CLASSES = {
     "OriginalEscapeAgent": "escapebench.agents.escape_original",
     "RandomAgent": "escapebench.agents.random_agent",
     "ExplorerAgent": "escapebench.agents.explorer",
+    "OracleAgent": "escapebench.agents.oracle",
     "ScriptedAgent": "escapebench.agents.scripted_agent",
 }
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from escapebench.protocols.base import HintView, Protocol
 
 AgentMode = Literal["free explore", "try action", "help"]
+DEFAULT_MEMORY = 10  # steps of working memory in a model agent's prompt (paper section 5.1)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ class Decision:
 class Agent(ABC):
     """Base class of every agent (model-driven, scripted, random, explorer)."""
 
-    #: short name used in results ("base", "escape", "random", "explorer", "human")
+    #: short name used in results ("base", "escape", "random", "explorer", "oracle",
+    #: "human")
     name: str = "agent"
 
     def settings(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import replace
 from typing import Any
 
-from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContext
+from escapebench.agents.base import DEFAULT_MEMORY, Agent, Decision, ModelCallRecord, TurnContext
 from escapebench.agents.plain_data import as_plain
 from escapebench.agents.tool_actions import (
     ACTION_FORMATS,
@@ -42,8 +42,6 @@ from escapebench.protocols.escapebench import (
     prompts,
 )
 from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
-
-DEFAULT_MEMORY = 10  # steps of working memory (paper section 5.1)
 
 __all__ = ["NO_ACTION_READ", "BaseAgent", "call_record", "hint_position", "protocol_of"]
 

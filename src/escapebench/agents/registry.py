@@ -9,13 +9,13 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from escapebench.agents.base import Agent
+from escapebench.agents.base import DEFAULT_MEMORY, Agent
 from escapebench.llm.base import ChatModel, SamplingSettings
 
 #: Every name :func:`make_agent` accepts.
-AGENT_NAMES: tuple[str, ...] = ("base", "escape", "random", "explorer", "scripted")
-#: The agents that need a model.
-MODEL_AGENTS: frozenset[str] = frozenset({"base", "escape"})
+AGENT_NAMES: tuple[str, ...] = ("base", "escape", "random", "explorer", "oracle", "scripted")
+#: The agents that need a model (in the order messages list them).
+MODEL_AGENTS: tuple[str, ...] = ("base", "escape")
 
 
 class AgentConfigError(ValueError):
@@ -26,7 +26,7 @@ def make_agent(
     name: str,
     *,
     model: ChatModel | None = None,
-    memory: int = 10,
+    memory: int = DEFAULT_MEMORY,
     seed: int = 0,
     no_reflection: bool = False,
     no_foresight: bool = False,
@@ -68,6 +68,8 @@ def make_agent(
         from escapebench.agents.random_agent import RandomAgent as cls
     elif key == "explorer":
         from escapebench.agents.explorer import ExplorerAgent as cls
+    elif key == "oracle":
+        from escapebench.agents.oracle import OracleAgent as cls
     else:
         from escapebench.agents.scripted_agent import ScriptedAgent as cls
 

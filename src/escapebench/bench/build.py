@@ -53,7 +53,7 @@ def agent_options(settings: RunSettings, repeat: int) -> dict[str, Any]:
         return options
     if settings.agent == "random":
         return {"seed": (settings.seed or 0) + repeat}
-    if settings.agent == "explorer":
+    if settings.agent in ("explorer", "oracle"):
         return {}
     # A user's factory gets everything that might matter to it.
     return {
@@ -129,6 +129,7 @@ def build_model(settings: RunSettings) -> ChatModel | None:
     """The chat model of a run, wrapped in the response cache unless disabled."""
     if not settings.model:
         return None
+    from escapebench.llm.cache import ResponseCacheError
     from escapebench.llm.factory import make_model
 
     cache = None if settings.no_cache else (settings.cache or default_cache_path())
@@ -145,6 +146,8 @@ def build_model(settings: RunSettings) -> ChatModel | None:
             max_in_flight=max(1, settings.concurrency),
         )
     except ValueError as exc:
+        raise RunConfigError(str(exc)) from None
+    except ResponseCacheError as exc:  # damaged: its one line names the file and the way on
         raise RunConfigError(str(exc)) from None
     except (OSError, sqlite3.Error) as exc:
         # A folder, a file that is not SQLite, a place that cannot be written.

@@ -2,9 +2,11 @@
 
 The folders must come from the same settings (every result-affecting key of ``run.json`` is
 equal, and games present in several folders have the same file hashes) and must not hold the
-same episode twice. The planned suite (every game of ``run.json`` times its repeats) must be
-there whole: missing shards or episodes are named and the merge is refused, unless ``--partial``
-(which records what is missing in the merged ``run.json``). Episode folders are copied;
+same episode twice; shards played against different servers are refused unless
+``--allow-server-change`` (then recorded in ``server_changes``, as ``run`` does). The planned
+suite (every game of ``run.json`` times its repeats) must be there whole, whatever shard counts
+made it: missing episodes are named and the merge is refused, unless ``--partial`` (which
+records what is missing in the merged ``run.json``). Episode folders are copied;
 ``results.csv`` and the summaries are rebuilt from the episodes' ``result.json``.
 """
 
@@ -39,30 +41,72 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--partial", action="store_true",
                         help="merge although shards or episodes of the planned suite are "
                         "missing (recorded in run.json); refused without it")
+    parser.add_argument("--allow-server-change", action="store_true",
+                        help="merge shards played against different servers (as run's "
+                        "option: the changes are recorded in run.json's server_changes)")
 
 
 def missing_from_plan(runs: list[dict[str, Any]], present: set[str]) -> tuple[list[str],
                                                                               list[str]]:
     """(missing shards as ``"i/n"``, missing episode ids) of the suite ``runs`` planned:
     every game their ``run.json`` lists, times the repeats, under their agent and model."""
-    from escapebench.bench.plan import episode_id
+    from escapebench.bench.plan import episode_id, legacy_episode_id
 
     first = runs[0]
     settings = sorted({g["setting"] for r in runs for g in r.get("games", []) if "setting" in g})
     repeats = max(int(r.get("repeats") or 1) for r in runs)
     agent, model = str(first.get("agent") or ""), str(first.get("model") or "")
-    planned = {episode_id(s, agent, model, n) for s in settings for n in range(repeats)}
-    missing = sorted(planned - present) if agent else []
-    shards = [tuple(r["shard"]) for r in runs if isinstance(r.get("shard"), list)
-              and len(r["shard"]) == 2]
-    missing_shards = []
-    if shards:
-        of = max(n for _, n in shards)
+    missing = sorted(
+        episode_id(s, agent, model, n) for s in settings for n in range(repeats)
+        if episode_id(s, agent, model, n) not in present
+        and legacy_episode_id(s, agent, model, n) not in present  # an earlier escapebench's
+    ) if agent else []
+    # The suite is whole when every planned episode is there once, whatever shards made it
+    # (1/2 with 2/3, or one folder run as 1/2 then 2/2). When episodes are missing and the
+    # folders are shards of one count, the shards not given are named as a hint.
+    shards = {tuple(r["shard"]) for r in runs if isinstance(r.get("shard"), list)
+              and len(r["shard"]) == 2}
+    missing_shards: list[str] = []
+    counts = {n for _, n in shards}
+    if missing and len(counts) == 1 and len(shards) == len(runs):
+        (of,) = counts
         missing_shards = [f"{i}/{of}" for i in range(1, of + 1) if (i, of) not in shards]
     return missing_shards, missing
 
 
-def merge_folders(folders: list[Path], out: Path, *, partial: bool = False) -> tuple[int, int]:
+def merged_server(folders: list[Path], runs: list[dict[str, Any]], *,
+                  allow: bool) -> tuple[str | None, list[dict[str, Any]]]:
+    """The server and ``server_changes`` of the merged folder, as ``run`` records them on a
+    resume: shards played against different servers are refused unless ``allow`` (their
+    numbers would mix two models' answers), and each change is recorded."""
+    order = sorted(range(len(runs)), key=lambda i: str(runs[i].get("started") or ""))
+    changes: list[dict[str, Any]] = []
+    server: str | None = None
+    first_folder: Path | None = None
+    for i in order:
+        run, folder = runs[i], folders[i]
+        changes += [c for c in run.get("server_changes") or [] if isinstance(c, dict)]
+        now = run.get("server")
+        if now is None:
+            continue
+        if server is not None and now != server:
+            if not allow:
+                raise RunConfigError(
+                    f"{first_folder} was played against {server} and {folder} against {now}: "
+                    "merged, their episodes would mix two servers' answers. Merge shards of "
+                    "one server, or pass --allow-server-change if both serve the same model "
+                    "(the change is recorded in run.json)"
+                )
+            changes.append({"from": server, "to": now, "at": run.get("started"),
+                            "folder": str(folder)})
+        if server is None:
+            first_folder = folder
+        server = now
+    return server, changes
+
+
+def merge_folders(folders: list[Path], out: Path, *, partial: bool = False,
+                  allow_server_change: bool = False) -> tuple[int, int]:
     """Combine ``folders`` into ``out``; return (episodes, unfinished episodes).
 
     Raises :class:`RunConfigError` when the folders cannot be combined, or when shards or
@@ -94,6 +138,7 @@ def merge_folders(folders: list[Path], out: Path, *, partial: bool = False) -> t
                 "settings, and only runs of the same settings can be merged:\n  "
                 + "\n  ".join(problems)
             )
+    server = merged_server(folders, runs, allow=allow_server_change)
     # Episode folders: refuse duplicates before copying anything.
     sources: dict[str, Path] = {}
     for folder in folders:
@@ -128,7 +173,7 @@ def merge_folders(folders: list[Path], out: Path, *, partial: bool = False) -> t
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would stay on the renamed folder
-        _fill(staging, folders, runs, sources, (missing_shards, missing))
+        _fill(staging, folders, runs, sources, (missing_shards, missing), server)
         os.replace(staging, out)  # (an empty --out folder is replaced)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -151,7 +196,8 @@ def describe_missing(missing_shards: list[str], missing: list[str]) -> str:
 
 
 def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
-          sources: dict[str, Path], missing: tuple[list[str], list[str]]) -> None:
+          sources: dict[str, Path], missing: tuple[list[str], list[str]],
+          server: tuple[str | None, list[dict[str, Any]]]) -> None:
     """Copy the episodes into ``out`` and write its ``run.json``."""
     first = runs[0]
     (out / EPISODES_DIR).mkdir(parents=True, exist_ok=True)
@@ -165,6 +211,8 @@ def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
         **{k: v for k, v in first.items() if k not in ("shard", "command_line")},
         "games": [games[k] for k in sorted(games)],
         "repeats": max(int(r.get("repeats") or 1) for r in runs),
+        "server": server[0],
+        "server_changes": server[1],
         "shard": None,
         "partial": {"missing_shards": missing[0], "missing_episodes": missing[1]}
         if missing[0] or missing[1] else None,
@@ -182,7 +230,8 @@ def _fill(out: Path, folders: list[Path], runs: list[dict[str, Any]],
 def main(args: argparse.Namespace) -> int:
     """Merge, rebuild the tables, print the Table-3 summary."""
     try:
-        count, unfinished = merge_folders(list(args.folders), args.out, partial=args.partial)
+        count, unfinished = merge_folders(list(args.folders), args.out, partial=args.partial,
+                                          allow_server_change=args.allow_server_change)
     except (RunConfigError, OSError) as exc:
         print(f"escapebench merge: {exc}", file=sys.stderr)
         return EXIT_USAGE

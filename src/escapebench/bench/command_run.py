@@ -11,22 +11,11 @@ import asyncio
 import signal
 import sys
 import threading
-from pathlib import Path
 
 from escapebench.bench.costs import add_price_arguments, prices_from_args
-from escapebench.bench.episode import DEFAULT_MAX_STEPS
-from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
 from escapebench.bench.result_tables import format_usage, print_table
-from escapebench.bench.settings import (
-    BUILTIN_AGENTS,
-    DEFAULT_MEMORY,
-    RunConfigError,
-    RunSettings,
-    default_cache_path,
-    parse_shard,
-)
+from escapebench.bench.settings import RunConfigError, RunSettings, add_run_options, settings_from
 from escapebench.bench.suite import RunOutcome, run_suite
-from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_MODEL_UNAVAILABLE,
@@ -72,117 +61,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``escapebench run``."""
     parser.formatter_class = _HelpFormatter
     parser.epilog = EPILOG
-    a = parser.add_argument_group("agent and model")
-    a.add_argument(
-        "--agent", default="explorer", metavar="NAME",
-        help=f"one of {', '.join(BUILTIN_AGENTS)}, or a Python factory module:function",
-    )
-    a.add_argument("--no-reflection", action="store_true",
-                   help="EscapeAgent without its Reflection module")
-    a.add_argument("--no-foresight", action="store_true",
-                   help="EscapeAgent without its Foresight module")
-    a.add_argument("--model", default=None,
-                   help="served model name (with --base-url), 'local' (bundled SmolLM2) or "
-                   "gguf:PATH; required for base and escape")
-    a.add_argument("--base-url", action="append", default=[], metavar="URL",
-                   help="OpenAI-compatible server (.../v1); repeat for replicas of one model")
-    a.add_argument("--api-key-env", default=None, metavar="VAR",
-                   help="environment variable holding the API key (default OPENAI_API_KEY)")
-    a.add_argument("--memory", type=int, default=DEFAULT_MEMORY,
-                   help="steps of working memory in each prompt")
-    a.add_argument("--temperature", type=float, default=0.0,
-                   help="sampling temperature; 0 is greedy, as in the paper")
-    a.add_argument("--max-tokens", type=int, default=1024, help="answer length limit")
-    a.add_argument("--seed", type=int, default=None,
-                   help="sampling seed (repeat r uses seed + r); random agent seed")
-    a.add_argument("--action-format", choices=("text", "tools"), default="text",
-                   help="how the model acts: 'text' writes the action in its answer (the "
-                   "paper's protocol), 'tools' calls one of five functions (native tool "
-                   "calling; a separate result label, never ranked with text)")
-    a.add_argument("--timeout", type=float, default=120.0, help="seconds per model request")
-    a.add_argument("--max-retries", type=int, default=6,
-                   help="retries of a failed model request before the run stops")
-    g = parser.add_argument_group("games and episodes")
-    g.add_argument("--games", action="append", default=None, metavar="SPEC",
-                   help="built-in game or setting name, 'builtin', a game file, a folder in the "
-                   "original layout, or a glob; repeatable (default: builtin)")
-    g.add_argument("--difficulty", action="append", default=None, choices=DIFFICULTIES,
-                   help="only these difficulties; repeatable (default: all three)")
-    g.add_argument("--repeats", type=int, default=1, help="episodes per setting")
-    g.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS,
-                   help="an episode not escaped by then ends unescaped")
-    g.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
-                   help="steps without progress before a hint")
-    g.add_argument("--help-steps", type=int, default=DEFAULT_HELP_STEPS,
-                   help="steps in help before the hinted action is played for the agent")
-    g.add_argument("--protocol", default=None, choices=("original", "escapebench"),
-                   help="what the model reads: the original harness's texts (read from the "
-                   "original checkout) or ours (default: original for games of an original "
-                   "checkout, escapebench otherwise)")
-    g.add_argument("--original-source", type=Path, default=None, metavar="DIR",
-                   help="the original EscapeBench checkout (or its src folder) for "
-                   "--protocol original (default: found from the games folder CHECKOUT/data)")
-    g.add_argument("--skip-unplayable", action="store_true",
-                   help="play the settings that can be played and skip the others (files that "
-                   "do not load, settings with check errors), recorded in run.json; without "
-                   "it, such a setting stops the run before it starts")
-    g.add_argument("--shard", default=None, metavar="I/N",
-                   help="play only the I-th of N deterministic slices of the episodes")
-    r = parser.add_argument_group("running")
-    r.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="result folder (default: runs/<agent>__<model>__<settings hash>)")
-    r.add_argument("--concurrency", type=int, default=4,
-                   help="episodes played at once (also the bound on in-flight model requests)")
-    r.add_argument("--cache", type=Path, default=None, metavar="PATH",
-                   help=f"response cache file (default: {default_cache_path()})")
-    r.add_argument("--no-cache", action="store_true", help="do not cache model answers")
-    r.add_argument("--allow-server-change", action="store_true",
-                   help="resume a run against another server than it started with (recorded "
-                   "in run.json); refused without it")
-    r.add_argument("--no-fsync", action="store_true",
-                   help="flush step logs without fsync (still safe against kill -9, not "
-                   "against power loss)")
-    r.add_argument("--quiet", action="store_true", help="no live progress, only the table")
+    add_run_options(parser)  # from the fields of RunSettings, with their help
     add_price_arguments(parser.add_argument_group(
         "cost (USD per million tokens; no prices are built in, recorded in run.json)"))
 
 
 def settings_from_args(args: argparse.Namespace) -> RunSettings:
     """The run settings an ``escapebench run`` command line asks for."""
-    return RunSettings(
-        agent=args.agent,
-        no_reflection=args.no_reflection,
-        no_foresight=args.no_foresight,
-        model=args.model,
-        base_urls=list(args.base_url),
-        api_key_env=args.api_key_env,
-        games=list(args.games or ["builtin"]),
-        difficulties=list(args.difficulty) if args.difficulty else None,
-        out=args.out,
-        concurrency=args.concurrency,
-        max_steps=args.max_steps,
-        repeats=args.repeats,
-        patience=args.patience,
-        help_steps=args.help_steps,
-        memory=args.memory,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        action_format=args.action_format,
-        shard=parse_shard(args.shard) if args.shard else None,
-        cache=args.cache,
-        no_cache=args.no_cache,
-        allow_server_change=args.allow_server_change,
-        timeout=args.timeout,
-        max_retries=args.max_retries,
-        fsync=not args.no_fsync,
-        quiet=args.quiet,
-        skip_unplayable=args.skip_unplayable,
-        command_line=["escapebench", *sys.argv[1:]],
-        protocol=args.protocol,
-        original_source=args.original_source,
-        prices=prices_from_args(args),
-    )
+    return settings_from(args, command_line=["escapebench", *sys.argv[1:]],
+                         prices=prices_from_args(args))
 
 
 def _play_until_stopped(settings: RunSettings) -> RunOutcome:
@@ -250,6 +137,10 @@ def main(args: argparse.Namespace) -> int:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"escapebench run: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
+    if outcome.model_not_reached:
+        # A wrong --base-url: one line (the server, the error, what to check), no retries.
+        print(f"escapebench run: {outcome.model_error}", file=sys.stderr)
+        return outcome.exit_code
     if outcome.summaries:
         print_table(outcome.summaries)
         usage = format_usage(outcome.summaries, settings.prices or outcome.prices)
@@ -271,6 +162,9 @@ def main(args: argparse.Namespace) -> int:
             f"again to resume.",
             file=sys.stderr,
         )
+    elif outcome.cache_error:
+        print(f"escapebench run: {outcome.cache_error}. Finished steps are kept in "
+              f"{outcome.out}.", file=sys.stderr)
     elif outcome.model_error:
         from escapebench.llm.factory import runs_in_process
 

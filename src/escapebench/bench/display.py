@@ -1,10 +1,11 @@
 """The live progress display of ``escapebench run`` (on stderr).
 
-On a terminal: a block drawn with ``rich.live`` and redrawn a few times a second: an overall
-line (done/total with a bar, elapsed, ETA, model calls per second) over a table with one row
-per running episode (setting, agent / model, repeat, step, progress, hints). Lines that stay
-(an episode finished or stopped) are printed above the block; the block is erased when the
-run ends or is interrupted. Elsewhere (a log file, a pipe, CI): plain lines, one when an
+On a terminal: a block drawn with ``rich.live``, redrawn after steps and at least every second:
+an overall line (done/total with a bar, elapsed, ETA, model calls per second, seconds per model
+call and the time since the last answer, so that a slow model does not look hung) over a table
+with one row per running episode (setting, agent / model, repeat, step, progress, hints). Lines
+that stay (an episode finished or stopped) are printed above the block; the block is erased
+when the run ends or is interrupted. Elsewhere (a log file, a pipe, CI): plain lines, one when an
 episode starts, one when it ends, and a status line at most every ``status_every_s`` seconds.
 """
 
@@ -24,6 +25,7 @@ from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
 
 REDRAW_EVERY_S = 0.2
+TICKS_PER_S = 1.0  # redraws without events: the clocks move while a model thinks
 STATUS_EVERY_S = 10.0
 
 
@@ -39,6 +41,11 @@ def _tokens(tokens_in: float, tokens_cached: float, tokens_out: float) -> str:
     from escapebench.bench.result_tables import token_cells
 
     return token_cells(tokens_in, tokens_cached, tokens_out)
+
+
+def _rate(per_second: float) -> str:
+    """Two significant digits: 0.04, 1.2, 37."""
+    return f"{per_second:.0f}" if per_second >= 10 else f"{per_second:.2g}"
 
 
 def _duration(seconds: float) -> str:
@@ -80,13 +87,16 @@ class LiveDisplay:
         self.prices = prices
         self.finished_tokens = [0, 0, 0]  # tokens in, cached, out of the episodes finished here
         self.finished_cost = 0.0
+        self.finished_wait = (0, 0.0)  # model calls sent and the seconds they took, finished
+        self.last_answer_at: float | None = None  # when a step last brought a model answer
         self._last_draw = 0.0
         self._last_status = self.started_at
         self._live: Live | None = None
         if self.live and not quiet:
             console = console or Console(file=stream, force_terminal=True, highlight=False)
             self._live = Live(
-                console=console, auto_refresh=False, transient=True,
+                console=console, auto_refresh=True, refresh_per_second=TICKS_PER_S,
+                transient=True,
                 get_renderable=self.renderable, redirect_stdout=False, redirect_stderr=False,
             )
             self._live.start()
@@ -106,6 +116,9 @@ class LiveDisplay:
             return
         self.running[progress.episode_id] = (entry[0], progress)
         now = time.monotonic()
+        previous = entry[1].model_calls if entry[1] is not None else 0
+        if progress.model_calls > previous:  # this step brought model answers
+            self.last_answer_at = now
         if self.live:
             if now - self._last_draw >= REDRAW_EVERY_S:
                 self._draw()
@@ -114,7 +127,10 @@ class LiveDisplay:
             self._line(self._overall())
 
     def finished(self, spec: EpisodeSpec, result: EpisodeResult) -> None:
-        self.running.pop(spec.episode_id, None)
+        entry = self.running.pop(spec.episode_id, None)
+        if entry is not None and entry[1] is not None:
+            sent, waited = self.finished_wait
+            self.finished_wait = (sent + entry[1].sent_calls, waited + entry[1].model_wait_s)
         self.done += 1
         self.done_here += 1
         self.calls_done += result.model_calls
@@ -135,7 +151,10 @@ class LiveDisplay:
         )
 
     def stopped(self, spec: EpisodeSpec, reason: str) -> None:
-        self.running.pop(spec.episode_id, None)
+        entry = self.running.pop(spec.episode_id, None)
+        if entry is not None and entry[1] is not None:
+            sent, waited = self.finished_wait
+            self.finished_wait = (sent + entry[1].sent_calls, waited + entry[1].model_wait_s)
         self._line(f"stop   {spec.episode_id}: {reason}")
 
     def close(self) -> None:
@@ -157,8 +176,20 @@ class LiveDisplay:
 
     def calls(self) -> int:
         """Model calls made in this run so far (finished and running episodes)."""
-        running = sum(p.model_calls for _, p in self.running.values() if p is not None)
+        running = sum(p.model_calls for _, p in self._running() if p is not None)
         return self.calls_done + running
+
+    def _running(self) -> list[tuple[EpisodeSpec, StepProgress | None]]:
+        """The running episodes now (a copy: the live block is drawn from another thread)."""
+        return list(self.running.values())
+
+    def seconds_per_call(self) -> float | None:
+        """Mean seconds a model call sent to the model took (None before the first)."""
+        sent, waited = self.finished_wait
+        for _, p in self._running():
+            if p is not None:
+                sent, waited = sent + p.sent_calls, waited + p.model_wait_s
+        return waited / sent if sent else None
 
     def calls_per_second(self) -> float | None:
         """Model calls per second of this run (None in its first second: too early)."""
@@ -168,13 +199,18 @@ class LiveDisplay:
     def _times(self) -> str:
         elapsed = time.monotonic() - self.started_at
         rate = self.calls_per_second()
-        calls = f", {rate:.1f} calls/s" if self.calls() and rate is not None else ""
+        calls = f", {_rate(rate)} calls/s" if self.calls() and rate is not None else ""
+        per_call = self.seconds_per_call()
+        if per_call is not None:
+            calls += f", {per_call:.1f}s per call"
+        if self.last_answer_at is not None and self.running:
+            calls += f", last answer {_duration(time.monotonic() - self.last_answer_at)} ago"
         return f"elapsed {_duration(elapsed)}, ETA {self.eta()}{calls}"
 
     def tokens(self) -> tuple[int, int, int]:
         """Tokens (in, cached, out) of this run so far: finished and running episodes."""
         totals = list(self.finished_tokens)
-        for _, p in self.running.values():
+        for _, p in self._running():
             if p is not None:
                 totals = [totals[0] + p.tokens_in, totals[1] + p.tokens_cached,
                           totals[2] + p.tokens_out]
@@ -187,7 +223,7 @@ class LiveDisplay:
             return ""
         usage = f"tokens {_tokens(*tokens)}"
         if self.prices is not None:
-            running = [p for _, p in self.running.values() if p is not None]
+            running = [p for _, p in self._running() if p is not None]
             spent = self.finished_cost + sum(
                 self.prices.cost(p.tokens_in, p.tokens_cached, p.tokens_out) for p in running)
             usage += f", {format_cost(spent)}"
@@ -210,6 +246,7 @@ class LiveDisplay:
             Text(f"{self.done}/{self.total} done, {len(self.running)} running", style="bold"),
             ProgressBar(total=max(self.total, 1), completed=self.done, width=20),
         )
+        running = self._running()
         head.add_row(Text(self._times(), style="dim"), "")
         if self._usage():
             head.add_row(Text(self._usage(), style="dim"), "")
@@ -222,7 +259,7 @@ class LiveDisplay:
         table.add_column("", width=12)
         table.add_column("hints", justify="right")
         table.add_column("tokens in / cached / out", overflow="fold")
-        for spec, p in self.running.values():
+        for spec, p in running:
             progress = p.progress if p else 0.0
             table.add_row(
                 spec.defn.setting, f"{spec.agent} / {spec.model}", str(spec.repeat),
@@ -231,7 +268,7 @@ class LiveDisplay:
                 str(p.hints if p else 0),
                 _tokens(p.tokens_in, p.tokens_cached, p.tokens_out) if p and p.tokens_in else "",
             )
-        return Group(head, table) if self.running else head
+        return Group(head, table) if running else head
 
     def _draw(self) -> None:
         if self._live is None:

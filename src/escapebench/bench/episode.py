@@ -105,6 +105,8 @@ class StepProgress:
     tokens_in: int = 0  # model tokens so far: in, the server's prefix-cached part, out
     tokens_cached: int = 0
     tokens_out: int = 0
+    sent_calls: int = 0  # model calls sent to the model (not answered by the response cache)
+    model_wait_s: float = 0.0  # seconds the sent calls took, together
 
 
 ProgressCallback = Callable[[StepProgress], None]
@@ -309,6 +311,8 @@ class Episode:
                     tokens_in=self.metrics.tokens_in,
                     tokens_cached=self.metrics.tokens_cached,
                     tokens_out=self.metrics.tokens_out,
+                    sent_calls=self.metrics.sent_calls,
+                    model_wait_s=self.metrics.model_wait_s,
                 )
             )
 

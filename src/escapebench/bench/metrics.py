@@ -258,6 +258,8 @@ class EpisodeMetrics:
         self.tokens_out = 0
         self.tokens_cached = 0
         self.sent = [0, 0, 0]  # tokens in, cached, out of the calls sent to the model
+        self.sent_calls = 0  # calls sent to the model (not answered by the response cache)
+        self.model_wait_s = 0.0  # seconds those calls took (the live display's s/call)
         self.retries = 0
         self.wall_s = 0.0
         self.curve: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)]
@@ -296,6 +298,8 @@ class EpisodeMetrics:
             self.tokens_out += tokens[2]
             if not call.get("cached"):
                 self.sent = [a + b for a, b in zip(self.sent, tokens, strict=True)]
+                self.sent_calls += 1
+                self.model_wait_s += float(call.get("latency_s") or 0.0)
             self.retries += int(call.get("retries", 0))
         self.wall_s += float(record.get("wall_s", 0.0))
         if hint is not None and record.get("hint_done"):

@@ -12,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from escapebench.bench.episode import EpisodeSpec
 from escapebench.bench.hints import HintOptions, ReferenceEffect, reference_effects
 from escapebench.bench.metrics import RESULT_VERSION
+from escapebench.bench.records import EPISODES_DIR
 from escapebench.bench.settings import RunConfigError, RunSettings
 from escapebench.engine.model import GameDefinition
 from escapebench.protocols.base import Protocol
@@ -47,8 +49,19 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def slug(text: str) -> str:
-    """A file-name-safe form of ``text``."""
+    """A file-name-safe form of ``text`` (several texts can have the same one: a part of a
+    name that must tell texts apart is :func:`name_part`)."""
     return _SLUG.sub("_", text).strip("._")[:100] or "x"
+
+
+def name_part(text: str) -> str:
+    """``text`` itself when it is already a safe file name of at most 100 characters, else a
+    readable prefix and a hash of the whole text (``my_game~3fa2b1c4d5`` for "my game"): two
+    texts never get the same part, as ``~`` is in no safe name."""
+    safe = slug(text)
+    if safe == text:
+        return text
+    return f"{safe[:60]}~{hashlib.sha256(text.encode()).hexdigest()[:10]}"
 
 
 def prompt_version() -> str:
@@ -78,8 +91,51 @@ class RunPlan:
 
 
 def episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
-    """``<setting>__<agent>__<model-slug>__r<repeat>``, safe as a folder name."""
+    """``<setting>__<agent>__<model-slug>__r<repeat>``, safe as a folder name and unique per
+    setting: the setting's part is :func:`name_part` (a name that is not a safe file name, or
+    longer than 100 characters, gets a hash of the whole name), and the agent and model are
+    the same for every episode of a result folder (its ``run.json`` keeps others out)."""
+    return f"{name_part(setting)}__{slug(agent)}__{slug(model)}__r{repeat}"
+
+
+def legacy_episode_id(setting: str, agent: str, model: str, repeat: int) -> str:
+    """The id escapebench gave an episode before :func:`name_part` (the setting cut at 100
+    characters, unsafe characters replaced): the folder name of episodes played then."""
     return f"{slug(setting)}__{slug(agent)}__{slug(model)}__r{repeat}"
+
+
+def refuse_duplicate_ids(specs: Sequence[EpisodeSpec]) -> None:
+    """Two episodes of a plan with one id would share a folder and mix their step logs."""
+    seen: dict[str, EpisodeSpec] = {}
+    for spec in specs:
+        other = seen.setdefault(spec.episode_id, spec)
+        if other is not spec:
+            raise RunConfigError(
+                f"settings {other.defn.setting!r} (repeat {other.repeat}) and "
+                f"{spec.defn.setting!r} (repeat {spec.repeat}) would share the episode folder "
+                f"{spec.episode_id}; rename one of them"
+            )
+
+
+def resume_legacy_folders(specs: list[EpisodeSpec], out: Path, agent: str, model: str,
+                          all_settings: Sequence[str]) -> list[EpisodeSpec]:
+    """Give an episode the folder name of an earlier escapebench where that folder exists in
+    ``out`` and its own does not, so that a folder played before still resumes (not when two
+    settings of the plan, ``all_settings``, had that one name: their episodes are played
+    again)."""
+    episodes = out / EPISODES_DIR
+    if not episodes.is_dir():
+        return specs
+    parts = Counter(slug(setting) for setting in all_settings)
+    shared = {p for p, n in parts.items() if n > 1}
+    kept: list[EpisodeSpec] = []
+    for spec in specs:
+        name = legacy_episode_id(spec.defn.setting, agent, model, spec.repeat)
+        if (name != spec.episode_id and slug(spec.defn.setting) not in shared
+                and (episodes / name).is_dir() and not (episodes / spec.episode_id).exists()):
+            spec = replace(spec, episode_id=name)
+        kept.append(spec)
+    return kept
 
 
 def game_record(defn: GameDefinition) -> dict[str, Any]:
@@ -127,7 +183,8 @@ def plan_run(
     settings: RunSettings, model_name: str, agent_settings: dict[str, Any], label: str
 ) -> RunPlan:
     """Resolve games, episodes, shard and output folder (no file is written)."""
-    from escapebench.games import load_games_reporting, split_playable, unplayable_file
+    from escapebench.catalog import load_games_reporting
+    from escapebench.games import split_playable, unplayable_file
 
     settings.validate()
     definitions, failed = load_games_reporting(settings.games, settings.difficulties)
@@ -180,6 +237,7 @@ def plan_run(
         for r in range(settings.repeats)
     ]
     specs.sort(key=lambda s: s.episode_id)
+    refuse_duplicate_ids(specs)
     if settings.shard is not None:
         i, n = settings.shard
         specs = specs[i - 1 :: n]
@@ -198,6 +256,7 @@ def plan_run(
         protocol=protocol_record(protocol),
     )
     out = settings.out or default_out_dir(fingerprint, games)
+    specs = resume_legacy_folders(specs, out, label, model_name, list(by_setting))
     effects = {d.setting: reference_effects(d) for d in definitions}
     return RunPlan(
         settings, out, specs, by_setting, effects, model_name, fingerprint, games, protocol,
@@ -208,10 +267,12 @@ def plan_run(
 def protocol_for(settings: RunSettings) -> Protocol:
     """The run's protocol (``--protocol``; by default ``original`` for games of an original
     checkout), or :class:`RunConfigError` in one line saying what to pass."""
+    from escapebench.catalog import split_specs
     from escapebench.protocols import OriginalSourceError, make_protocol
 
     try:
-        return make_protocol(settings.protocol, settings.games, settings.original_source)
+        return make_protocol(settings.protocol, split_specs(settings.games),
+                             settings.original_source)
     except (OriginalSourceError, ValueError) as exc:
         raise RunConfigError(str(exc)) from None
 

@@ -31,6 +31,7 @@ TABLE_HEADERS: tuple[str, ...] = (
     "Early Exit Progress (%)",
     "Tool Hints Used (percentage)",
     "Key Steps Hints Used (percentage)",
+    "Tool Choice",
     "Covers",
 )
 
@@ -40,6 +41,12 @@ def with_interval(s: Summary, name: str, value: float, scale: float = 1.0) -> st
     ci = s.ci.get(name)
     text = f"{scale * value:.2f}"
     return text if ci is None else f"{text} [{scale * ci[0]:.2f}, {scale * ci[1]:.2f}]"
+
+
+def choice_cell(s: Summary, name: str = "tool_choice") -> str:
+    """A tool-choice mean with its interval, or "—" where no episode had a choice to make."""
+    value = getattr(s, name)
+    return "—" if value is None else with_interval(s, name, value)
 
 
 def table_cells(s: Summary) -> list[str]:
@@ -56,6 +63,7 @@ def table_cells(s: Summary) -> list[str]:
         f"{with_interval(s, 'tool_hints', s.tool_hints)} ({100 * s.tool_hint_share:.2f}%)",
         f"{with_interval(s, 'key_step_hints', s.key_step_hints)} "
         f"({100 * s.key_step_hint_share:.2f}%)",
+        choice_cell(s),
         s.coverage.label() if s.coverage is not None else "",
     ]
 
@@ -98,7 +106,8 @@ _NUMERIC_HEADERS = frozenset(TABLE_HEADERS[i] for i in _RIGHT)
 
 TABLE_FOOTNOTE = (
     "Means over episodes with 95% bootstrap intervals [low, high] (settings and repeats "
-    "resampled); shares are means of per-episode shares. See docs/metrics.md."
+    "resampled); shares are means of per-episode shares. Tool Choice: 1 = the right tool "
+    "first, 0 = blind trial, -1 = random with repeats. See docs/metrics.md."
 )
 
 

@@ -52,7 +52,8 @@ from escapebench.exit_codes import (
     EXIT_OK,
     EXIT_STORAGE,
 )
-from escapebench.llm.base import ChatModel, ModelUnavailableError
+from escapebench.llm.base import ChatModel, ModelUnavailableError, ServerNotReachedError
+from escapebench.llm.cache import ResponseCacheError
 
 
 @dataclass
@@ -65,7 +66,9 @@ class RunOutcome:
     played: int  # episodes played (or finished) by this run
     failed: dict[str, str] = field(default_factory=dict)  # episode id -> error
     model_error: str | None = None
+    model_not_reached: bool = False  # model_error: the server never answered (a wrong URL)
     storage_error: str | None = None  # "<file>: <problem>" of a write that failed during play
+    cache_error: str | None = None  # the response cache went bad during play (one line)
     summaries: list[Summary] = field(default_factory=list)
     wall_s: float = 0.0
     episode_wall_s: dict[str, float] = field(default_factory=dict)
@@ -74,7 +77,7 @@ class RunOutcome:
 
     @property
     def exit_code(self) -> int:
-        if self.storage_error:
+        if self.storage_error or self.cache_error:
             return EXIT_STORAGE
         if self.model_error:
             return EXIT_MODEL_UNAVAILABLE
@@ -169,13 +172,23 @@ async def _run_plan(
                     on_step=display.update, fsync=settings.fsync,
                 )
                 result = await episode.run()
+            except ResponseCacheError as exc:  # every episode would fail the same way
+                outcome.cache_error = outcome.cache_error or str(exc)
+                display.stopped(spec, "the response cache cannot be used")
+                stop.set()
+                return
             except ModelUnavailableError as exc:
                 outcome.model_error = str(exc)
-                display.stopped(spec, "model unavailable")
+                if isinstance(exc, ServerNotReachedError):
+                    # Nothing was played: the run ends with one line saying why.
+                    outcome.model_not_reached = True
+                else:
+                    display.stopped(spec, "model unavailable")
                 stop.set()
                 return
             except asyncio.CancelledError:
-                display.stopped(spec, "stopped")
+                if not outcome.model_not_reached:
+                    display.stopped(spec, "stopped")
                 raise
             except Exception as exc:  # an agent or log problem: this episode only
                 if is_storage_fault(exc, plan.out):  # the disk, not the episode: all stop
@@ -195,6 +208,8 @@ async def _run_plan(
                 outcome.failed[spec.episode_id] = message
                 display.stopped(spec, message)
                 continue
+            with contextlib.suppress(OSError):  # an error of an earlier try, now resumed
+                (folder / ERROR_FILE).unlink(missing_ok=True)
             outcome.played += 1
             outcome.finished += 1
             outcome.episode_wall_s[spec.episode_id] = time.perf_counter() - t0

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
@@ -68,8 +69,8 @@ class Coverage:
         return f"{count} repeat{'' if count == '1' else 's'}"
 
     def protocol_label(self) -> str:
-        """The protocol and its version, the name said once: ``escapebench/1`` for version
-        ``escapebench-1+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
+        """The protocol and its version, the name said once: ``escapebench/2`` for version
+        ``escapebench-2+PROMPTS+OBSERVATION`` (the ``+`` parts, which change with the prompt
         texts, are in ``summary.csv``'s ``protocol_version`` and in ``run.json``); a version
         that does not start with the name is shown whole (``custom/v7``)."""
         version = self.protocol_version.split("+", 1)[0]
@@ -81,7 +82,7 @@ class Coverage:
         return f"{name}/{version}" if name else version
 
     def rules_label(self) -> str:
-        """The rules in words: ``escapebench/1, max 200 steps, patience 50, help 10, text
+        """The rules in words: ``escapebench/2, max 200 steps, patience 50, help 10, text
         actions``."""
         return (
             f"{self.protocol_label()}, max {self.max_steps} steps, "
@@ -90,11 +91,12 @@ class Coverage:
         )
 
     def label(self) -> str:
-        """One line: ``21 settings #1a2b3c4d, escapebench/1, max 200 steps, ..., 5 repeats,
+        """One line: ``21 settings #1a2b3c4d, escapebench/2, max 200 steps, ..., 5 repeats,
         text actions``."""
         rules, _, actions = self.rules_label().rpartition(", ")
         return (
-            f"{len(self.settings)} settings #{self.settings_hash}, {rules}, "
+            f"{len(self.settings)} setting{'s' if len(self.settings) != 1 else ''} "
+            f"#{self.settings_hash}, {rules}, "
             f"{self.repeats_label()}, {actions}"
         )
 
@@ -353,8 +355,10 @@ def paired_compare(
         return []
     ga = _values([g for g in _by_setting(a) if g[0].setting in common], names)
     gb = _values([g for g in _by_setting(b) if g[0].setting in common], names)
-    mean_a = np.array([np.nanmean(g, axis=0) if not np.isnan(g).all() else g[0] for g in ga])
-    mean_b = np.array([np.nanmean(g, axis=0) if not np.isnan(g).all() else g[0] for g in gb])
+    with warnings.catch_warnings():  # a metric no episode of a setting defines: NaN, quietly
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_a = np.array([np.nanmean(g, axis=0) for g in ga])
+        mean_b = np.array([np.nanmean(g, axis=0) for g in gb])
     with np.errstate(invalid="ignore"):
         per_setting = mean_b - mean_a  # settings x metrics
     rng = np.random.default_rng(seed)
@@ -364,7 +368,8 @@ def paired_compare(
         picks = rng.integers(len(common), size=(n, len(common)))
         sa, ca = _resampled_sums(ga, picks, rng)
         sb, cb = _resampled_sums(gb, picks, rng)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             stats.append(np.nanmean(sb / cb - sa / ca, axis=1))
     intervals = _interval(np.concatenate(stats), level) if len(common) > 1 or max(
         len(g) for g in ga + gb) > 1 else [None] * len(names)

@@ -29,6 +29,10 @@ played for it) by applying a tool to an item, or by crafting two tools. For each
   repeating failures. A solve with k < 2 had nothing to choose between: it is counted in
   ``solves`` but has no choice and stays out of the means.
 
+**An episode's score** (and each verb's, and the creative steps') is :func:`pooled_choice`:
+1 - (sum of tries) / (sum of chance) over its solves with k >= 2, clipped to [-1, 1], which
+keeps the three anchors in expectation (see its docstring for why not the plain mean).
+
 Names are compared as the engine compares them (:func:`normalize_name`), so the score is the
 same for both protocols (the original protocol logs the answer's own spelling). The bag is
 followed through the records' events (``tool_collected``, ``tool_crafted``, ``tool_used``)
@@ -54,6 +58,7 @@ __all__ = [
     "chance_of",
     "choice_of",
     "creative_keys",
+    "pooled_choice",
     "score_episode_folder",
     "score_records",
     "score_run_folder",
@@ -101,8 +106,21 @@ class ToolSolve:
         return asdict(self)
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+def pooled_choice(solves: Iterable[ToolSolve]) -> float | None:
+    """1 - (sum of tries) / (sum of chance) over the solves that had a choice (k >= 2),
+    clipped to [-1, 1]; None when none had. This is the mean of the solves' unclipped
+    choices weighted by their chance, so the anchors hold for a group as they do for one
+    solve: a blind player scores 0 and a memoryless random one -1 in expectation (a mean of
+    clipped per-solve choices would not: a memoryless player's long runs of failures are cut
+    at -1 while its lucky first tries count 1 in full, and it would average well above -1)."""
+    tries = chance = 0.0
+    for s in solves:
+        if s.candidates >= 2:
+            tries += s.tries
+            chance += s.chance
+    if chance <= 0:
+        return None
+    return max(-1.0, min(1.0, 1.0 - tries / chance))
 
 
 @dataclass(frozen=True)
@@ -112,7 +130,7 @@ class ToolChoice:
     tool_solves: int = 0
     tool_tries: int = 0
     tool_chance: float = 0.0
-    tool_choice: float | None = None  # mean choice over solves with k >= 2
+    tool_choice: float | None = None  # pooled_choice over all solves
     apply_choice: float | None = None
     craft_choice: float | None = None
     creative_solves: int = 0
@@ -123,8 +141,7 @@ class ToolChoice:
         solves = list(solves)
 
         def mean(keep: Any) -> float | None:
-            values = [s.choice for s in solves if keep(s) and s.choice is not None]
-            return _mean(values)  # type: ignore[arg-type]
+            return pooled_choice(s for s in solves if keep(s))
 
         return cls(
             tool_solves=len(solves),

@@ -4,9 +4,11 @@ Where to start reading:
 
 * :mod:`~escapebench.games.loading` reads a game file (the original EscapeBench layout or our
   own format) into an :class:`~escapebench.engine.model.GameDefinition`, and resolves the game
-  specs the commands take (``lab``, ``lab-hard``, ``builtin``, a file, a folder, a glob);
-  the built-in games are in ``builtin/``. The YAML text itself is read by
-  :mod:`~escapebench.games.yaml_reader` (safely: no aliases, no deep nesting; fast; cached).
+  specs of game files (``lab``, ``lab-hard``, ``builtin``, a file, a folder, a glob);
+  the built-in games are in ``builtin/``. Every spec the commands take, ``gen:`` and comma
+  lists included, is resolved by :mod:`escapebench.catalog`, above this package. The YAML
+  text itself is read by :mod:`~escapebench.games.yaml_reader` (safely: no aliases, no deep
+  nesting; fast; cached).
 * :mod:`~escapebench.games.validation` is what ``escapebench check`` runs on a setting, one
   :class:`SettingReport` each, from the checks:
   :mod:`~escapebench.games.checks` (static: names, pairings, states, reveals, keys),
@@ -16,8 +18,6 @@ Where to start reading:
 * :mod:`~escapebench.games.playable` keeps the commands that play from playing a setting with
   check errors (:func:`require_playable`, :func:`load_playable`).
 * :mod:`~escapebench.games.traces` reads and replays a trace of actions.
-* ``command_games``, ``command_check``, ``command_replay``: the ``games``, ``check`` and
-  ``replay`` verbs (arguments and printing only).
 
 This package imports only :mod:`escapebench.engine` and :mod:`escapebench.protocols`.
 :func:`add_protocol_arguments` is re-exported from :mod:`escapebench.protocols.options` for the
@@ -35,6 +35,7 @@ from escapebench.games.loading import (
     load_games_reporting,
     load_original,
     pick_setting,
+    resolve_file_spec,
 )
 from escapebench.games.playable import (
     BrokenGamesError,
@@ -72,6 +73,7 @@ __all__ = [
     "load_playable",
     "pick_setting",
     "replay_reference",
+    "resolve_file_spec",
     "require_playable",
     "solve",
     "split_playable",

@@ -14,7 +14,6 @@ wrong. YAML is always read with a safe loader (:mod:`escapebench.games.yaml_read
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 import stat
@@ -66,8 +65,10 @@ Path_ = tuple[str | int, ...]  # a place inside the YAML document, e.g. (0, "ite
 class GameFileError(ValueError):
     """A game file that cannot be used, with where and why."""
 
-    def __init__(self, source: str, message: str, line: int | None = None, col: int | None = None):
+    def __init__(self, source: str, message: str, line: int | None = None,
+                 col: int | None = None, *, not_a_file: bool = False):
         self.source = source
+        self.not_a_file = not_a_file  # the source is a spec of its own (gen:), not a file
         self.line = line
         self.col = col
         self.problem = message
@@ -813,23 +814,30 @@ def _game_files(spec: str) -> list[Path]:
     return []
 
 
+Resolver = Callable[[str, list[GameFileError]], list[GameDefinition]]
+
+
 def load_games(
-    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None
+    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None,
+    *, resolve: Resolver | None = None,
 ) -> list[GameDefinition]:
     """Resolve game specs to settings.
 
     A spec is a built-in game or setting name (``lab``, ``lab-hard``), ``builtin`` for all
     built-in games, a file, a folder in the original layout, or a glob. ``difficulties``
     filters the result. Raises :class:`GameFileError` for a spec that names nothing.
+    ``resolve`` reads one spec (default :func:`resolve_file_spec`; every source, ``gen:``
+    included, and comma lists: :func:`escapebench.catalog.load_games`).
     """
-    out, failed = load_games_reporting(specs, difficulties)
+    out, failed = load_games_reporting(specs, difficulties, resolve=resolve)
     if failed:
         raise failed[0]
     return out
 
 
 def load_games_reporting(
-    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None
+    specs: Iterable[str] | None = None, difficulties: Iterable[str] | None = None,
+    *, resolve: Resolver | None = None,
 ) -> tuple[list[GameDefinition], list[GameFileError]]:
     """Like :func:`load_games`, but a file (or spec) that cannot be loaded is returned as its
     error next to the settings of the others, so that a folder's problems are listed at once."""
@@ -839,7 +847,7 @@ def load_games_reporting(
     failed: list[GameFileError] = []
     seen: set[tuple[str, str]] = set()
     for spec in specs:
-        found = _resolve_spec(spec, failed)
+        found = (resolve or resolve_file_spec)(spec, failed)
         for d in found:
             # one file named twice (shed.yaml, ./shed.yaml, its absolute path) is one game
             key = (str(Path(d.source).resolve()) if d.source else "", d.setting)
@@ -861,40 +869,11 @@ def _load_each(files: Iterable[Path], failed: list[GameFileError]) -> list[GameD
     return out
 
 
-def generated_games(spec: str) -> list[GameDefinition]:
-    """The settings of a ``gen:tier=T,count=N,seed=S[,knob=v]`` spec, generated in memory.
-
-    The generator (:mod:`escapebench.generate`) sits above this package; it is loaded here by
-    name, at call time, only when a ``gen:`` spec is given. Each setting's ``derived`` map
-    holds ``generated``: the spec, the generator version and the sha256 of the game's YAML.
-    Raises :class:`GameFileError` for a bad spec.
-    """
-    make = importlib.import_module("escapebench.generate.make")
-    try:
-        parsed = make.parse_gen_spec(spec)
-        games = make.generate_spec(parsed)
-    except (ValueError, RuntimeError) as exc:
-        problem = str(exc)
-        if problem.startswith(f"{spec}: "):  # said once, by the error's own place
-            problem = problem[len(spec) + 2:]
-        raise GameFileError(spec, problem) from None
-    out: list[GameDefinition] = []
-    for g in games:
-        for d in g.settings:
-            d.derived["generated"] = {"spec": parsed.text(), "generator_version":
-                                      make.GENERATOR_VERSION, "sha256": g.sha256,
-                                      "file": f"{g.game_id}.yaml"}
-            out.append(d)
-    return out
-
-
-def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition]:
-    if spec.startswith("gen:"):
-        try:
-            return generated_games(spec)
-        except GameFileError as exc:
-            failed.append(exc)
-            return []
+def resolve_file_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition]:
+    """The settings of one spec of game files: ``builtin``, a file, a folder (ours or the
+    original layout), a glob, or a built-in game or setting by name; what cannot be loaded is
+    added to ``failed``. (Specs of other sources, ``gen:``, are resolved by
+    :mod:`escapebench.catalog`.)"""
     if spec == "builtin":
         return _load_each(builtin_files(), failed)
     try:
@@ -917,17 +896,24 @@ def _resolve_spec(spec: str, failed: list[GameFileError]) -> list[GameDefinition
     if kind:
         failed.append(GameFileError(spec, f"not a regular file: {kind}"))
         return []
-    names = ", ".join(f.stem for f in builtin_files())
-    failed.append(GameFileError(
-        spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
-    ))
+    failed.append(unknown_game(spec))
     return []
 
 
-def pick_setting(spec: str, difficulty: str | None) -> GameDefinition:
+def unknown_game(spec: str) -> GameFileError:
+    """The error for a name that is no game file, folder or built-in game: the same line
+    (with the built-in games' names) from every verb that takes games."""
+    names = ", ".join(f.stem for f in builtin_files())
+    return GameFileError(
+        spec, f"no game file, folder or built-in game by this name (built-in games: {names})"
+    )
+
+
+def pick_setting(spec: str, difficulty: str | None, *, resolve: Resolver | None = None
+                 ) -> GameDefinition:
     """The one setting ``spec`` names: the game's normal version unless ``difficulty`` is
     given. Raises :class:`GameFileError` when it names none, or several games."""
-    found, failed = load_games_reporting([spec])
+    found, failed = load_games_reporting([spec], resolve=resolve)
     if failed:  # every file that does not load, at once
         if len(failed) == 1:
             raise failed[0]

@@ -17,7 +17,7 @@ from typing import Any
 
 from escapebench.engine.model import GameDefinition
 from escapebench.games.issues import CheckIssue
-from escapebench.games.loading import GameFileError, load_games_reporting
+from escapebench.games.loading import GameFileError, Resolver, load_games_reporting
 from escapebench.games.validation import check_definition
 
 MAX_LISTED_GAME_ERRORS = 10
@@ -62,7 +62,7 @@ class Unplayable:
 
 def unplayable_file(exc: GameFileError) -> Unplayable:
     """A file that did not load, as an :class:`Unplayable` named by its file's stem."""
-    if exc.source.startswith("gen:"):  # a spec, not a file: named once, by itself
+    if exc.not_a_file:  # a spec (gen:), not a file: named once, by itself
         return Unplayable(exc.source, exc.source, exc.problem)
     stem = Path(exc.source).name.rsplit(".", 1)[0] or exc.source
     return Unplayable(stem, exc.source, str(exc))
@@ -111,11 +111,12 @@ class UnplayableGamesError(ValueError):
         )
 
 
-def load_playable(specs: Sequence[str], difficulties: Sequence[str] | None = None
-                  ) -> list[GameDefinition]:
+def load_playable(specs: Sequence[str], difficulties: Sequence[str] | None = None,
+                  *, resolve: Resolver | None = None) -> list[GameDefinition]:
     """The settings ``specs`` name, all of them playable; else :class:`UnplayableGamesError`
-    listing every setting (and file) that is not, with its reason, at once."""
-    definitions, failed = load_games_reporting(specs, difficulties)
+    listing every setting (and file) that is not, with its reason, at once. (``resolve``: as
+    :func:`~escapebench.games.loading.load_games` takes it.)"""
+    definitions, failed = load_games_reporting(specs, difficulties, resolve=resolve)
     _, unplayable, _ = split_playable(definitions)
     unplayable = [unplayable_file(e) for e in failed] + unplayable
     if unplayable:

@@ -3,7 +3,7 @@
 A trace is JSON Lines, one step per line: ``{"action": ..., "teleport_to": scene or null}``; an
 episode's step log (``RUN_DIR/episodes/<id>/steps.jsonl``) is one too, its hint records giving
 the hint system's teleports and its outcomes re-checked as it is replayed (see
-:mod:`escapebench.games.command_replay` for the verb and its output).
+:mod:`escapebench.catalog.command_replay` for the verb and its output).
 """
 
 from __future__ import annotations

@@ -8,9 +8,7 @@ reference names and replay (:mod:`escapebench.games.reference`) and the state se
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from escapebench.games.reference import (
     replay_reference,
 )
 from escapebench.games.solver import solve
+from escapebench.gc_pause import collections_paused
 
 
 @dataclass
@@ -141,22 +140,6 @@ def _control_characters(source: str, text: str | None) -> tuple[CheckIssue, ...]
     return found
 
 
-@contextlib.contextmanager
-def collections_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: the checks of a large file (and the build and
-    proof of a generated game) make many small objects next to a big composed YAML tree, and
-    each automatic collection walks that tree again (about half the time of a 1 MiB file).
-    Reference counting still frees what is dropped; what is cyclic waits for the next
-    collection after the block."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _check_definition(
     defn: GameDefinition, text: str | None, *, run_solver: bool
 ) -> SettingReport:
@@ -261,7 +244,7 @@ def _dynamic_checks(
             ))
 
 
-def _failed_file(path: Path, exc: GameFileError) -> SettingReport:
+def failed_report(path: Path, exc: GameFileError) -> SettingReport:
     stem = path.name.rsplit(".", 1)[0]
     m = ORIGINAL_NAME.match(stem)
     report = SettingReport(
@@ -288,9 +271,9 @@ def _check_file(path: Path, *, run_solver: bool) -> list[SettingReport]:
     try:
         definitions = load_file(path)
     except GameFileError as exc:
-        return [_failed_file(path, exc)]
+        return [failed_report(path, exc)]
     except OSError as exc:  # e.g. vanished or unreadable between listing and loading
-        return [_failed_file(path, GameFileError(str(path), f"cannot read file: {exc}"))]
+        return [failed_report(path, GameFileError(str(path), f"cannot read file: {exc}"))]
     try:
         text: str | None = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -300,23 +283,14 @@ def _check_file(path: Path, *, run_solver: bool) -> list[SettingReport]:
 
 def check_paths(specs: Sequence[str], *, run_solver: bool = True) -> list[SettingReport]:
     """Check every setting of every file the paths name (a path that names nothing is a
-    failed report, not an exception)."""
+    failed report, not an exception). The specs of other sources (``gen:``) are checked by
+    :func:`escapebench.catalog.check_specs`."""
     out: list[SettingReport] = []
     for spec in specs:
-        if spec.startswith("gen:"):  # generated in memory: check each setting of each game
-            from escapebench.games.loading import generated_games
-
-            try:
-                defs = generated_games(spec)
-            except GameFileError as exc:
-                out.append(_failed_file(Path(spec), exc))
-                continue
-            out.extend(check_definition(d, run_solver=run_solver) for d in defs)
-            continue
         try:
             files = game_files(spec)
         except GameFileError as exc:
-            out.append(_failed_file(Path(spec), exc))
+            out.append(failed_report(Path(spec), exc))
             continue
         for f in files:
             out.extend(check_file(f, run_solver=run_solver))

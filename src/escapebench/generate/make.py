@@ -13,7 +13,8 @@ import yaml
 
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import load_own_text
-from escapebench.games.validation import check_definition, collections_paused
+from escapebench.games.validation import check_definition
+from escapebench.gc_pause import collections_paused
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
 from escapebench.generate.data import words as word_data
@@ -32,10 +33,11 @@ from escapebench.generate.proof import (
 )
 
 GENERATOR_VERSION = "5"
+SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
-__all__ = ["GENERATOR_VERSION", "GenSpec", "Generated", "generate_games", "parse_gen_spec",
-           "prove"]
+__all__ = ["GENERATOR_VERSION", "SPEC_PREFIX", "GenSpec", "Generated", "generate_games",
+           "parse_gen_spec", "prove"]
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,13 @@ class GenSpec:
 
     def text(self) -> str:
         extra = "".join(f",{k}={v}" for k, v in self.overrides)
-        return f"gen:tier={self.tier},count={self.count},seed={self.seed}{extra}"
+        return f"{SPEC_PREFIX}tier={self.tier},count={self.count},seed={self.seed}{extra}"
 
 
 def parse_gen_spec(spec: str) -> GenSpec:
-    """Read a ``gen:`` spec; raises ValueError naming the bad part."""
-    body = spec[4:] if spec.startswith("gen:") else spec
+    """Read a ``gen:`` spec (with or without its prefix); raises ValueError naming the bad
+    part."""
+    body = spec.removeprefix(SPEC_PREFIX)
     vals: dict[str, int] = {}
     over: list[tuple[str, str]] = []
     for part in filter(None, (p.strip() for p in body.split(","))):

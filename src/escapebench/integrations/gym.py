@@ -53,9 +53,10 @@ from escapebench.agents.base import Hint
 from escapebench.agents.screen import candidate_strings, read_screen, screen_actions
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import HintOptions, HintPolicy, reference_effects
+from escapebench.catalog import load_games, pick_setting, split_specs
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.games.loading import builtin_files, load_file, load_games, pick_setting
+from escapebench.games.loading import builtin_files, load_file
 from escapebench.integrations.texts import choose_protocol, hint_view, texts_version
 from escapebench.protocols import HistoryStep, Protocol
 from escapebench.protocols.escapebench import prompts
@@ -274,7 +275,7 @@ class EscapeBenchEnv(gym.Env[str, str]):
         self.list_valid_actions = valid_actions
         self.render_mode = render_mode
         self.game = EscapeGame(self.defn)
-        games = [] if isinstance(game, GameDefinition) else [str(game)]
+        games = [] if isinstance(game, GameDefinition) else split_specs([str(game)])
         self.protocol = choose_protocol(protocol, games, original_source)
         self.session = self.protocol.session(self.defn)
         self.alphabet = _alphabet(self.defn)

@@ -42,9 +42,9 @@ from escapebench.agents.base_agent import protocol_of
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE, HintOptions
 from escapebench.bench.metrics import EpisodeResult
+from escapebench.catalog import load_games, source_of, split_specs
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.games.loading import load_games
 from escapebench.integrations.texts import choose_protocol, environment_text, texts_version
 from escapebench.protocols import HistoryStep, Protocol
 from escapebench.protocols.escapebench import prompts
@@ -127,7 +127,7 @@ def _generated(spec: str) -> tuple[GameDefinition, ...]:
 
 def _definition(info: dict[str, Any]) -> GameDefinition:
     spec = str(info["game"])
-    for d in _generated(spec) if spec.startswith("gen:") else load_games([spec]):
+    for d in _generated(spec) if source_of(spec) else load_games([spec]):
         if d.setting == info["setting"]:
             return d
     raise ValueError(f"{info['game']}: no setting {info['setting']!r}")
@@ -138,8 +138,9 @@ class EscapeBenchTaskset(vf.Taskset[EscapeBenchTask, EscapeBenchTasksetConfig]):
 
     def load(self) -> Iterator[EscapeBenchTask]:
         cfg = self.config
-        protocol = choose_protocol(cfg.protocol, list(cfg.games), cfg.original_source)
-        for spec in cfg.games:
+        specs = split_specs(cfg.games)
+        protocol = choose_protocol(cfg.protocol, specs, cfg.original_source)
+        for spec in specs:
             for d in load_games([spec], cfg.difficulties):
                 yield EscapeBenchTask(
                     EscapeBenchData(

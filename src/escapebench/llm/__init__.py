@@ -1,7 +1,8 @@
 """escapebench.llm: the language-model layer.
 
 * :mod:`.base`: the :class:`ChatModel` protocol, :class:`SamplingSettings`,
-  :class:`Completion`, :class:`ModelUnavailableError`;
+  :class:`Completion`, :class:`ModelUnavailableError` (and :class:`ServerNotReachedError`, a
+  server that never answered);
 * :mod:`.openai_client`: OpenAI-compatible servers (hosted, vLLM, SGLang, Ollama, llama.cpp);
 * :mod:`.local`: GGUF files served by llama-cpp-python in a child process (extra ``local``);
 * :mod:`.scripted`: a deterministic fake for tests and demos;
@@ -20,6 +21,14 @@ from escapebench.llm.base import (
     Message,
     ModelUnavailableError,
     SamplingSettings,
+    ServerNotReachedError,
 )
 
-__all__ = ["ChatModel", "Completion", "Message", "ModelUnavailableError", "SamplingSettings"]
+__all__ = [
+    "ChatModel",
+    "Completion",
+    "Message",
+    "ModelUnavailableError",
+    "SamplingSettings",
+    "ServerNotReachedError",
+]

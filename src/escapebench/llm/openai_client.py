@@ -8,6 +8,10 @@ a 200 answer with a broken body as success. Every failed attempt moves on to the
 when every replica has failed once, we back off exponentially (with jitter), and never sooner
 than a replica's ``Retry-After``. After the last attempt the caller gets a
 :class:`ModelUnavailableError` whose message names the URLs, the attempts and the last error.
+A server that has never answered and finds nobody there (the connection refused, or its name
+does not resolve) is a wrong URL rather than an outage: once every replica was found so, the
+call raises :class:`ServerNotReachedError` at once, one line naming the server and what to
+check. After any replica has answered, the same errors are retried like any other.
 
 The API key is only ever handed to the SDK; error messages and log lines go through
 :func:`redact` so that neither the key nor fragments of it (some servers echo a masked key
@@ -34,6 +38,7 @@ import math
 import os
 import random
 import re
+import socket
 import ssl
 import sys
 import time
@@ -51,6 +56,7 @@ from escapebench.llm.base import (
     Message,
     ModelUnavailableError,
     SamplingSettings,
+    ServerNotReachedError,
     ToolCall,
     clean_model_text,
     estimate_prompt_tokens,
@@ -182,10 +188,17 @@ def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
 class _RetryableError(Exception):
     """One failed attempt that is worth repeating, possibly on another replica."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, retry_after: float | None = None, *, answered: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.answered = answered  # the server sent an HTTP answer (it is there)
+
+
+class _NotReachedError(_RetryableError):
+    """Nobody there: the connection was refused, or the server's name does not resolve."""
 
 
 class _FatalError(Exception):
@@ -363,6 +376,9 @@ class OpenAIChatModel:
         self._round_robin = itertools.count()
         # Per replica: monotonic time before which it asked us (Retry-After) not to call.
         self._cooldown_until = [0.0] * len(urls)
+        # Per replica: whether it has ever answered (any HTTP response). Until it has, a
+        # refused connection or a name that does not resolve is a wrong URL, not an outage.
+        self._answered = [False] * len(urls)
         self._state: _LoopState | None = None
         self._tls_context: ssl.SSLContext | None = None
 
@@ -537,6 +553,7 @@ class OpenAIChatModel:
         last_url = self.base_urls[first]
         failures_this_round = 0
         backoff_round = 0
+        not_reached: dict[int, str] = {}  # replica -> "connection refused", ... (this call)
         for attempt in range(attempts):
             index = (first + attempt) % n
             url = self.base_urls[index]
@@ -556,6 +573,17 @@ class OpenAIChatModel:
                     finally:
                         self._give_back(state, index, client)
             except _RetryableError as exc:
+                if isinstance(exc, _NotReachedError) and not any(self._answered):
+                    # No replica has ever answered and nobody is there: a wrong URL (or a
+                    # server not started), not an outage; once every replica was found so,
+                    # retrying would only take time.
+                    not_reached[index] = exc.reason
+                    if len(not_reached) == n:
+                        raise ServerNotReachedError(
+                            _not_reached_message(self.base_urls, not_reached)
+                        ) from None
+                if exc.answered:
+                    self._answered[index] = True
                 last_error, last_url = exc.reason, url
                 failures_this_round += 1
                 if exc.retry_after is not None:
@@ -573,11 +601,13 @@ class OpenAIChatModel:
                     )
                 continue
             except _FatalError as exc:
+                self._answered[index] = True
                 raise ModelUnavailableError(
                     f"model {self.name!r} at {safe_url(url)} refused the request: {exc} "
                     f"(not retried: this needs a fix of the configuration or the request"
                     f"{_missing_v1_hint(url, exc.status)})"
                 ) from None
+            self._answered[index] = True
             usage = meta.get("usage")
             estimated = not isinstance(usage, dict) or "prompt_tokens" not in usage
             if estimated:
@@ -639,12 +669,14 @@ class OpenAIChatModel:
             if not _is_timeout(cause):
                 # The SDK's aiohttp adapter reports refused and dropped connections as
                 # connect timeouts; say what really happened.
+                _raise_if_not_reached(exc)
                 detail = redact(f"{type(cause).__name__}: {cause}", secrets)
                 raise _RetryableError(f"connection error ({detail})") from None
             raise _RetryableError(f"timed out after {self.timeout:g}s") from None
         except asyncio.TimeoutError:  # our deadline
             raise _RetryableError(f"timed out after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
+            _raise_if_not_reached(exc)
             cause = exc.__cause__ or exc
             detail = redact(f"{type(cause).__name__}: {cause}", secrets)
             raise _RetryableError(f"connection error ({detail})") from None
@@ -654,15 +686,65 @@ class OpenAIChatModel:
             message = redact(_status_message(exc), secrets)[:300]
             if status in _RETRYABLE_STATUS or status >= 500:
                 retry_after = parse_retry_after(exc.response.headers)
-                raise _RetryableError(f"HTTP {status}: {message}", retry_after) from None
+                raise _RetryableError(
+                    f"HTTP {status}: {message}", retry_after, answered=True
+                ) from None
             raise _FatalError(f"HTTP {status}: {message}", status) from None
         except openai.APIResponseValidationError as exc:
             raise _RetryableError(
-                f"malformed response ({redact(str(exc), secrets)[:200]})"
+                f"malformed response ({redact(str(exc), secrets)[:200]})", answered=True
             ) from None
         except openai.APIError as exc:
             raise _RetryableError(f"API error ({redact(str(exc), secrets)[:200]})") from None
-        return _parse_chat_body(body)
+        try:
+            return _parse_chat_body(body)
+        except _RetryableError as exc:
+            exc.answered = True  # a broken body, but the server is there
+            raise
+
+
+def _not_reached(exc: BaseException) -> str | None:
+    """"connection refused" or "name does not resolve" when that is what ``exc`` (or an
+    exception it was raised from) says; None for any other connection problem."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return "name does not resolve"
+        if isinstance(current, ConnectionRefusedError):
+            return "connection refused"
+        # aiohttp keeps the socket's error in ``os_error``, the HTTP libraries chain it.
+        os_error = getattr(current, "os_error", None)
+        pending.extend((current.__cause__, current.__context__,
+                        os_error if isinstance(os_error, BaseException) else None))
+    return None
+
+
+def _raise_if_not_reached(exc: BaseException) -> None:
+    reason = _not_reached(exc)
+    if reason is not None:
+        raise _NotReachedError(reason) from None
+
+
+def _not_reached_message(urls: Sequence[str], reasons: Mapping[int, str]) -> str:
+    """One line: the server(s), what went wrong, what to check."""
+    parts = []
+    for index, reason in sorted(reasons.items()):
+        host = urlsplit(urls[index]).hostname or safe_url(urls[index])
+        what = (f"the name {host!r} does not resolve" if reason == "name does not resolve"
+                else "the connection was refused (nothing listens there)")
+        parts.append(f"{safe_url(urls[index])}: {what}")
+    if all(r == "name does not resolve" for r in reasons.values()):
+        check = "check the host name in --base-url (or $OPENAI_BASE_URL) and the network"
+    else:
+        check = ("check --base-url (or $OPENAI_BASE_URL): its host and port, and that the "
+                 "server is running")
+    where = "the model server at " if len(parts) == 1 else "any model server: "
+    return f"cannot reach {where}{'; '.join(parts)}; {check}"
 
 
 async def _within(seconds: float, awaitable: Awaitable[_T]) -> _T:

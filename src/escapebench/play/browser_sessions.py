@@ -14,6 +14,7 @@ Session ids are random tokens made here; anything else is refused before the dis
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -24,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.bench import EPISODES_DIR, HintOptions
+from escapebench.catalog import load_games, load_playable, split_specs
 from escapebench.engine.model import GameDefinition
-from escapebench.games import load_playable
-from escapebench.games.loading import load_games
 from escapebench.play.errors import PlayError as CommandError
 from escapebench.play.session import PlaySession, player_name_problem
 
@@ -51,7 +51,16 @@ class _Open:
 
     session: PlaySession
     episode: str | None = None  # the result's episode folder name, once finished
+    browser: str | None = None  # a hash of the token of the browser that started it
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _browser_hash(token: str | None) -> str | None:
+    """What a save keeps of a browser's token: a hash (the save does not let a reader of the
+    data folder pass for that browser)."""
+    if token is None:
+        return None
+    return hashlib.sha256(f"escapebench-browser:{token}".encode()).hexdigest()[:32]
 
 
 class DataFolderError(ValueError):
@@ -89,7 +98,8 @@ class PlayStore:
         self.data_dir = Path(data_dir)
         # The games given with --games are read under this protocol (by default the original
         # one for games of an original checkout); the built-in games under ours, always.
-        self.protocol = make_protocol(protocol, list(game_specs), original_source)
+        game_specs = split_specs(game_specs)
+        self.protocol = make_protocol(protocol, game_specs, original_source)
         self._builtin_protocol = make_protocol("escapebench")
         self.hint_options = hint_options or HintOptions()
         self.report_key = report_key
@@ -102,7 +112,7 @@ class PlayStore:
             self._builtin.add(defn.setting)
         # every file that does not load and every setting with check errors, listed at once (a
         # game with check errors can stop in the middle of play)
-        given = load_playable(list(game_specs)) if game_specs else []
+        given = load_playable(game_specs) if game_specs else []
         for defn in given:
             self._games.setdefault(defn.setting, defn)  # never shadows a built-in game
         # A folder of other results (a model's run) cannot take human results: say so now,
@@ -149,7 +159,8 @@ class PlayStore:
         return self.sessions_dir / f"{sid}.json"
 
     def _write(self, sid: str, item: _Open) -> None:
-        data = {"format": SAVE_WRAPPER, "episode": item.episode, "save": item.session.save()}
+        data = {"format": SAVE_WRAPPER, "episode": item.episode, "browser": item.browser,
+                "save": item.session.save()}
         path = self._path(sid)
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -197,13 +208,16 @@ class PlayStore:
                 session = PlaySession.from_save(defn, save)
             except CommandError as exc:
                 raise PlayRequestError(409, f"this game cannot be resumed: {exc}") from None
-            item = _Open(session, data.get("episode"))
+            browser = data.get("browser")
+            item = _Open(session, data.get("episode"),
+                         browser=browser if isinstance(browser, str) else None)
             self._keep(sid, item)
             return item
 
     # ------------------------------------------------------------------ requests
-    def start(self, setting: str, player: str) -> dict[str, Any]:
-        """Start a new game of ``setting`` for ``player``; returns its view."""
+    def start(self, setting: str, player: str, browser: str | None = None) -> dict[str, Any]:
+        """Start a new game of ``setting`` for ``player`` in the browser whose token is
+        ``browser`` (see :meth:`unfinished`); returns its view."""
         defn = self._defn(setting)
         player = player.strip()
         problem = player_name_problem(player)
@@ -212,7 +226,8 @@ class PlayStore:
         sid = secrets.token_hex(16)
         protocol = self._builtin_protocol if defn.setting in self._builtin else self.protocol
         item = _Open(
-            PlaySession(defn, player=player, hints=self.hint_options, protocol=protocol)
+            PlaySession(defn, player=player, hints=self.hint_options, protocol=protocol),
+            browser=_browser_hash(browser),
         )
         try:  # (this game's file may differ from the one of the results in the folder)
             item.session.check_out(self.data_dir)
@@ -260,8 +275,10 @@ class PlayStore:
             self._write(sid, item)
             return self._view(sid, item)
 
-    def unfinished(self) -> list[dict[str, Any]]:
-        """Games in the data folder that can be resumed, most recently played first."""
+    def unfinished(self, browser: str | None = None) -> list[dict[str, Any]]:
+        """Games in the data folder that can be resumed, most recently played first: every
+        one, or with ``browser`` those the browser with that token started."""
+        owner = _browser_hash(browser)
         out = []
         paths = sorted(self.sessions_dir.glob("*.json"), key=lambda p: p.stat().st_mtime,
                        reverse=True)
@@ -273,6 +290,8 @@ class PlayStore:
                 item = self._get(sid)
             except PlayRequestError:
                 continue  # a game this server does not offer, or a damaged save
+            if owner is not None and item.browser != owner:
+                continue
             with item.lock:
                 s = item.session
                 if s.ended:

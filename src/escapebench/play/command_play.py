@@ -32,11 +32,12 @@ from pathlib import Path
 from typing import IO
 
 from escapebench.bench import DEFAULT_HELP_STEPS, DEFAULT_MAX_STEPS, DEFAULT_PATIENCE, HintOptions
+from escapebench.catalog import pick_setting, split_specs
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 from escapebench.games import add_protocol_arguments, require_playable
 from escapebench.games.issues import visible_text
-from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.games.loading import GameFileError
 from escapebench.play.errors import PlayError
 from escapebench.play.session import PlaySession, player_name_problem
 from escapebench.play.terminal import HELP, loaded_text, render, resume_command
@@ -123,7 +124,8 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
             if problem is not None:
                 raise ValueError(f"--player: {problem}")
         protocol = make_protocol(
-            getattr(args, "protocol", None), [args.game], getattr(args, "original_source", None)
+            getattr(args, "protocol", None), split_specs([args.game]),
+            getattr(args, "original_source", None)
         )
     except (GameFileError, ValueError) as exc:  # (OriginalSourceError is a ValueError)
         print(f"escapebench play: {exc}", file=sys.stderr)
@@ -162,7 +164,9 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         continue_it = "" if holds_finished_game(taken) else (
             f" (to continue it: '{resume_command(args, taken)}')")
         say(f"{taken} holds another game{continue_it}; it is left alone and this game is "
-            f"saved to {default_save}.")
+            f"saved to {_where(default_save)}.")
+    elif not args.load:
+        say(f"The game is saved after every step to {_where(default_save)}.")
 
     # Saves written only by autosave: removed when the game ends, as a game played to its
     # end without 'save' leaves no save behind.
@@ -236,7 +240,7 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                     )
                 path = session.save_file(rest or default_save)
                 saves.add(path)
-                say(f"Saved at step {session.step} to {path}.")
+                say(f"Saved at step {session.step} to {_where(path)}.")
             elif word == "load":
                 path = Path(rest or default_save)
                 load_game(session, path, args)
@@ -283,8 +287,8 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         except PlayError as exc:
             print(f"escapebench play: {exc}; the game is lost", file=sys.stderr)
             return EXIT_NOT_SAVED
-        say(f"Saved at step {session.step} to {path}; no result is written until the game "
-            f"ends. Continue with: {resume_command(args, path)}")
+        say(f"Saved at step {session.step} to {_where(path)}; no result is written until the "
+            f"game ends. Continue with: {resume_command(args, path)}")
         return EXIT_INTERRUPTED if interrupted else EXIT_OK
     code = 0
     if not args.no_result:
@@ -301,6 +305,14 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
     return mark_finished(session, saves, say) or code
+
+
+def _where(path: Path) -> str:
+    """``path`` and, when it is relative, the folder it is in: a save lands in the current
+    folder, which a player does not always have in mind."""
+    if path.is_absolute():
+        return str(path)
+    return f"{path} (in {Path.cwd()})"
 
 
 class StopRequests:

@@ -430,8 +430,10 @@ class PlaySession:
             )
         self.texts = self.protocol.session(self.defn)
         self.texts.restore(data.get("protocol_state") or {})
-        # The upcoming step was prepared before saving: prepare it again (idempotent).
-        self._hint = None if self.ended else self.policy.before_step(self.game)
+        # The upcoming step was prepared before saving (the hint system's counters and the
+        # engine's scene are those of that step): take its hint as it stands, without counting
+        # the step in help a second time.
+        self._hint = None if self.ended else self.policy.hint
         self._position = self._begin_step()
 
     def load_file(self, path: str | Path) -> None:

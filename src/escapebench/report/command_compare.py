@@ -140,6 +140,8 @@ PAIRED_METRICS: tuple[tuple[str, str, bool], ...] = (
     ("key_step_hints", "Key Steps Hints Used", True),
     ("key_step_hint_share", "Key Steps Hints (share, %)", True),
     ("progress", "Progress (%)", False),
+    ("tool_choice", "Tool Choice", False),
+    ("creative_choice", "Creative Tool Choice", False),
 )
 _PERCENT = {*PERCENT_FIELDS, "escaped", "tool_hint_share", "key_step_hint_share", "progress"}
 
@@ -182,7 +184,8 @@ def paired_report(
     common = sorted(set(ca.settings) & set(cb.settings))
     lines = [
         f"Paired comparison: B = {label_b} ({b_run.path}) minus A = {label_a} ({a_run.path})",
-        f"on the {len(common)} settings both played; rules: {ca.rules_label()}; repeats: "
+        f"on the {len(common)} setting{'s' if len(common) != 1 else ''} both played; "
+        f"rules: {ca.rules_label()}; repeats: "
         f"A {ca.repeats_label().split()[0]}, B {cb.repeats_label().split()[0]}",
     ]
     only_a = sorted(set(ca.settings) - set(cb.settings))

@@ -51,4 +51,9 @@ def main(args: argparse.Namespace) -> int:
     )
     for fig in result.figures:
         print(f"  {out / fig.filename}")
+    from escapebench.bench.verify import verification_status
+
+    for run_dir in args.run_dirs:
+        status = verification_status(Path(run_dir)) or "not verified (escapebench verify)"
+        print(f"{run_dir}: {status}")
     return EXIT_OK

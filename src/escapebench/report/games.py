@@ -181,8 +181,9 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path,
                cache_dir: Path | None = None) -> list[GamePage]:
     """Draw (or keep from an earlier build) the graph of every game ``runs`` recorded, into
     ``out_dir/games/``; returns the pages to write. Pictures are kept in ``cache_dir`` when it
-    is given (``escapebench serve`` writes each build into a new folder), else in the report
-    folder itself; files of games no longer shown are removed from both."""
+    is given (``escapebench serve`` keeps one for its builds, ``escapebench report`` one in its
+    folder), else in the report folder itself; files of games no longer shown are removed from
+    both."""
     folder = out_dir / GAMES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     keep = folder if cache_dir is None else cache_dir / GAMES_DIR
@@ -211,7 +212,7 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path,
             _draw(page, rec, finder, png, meta, run_path)
         if png.is_file() and page.problem is None:
             if keep != folder:
-                shutil.copyfile(png, folder / png.name)
+                shutil.copy2(png, folder / png.name)  # its time says when it was drawn
             page.picture = f"{GAMES_DIR}/{png.name}"
         pages.append(page)
     for d in {folder, keep}:

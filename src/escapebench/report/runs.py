@@ -60,8 +60,11 @@ class ReportInputError(ValueError):
 
 def episode_key(run_index: int, episode_id: str) -> str:
     """The key of an episode in a report (:attr:`Episode.key`): the episode ``episode_id`` of
-    the report's result folder number ``run_index``."""
-    return f"{run_index}-{safe_slug(episode_id)}"
+    the report's result folder number ``run_index`` (an id that is not a safe file name of at
+    most 100 characters gets a hash of the whole id: two episodes never share a key)."""
+    from escapebench.bench.plan import name_part
+
+    return f"{run_index}-{name_part(episode_id)}"
 
 
 def safe_slug(text: str) -> str:
@@ -216,14 +219,33 @@ def _episode_folders(path: Path) -> Iterator[Path]:
         yield from sorted(p for p in folder.iterdir() if p.is_dir())
 
 
+def _is_result_folder(path: Path) -> bool:
+    return any((path / name).exists() for name in (RESULTS_CSV, RUN_JSON, EPISODES_DIR))
+
+
+def _result_folders_inside(parent: Path, shown: int = 3) -> str:
+    """``"; it holds 2 result folders (runs/a, runs/b): did you mean runs/*?"`` for a folder
+    of result folders (``runs/``, where ``escapebench run`` writes them); else ""."""
+    try:
+        inside = sorted(c for c in parent.iterdir() if c.is_dir() and _is_result_folder(c))
+    except OSError:
+        return ""
+    if not inside:
+        return ""
+    names = ", ".join(str(c) for c in inside[:shown]) + (", ..." if len(inside) > shown else "")
+    count = f"{len(inside)} result folder{'s' if len(inside) != 1 else ''}"
+    return f"; it holds {count} ({names}): did you mean {parent / '*'}?"
+
+
 def load_run(path: str | Path, index: int = 0) -> RunFolder:
     """Read one result folder (results of finished episodes; logs are read on demand)."""
     p = Path(path)
     if not p.is_dir():
         raise ReportInputError(f"{p}: no such result folder")
-    if not any((p / name).exists() for name in (RESULTS_CSV, RUN_JSON, EPISODES_DIR)):
+    if not _is_result_folder(p):
         raise ReportInputError(
             f"{p}: not a result folder (no {RESULTS_CSV}, {RUN_JSON} or {EPISODES_DIR}/)"
+            + _result_folders_inside(p)
         )
     run_info = read_json(p / RUN_JSON) if (p / RUN_JSON).is_file() else {}
     run = RunFolder(p, index, run_info)

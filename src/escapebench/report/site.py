@@ -20,9 +20,11 @@ import jinja2
 
 from escapebench import __version__
 from escapebench.bench.costs import Prices
+from escapebench.bench.verify import verification_status
 from escapebench.report import tables
 from escapebench.report.figures import Figure, draw_all
 from escapebench.report.games import GamePage, game_pages
+from escapebench.report.out_folder import report_folder
 from escapebench.report.runs import (
     RESULT_FILE,
     STEPS_FILE,
@@ -107,6 +109,9 @@ def _run_info(run: RunFolder) -> dict[str, Any]:
         "episodes": len(run.episodes),
         "finished": sum(1 for e in run.episodes if e.finished),
         "info": info,
+        # "verified" (escapebench verify passed and nothing changed since), "changed since
+        # verified", or None (never verified)
+        "verified": verification_status(run.path),
     }
 
 
@@ -175,15 +180,6 @@ class _EpisodeCache:
                 f.unlink(missing_ok=True)
 
 
-def _clear_generated(out_dir: Path) -> None:
-    """Remove files an earlier build wrote, so a smaller run leaves no stale episodes."""
-    for sub, pattern in (("data/episodes", "*.js"), ("figures", "*.png")):
-        folder = out_dir / sub
-        if folder.is_dir():
-            for f in folder.glob(pattern):
-                f.unlink()
-
-
 def build_report(
     run_dirs: Sequence[str | Path] | Iterable[RunFolder],
     out_dir: str | Path,
@@ -201,6 +197,10 @@ def build_report(
     ``escapebench serve`` rebuilds whenever a step of a live run is written; with the cache
     only what changed is made again. ``prices`` price the usage table (without them, the
     prices the runs' ``run.json`` record when they all record the same).
+
+    ``out_dir`` must be new, empty or a folder a report wrote before (see
+    :mod:`escapebench.report.out_folder`: the marker, the lock, the build in a temporary folder
+    moved into place); else :class:`ReportInputError` says why, and nothing is written.
     """
     items = list(run_dirs)
     runs = (
@@ -208,12 +208,22 @@ def build_report(
         else load_runs(items)  # type: ignore[arg-type]
     )
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    _clear_generated(out)
+    with report_folder(out) as folder:
+        result = _write_report(runs, folder.new, title=title, links=links, cache_dir=cache_dir,
+                               games_cache=cache_dir or folder.cache, prices=prices)
+        folder.commit()
+    result.out_dir, result.index_html = out, out / "index.html"
+    return result
+
+
+def _write_report(runs: Sequence[RunFolder], out: Path, *, title: str,
+                  links: dict[str, str] | None, cache_dir: Path | None, games_cache: Path,
+                  prices: Prices | None) -> ReportResult:
+    """Write the report of ``runs`` into the new folder ``out``."""
     episodes_dir = out / "data" / "episodes"
     episodes_dir.mkdir(parents=True, exist_ok=True)
 
-    games = game_pages(runs, out, cache_dir)
+    games = game_pages(runs, out, games_cache)
     pages = _pages_by_setting(runs, games)
     entries = []
     episode_cache = None if cache_dir is None else _EpisodeCache(cache_dir / "episodes")

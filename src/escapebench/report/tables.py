@@ -42,6 +42,7 @@ METRICS: tuple[tuple[str, str, bool], ...] = (
     ("early_exit_progress", "Early Exit Progress (%)", False),
     ("tool_hints", "Tool Hints Used (percentage)", True),
     ("key_step_hints", "Key Steps Hints Used (percentage)", True),
+    ("tool_choice", "Tool Choice", False),
 )
 PERCENT_FIELDS = {"early_exit_progress"}  # fractions, shown as percentages
 _FIRST_METRIC_CELL = 3  # table_cells: agent, model, difficulty, escaped/episodes, metrics
@@ -73,6 +74,11 @@ class Table:
     headers: list[str]
     rows: list[TableRow]
 
+
+
+def _counted(n: int, noun: str) -> str:
+    """``"1 setting"``, ``"7 settings"``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 def agent_label(agent: str, model: str) -> str:
     """How an agent and model are named in tables and legends."""
@@ -116,11 +122,11 @@ def _note(s: Summary, results: Sequence[EpisodeResult]) -> str:
                                                           s.model)]
     players = {r.player for r in mine if r.agent == HUMAN_AGENT}
     c = s.coverage
-    note = f"{s.episodes} episodes, {s.escaped} escaped"
+    note = f"{_counted(s.episodes, 'episode')}, {s.escaped} escaped"
     if c is not None:
-        note += f", {len(c.settings)} settings"
+        note += f", {_counted(len(c.settings), 'setting')}"
     if players:
-        note += f", {len(players)} players"
+        note += f", {_counted(len(players), 'player')}"
     return note
 
 
@@ -206,7 +212,7 @@ def table5(results: Sequence[EpisodeResult]) -> Table:
             a = summaries([r for r in mine if r.setting in common], intervals=False)[0]
             b = summaries([r for r in base if r.setting in common], intervals=False)[0]
             row.deltas = [
-                None if name == ESCAPED
+                None if name == ESCAPED or getattr(a, name) is None or getattr(b, name) is None
                 else _delta(getattr(a, name), getattr(b, name), name, lower)
                 for name, _, lower in METRICS
             ]
@@ -242,21 +248,62 @@ def same_work_groups(rows: Sequence[Summary]) -> list[list[Summary]]:
     return list(groups.values())
 
 
+FLOOR_AGENT, ORACLE_AGENT = "random", "oracle"
+BETWEEN = "Random → Oracle"
+"""The leaderboard column placing a row between the random floor (0%) and the oracle (100%)."""
+
+
+def _share_of_the_way(value: float | None, floor: float | None, top: float | None) -> str:
+    if value is None or floor is None or top is None or top == floor:
+        return "—"
+    return f"{100 * (value - floor) / (top - floor):.0f}%"
+
+
+def between_floor_and_oracle(s: Summary, group: Sequence[Summary]) -> str:
+    """Where ``s`` falls between the random floor and the oracle of its leaderboard, on hints
+    and on tool choice: ``hints 62%, choice 40%`` (0% = the random agent, 100% = the
+    oracle); "—" when the leaderboard lacks either row."""
+    floor = next((g for g in group if g.agent == FLOOR_AGENT), None)
+    top = next((g for g in group if g.agent == ORACLE_AGENT), None)
+    if s.agent == FLOOR_AGENT:
+        return "floor (0%)"
+    if s.agent == ORACLE_AGENT:
+        return "oracle (100%)"
+    if floor is None or top is None:
+        return "—"
+    hints = _share_of_the_way(s.hints_used, floor.hints_used, top.hints_used)
+    choice = _share_of_the_way(s.tool_choice, floor.tool_choice, top.tool_choice)
+    return f"hints {hints}, choice {choice}"
+
+
 def leaderboards(results: Sequence[EpisodeResult]) -> list[Table]:
     """Every agent x model, baselines included, in :func:`rank_key` order: one leaderboard
-    per work covered (settings set, protocol, limits), never a ranking across."""
+    per work covered (settings set, protocol, limits), never a ranking across. Each row says
+    where it falls between the random floor and the oracle (:func:`between_floor_and_oracle`)
+    when both played the same work."""
     groups = same_work_groups(summaries(results, lambda r: r.agent != HUMAN_AGENT))
     groups.sort(key=lambda g: -len(g))
     tables = []
     for n, group in enumerate(groups):
         ranked = sorted(group, key=rank_key)
-        rows = [_row(agent_label(s.agent, s.model), s, results) for s in ranked]
+        rows = []
+        for s in ranked:
+            row = _row(agent_label(s.agent, s.model), s, results)
+            row.cells.insert(len(row.cells) - 1, between_floor_and_oracle(s, ranked))
+            rows.append(row)
         coverage = ranked[0].coverage
         assert coverage is not None
         caption = (
             "Most escaped episodes first, then fewest hints, then fewest steps; every row "
-            f"covers {coverage.label()}."
+            f"covers {coverage.label()}. {BETWEEN}: where a row falls between the random "
+            "agent (0%) and the oracle, which plays the reference chain (100%), on hints and "
+            "on tool choice"
         )
+        if not any(s.agent == FLOOR_AGENT for s in ranked) or not any(
+                s.agent == ORACLE_AGENT for s in ranked):
+            caption += (" (run --agent random and --agent oracle on the same settings to "
+                        "place the rows)")
+        caption += "."
         title = "Leaderboard"
         if len(groups) > 1:
             title = f"Leaderboard {n + 1} of {len(groups)}: {coverage.label()}"
@@ -269,7 +316,9 @@ def leaderboards(results: Sequence[EpisodeResult]) -> list[Table]:
                 " Not ranked against the other leaderboards, which cover different work ("
                 + "; ".join(others) + ")."
             )
-        tables.append(Table(title, caption, _headers("Agent / model"), rows))
+        headers = _headers("Agent / model")
+        headers.insert(len(headers) - 1, BETWEEN)
+        tables.append(Table(title, caption, headers, rows))
     return tables
 
 
@@ -277,7 +326,11 @@ def leaderboard(results: Sequence[EpisodeResult]) -> Table:
     """The leaderboard of the largest group of rows covering the same work (see
     :func:`leaderboards` for all of them)."""
     found = leaderboards(results)
-    return found[0] if found else Table("Leaderboard", "", _headers("Agent / model"), [])
+    if found:
+        return found[0]
+    headers = _headers("Agent / model")
+    headers.insert(len(headers) - 1, BETWEEN)
+    return Table("Leaderboard", "", headers, [])
 
 
 # The paper's "Average Human" row of Table 3 (36 settings, the original harness): shown as a
@@ -303,6 +356,7 @@ def _paper_human_row() -> TableRow:
         f"{100 * p['early_exit_progress']:.2f}",
         f"{p['tool_hints']:.2f} ({100 * p['tool_hint_share']:.2f}%)",
         f"{p['key_step_hints']:.2f} ({100 * p['key_step_hint_share']:.2f}%)",
+        "—",
         "the paper's Table 3: 36 settings, original harness (published, not measured here)",
     ]
     return TableRow(PAPER_HUMAN_LABEL, cells, s, note="reference line from the paper",
@@ -331,7 +385,7 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
         if s.difficulty == ALL:
             continue
         rows.append(TableRow(f"{agent_label(s.agent, s.model)} — {s.difficulty}", _cells(s), s,
-                             note=f"{s.episodes} episodes, {s.escaped} escaped"))
+                             note=f"{_counted(s.episodes, 'episode')}, {s.escaped} escaped"))
     return Table(
         "By difficulty",
         "Per agent, model and difficulty; the last column says what each row covers.",
@@ -354,7 +408,7 @@ def usage_table(results: Sequence[EpisodeResult], prices: Prices | None = None) 
             cells += [format_cost(s.cost(prices) * n), format_cost(s.cost(prices))]
         cells.append(s.coverage.label() if s.coverage is not None else "")
         rows.append(TableRow(agent_label(s.agent, s.model), cells, s,
-                             note=f"{n} episodes, {s.escaped} escaped"))
+                             note=f"{_counted(n, 'episode')}, {s.escaped} escaped"))
     headers = ["Agent / model", "Episodes", "Calls", "Tokens in", "Cached", "Tokens out"]
     if prices is not None:
         headers += ["Cost (USD)", "Per episode"]

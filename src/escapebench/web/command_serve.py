@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import ipaddress
 import socket
 import sys
 from pathlib import Path
@@ -28,13 +27,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="result folder for human games played in the browser "
                         f"(default ./{DEFAULT_DATA_DIR})")
     parser.add_argument("--games", action="append", default=[], metavar="PATH",
-                        help="extra game files, folders or globs to offer (repeatable)")
+                        help="extra game files, folders, globs or gen: specs to offer "
+                        "(repeatable or comma-separated)")
     from escapebench.play.browser_sessions import DEFAULT_MAX_SESSIONS
 
     parser.add_argument("--max-sessions", type=_positive, default=DEFAULT_MAX_SESSIONS,
                         metavar="N",
                         help="browser games kept in memory; past that the oldest idle one is "
                         f"closed, its save kept on disk (default {DEFAULT_MAX_SESSIONS})")
+    parser.add_argument("--show-all-sessions", action="store_true",
+                        help="list every unfinished game to every browser (by default a "
+                        "browser sees the games it started)")
     from escapebench.games import add_protocol_arguments
 
     add_protocol_arguments(parser)  # (for the --games; built-in games are always ours)
@@ -51,13 +54,11 @@ def _positive(text: str) -> int:
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` is an address only this machine can reach."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    """Whether the address a server listening on ``host`` binds is one only this machine can
+    reach (see :func:`escapebench.web.server.binds_loopback`)."""
+    from escapebench.web.server import binds_loopback
+
+    return binds_loopback(host.strip("[]") if host.startswith("[") else host)
 
 
 def listen_problem(host: str, port: int) -> str | None:
@@ -126,7 +127,7 @@ def main(args: argparse.Namespace) -> int:
             run_dirs, data_dir, list(args.games), host=args.host,
             protocol=getattr(args, "protocol", None),
             original_source=getattr(args, "original_source", None),
-            max_sessions=args.max_sessions,
+            max_sessions=args.max_sessions, show_all_sessions=args.show_all_sessions,
         ))
     except (
         GameFileError, BrokenGamesError, UnplayableGamesError, DataFolderError, ValueError

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import re
+import secrets
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import AsyncIterator
@@ -79,7 +82,42 @@ SECURITY_HEADERS = (
 )
 _STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _DIGITS = re.compile(r"[0-9]{1,12}")
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+BROWSER_COOKIE = "escapebench_browser"
+"""A random token naming a browser: the unfinished games listed to it are the ones it started."""
+BROWSER_COOKIE_AGE_S = 365 * 24 * 3600
+
+
+def bound_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a server told to listen on ``host`` binds (the first address the name
+    resolves to, as uvicorn binds it: ``127.1`` is 127.0.0.1), or None if it resolves to
+    none."""
+    try:
+        infos = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+        address = ipaddress.ip_address(str(infos[0][4][0]).split("%")[0])
+    except (socket.gaierror, UnicodeError, ValueError, IndexError, OSError):
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
+    return address
+
+
+def binds_loopback(host: str) -> bool:
+    """Whether a server listening on ``host`` can be reached from this machine only (any
+    loopback address, however it is written: 127.1, 127.0.0.2, ::ffff:127.0.0.1, localhost)."""
+    address = bound_address(host)
+    return address is not None and address.is_loopback
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """The ``Host`` headers a server listening on ``host`` answers: for a loopback address,
+    the loopback names and the address itself (a page of another site that a name was made
+    to point here, DNS rebinding, is refused); any for an address others can reach."""
+    address = bound_address(host)
+    if address is None or not address.is_loopback:
+        return ["*"]
+    shown = f"[{address}]" if address.version == 6 else str(address)
+    return list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", "::1", shown]))
 
 
 @dataclass
@@ -95,6 +133,8 @@ class ServeConfig:
     original_source: Path | None = None
     max_sessions: int = DEFAULT_MAX_SESSIONS
     """Play sessions kept in memory; past that the oldest idle one is closed (it is saved)."""
+    show_all_sessions: bool = False
+    """List every unfinished game to every browser (by default each browser sees its own)."""
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -225,8 +265,9 @@ def create_app(config: ServeConfig) -> Starlette:
         )
 
     async def play(request: Request) -> Response:
-        return page("play.html.j2", patience=store.hint_options.patience,
-                    max_player=MAX_PLAYER_LENGTH)
+        token, new = _browser(request)
+        return _remember(page("play.html.j2", patience=store.hint_options.patience,
+                              max_player=MAX_PLAYER_LENGTH), token, new)
 
     async def report_redirect(request: Request) -> Response:
         return RedirectResponse("/report/", status_code=307)
@@ -235,13 +276,16 @@ def create_app(config: ServeConfig) -> Starlette:
         return JSONResponse({"games": store.games()})
 
     async def api_sessions(request: Request) -> Response:
+        token, new = _browser(request)
         if request.method == "GET":
-            return JSONResponse({"sessions": await run_in_threadpool(store.unfinished)})
+            browser = None if config.show_all_sessions else token
+            listed = await run_in_threadpool(store.unfinished, browser)
+            return _remember(JSONResponse({"sessions": listed}), token, new)
         data = await read_json_body(request, config.max_body_bytes)
         setting = _text_field(data, "setting", 200)
         player = _text_field(data, "player", MAX_PLAYER_LENGTH)
-        view = await run_in_threadpool(store.start, setting, player)
-        return JSONResponse(view, status_code=201)
+        view = await run_in_threadpool(store.start, setting, player, token)
+        return _remember(JSONResponse(view, status_code=201), token, new)
 
     async def api_session(request: Request) -> Response:
         sid = request.path_params["sid"]
@@ -283,9 +327,7 @@ def create_app(config: ServeConfig) -> Starlette:
         """The site's icon, for browsers that ask /favicon.ico whatever the page links."""
         return FileResponse(STATIC_DIR / "favicon.svg", media_type="image/svg+xml")
 
-    hosts = ["*"] if config.host not in LOOPBACK_HOSTS else [
-        "127.0.0.1", "localhost", "[::1]", "::1",
-    ]
+    hosts = allowed_hosts(config.host)
     routes = [
         Route("/", home),
         Route("/favicon.ico", favicon),
@@ -319,6 +361,22 @@ def create_app(config: ServeConfig) -> Starlette:
     app.state.store = store
     app.state.reports = reports
     return app
+
+
+def _browser(request: Request) -> tuple[str, bool]:
+    """The browser's token from its cookie, or a new one (True: to be set)."""
+    token = request.cookies.get(BROWSER_COOKIE, "")
+    if re.fullmatch(r"[0-9a-f]{32}", token):
+        return token, False
+    return secrets.token_hex(16), True
+
+
+def _remember(response: Response, token: str, new: bool) -> Response:
+    """``response``, setting the browser's cookie when it had none."""
+    if new:
+        response.set_cookie(BROWSER_COOKIE, token, max_age=BROWSER_COOKIE_AGE_S, path="/",
+                            httponly=True, samesite="strict")
+    return response
 
 
 class _ReportFiles:

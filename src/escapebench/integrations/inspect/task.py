@@ -19,7 +19,7 @@ Task parameters (``-T name=value``) mirror ``escapebench run``'s options: ``game
 
 from __future__ import annotations
 
-import re
+import inspect as pyinspect
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -33,18 +33,21 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import span
 
 from escapebench.bench.build import make_episode_agent
-from escapebench.bench.episode import DEFAULT_MAX_STEPS, Episode, EpisodeSpec
-from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
+from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.plan import RunPlan, episode_id, plan_run
-from escapebench.bench.settings import MODEL_AGENTS, RunConfigError, RunSettings
+from escapebench.bench.settings import (
+    MODEL_AGENTS,
+    RunConfigError,
+    RunSettings,
+    settings_from,
+    task_parameters,
+    task_value,
+)
+from escapebench.catalog import split_specs
 from escapebench.integrations.inspect.model import InspectChatModel
 from escapebench.integrations.inspect.scorer import RESULT_KEY, escape_metrics
 from escapebench.llm.base import Completion, Message, SamplingSettings
-
-DEFAULT_PROTOCOL = ""
-"""What the model reads: empty chooses as ``escapebench run`` does (``original`` for the games
-of an original checkout, ``escapebench`` otherwise); or name ``original`` or ``escapebench``."""
 
 
 class _NoModel:
@@ -59,77 +62,35 @@ class _NoModel:
 def _split(value: str | list[str] | None) -> list[str] | None:
     if value is None:
         return None
-    # (Inspect itself splits a -T value with commas into a list.)
-    items = _fold_gen_specs([str(v) for v in value] if isinstance(value, list)
-                            else str(value).split(","))
-    return [v.strip() for v in items if str(v).strip()] or None
+    # (Inspect itself splits a -T value with commas into a list; a gen: spec's parts are
+    # joined again.)
+    items = split_specs(value if isinstance(value, list) else [value])
+    return [v for v in items if v.strip()] or None
 
 
-_GEN_PART = re.compile(r"\s*[A-Za-z_]+\s*=[^=]*")
-
-
-def _fold_gen_specs(parts: list[str]) -> list[str]:
-    """Comma-separated specs, where a ``gen:tier=T,count=N,seed=S`` spec keeps its own commas:
-    the ``name=value`` parts after a ``gen:`` part belong to it."""
-    out: list[str] = []
-    for part in parts:
-        if out and out[-1].strip().startswith("gen:") and _GEN_PART.fullmatch(part):
-            out[-1] += "," + part
-        else:
-            out.append(part)
-    return out
-
-
-def run_settings(
-    *,
-    games: str | list[str] = "builtin",
-    difficulty: str | list[str] | None = None,
-    agent: str = "base",
-    protocol: str = DEFAULT_PROTOCOL,
-    action_format: str = "text",
-    repeats: int = 1,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    patience: int = DEFAULT_PATIENCE,
-    help_steps: int = DEFAULT_HELP_STEPS,
-    memory: int = 10,
-    no_reflection: bool = False,
-    no_foresight: bool = False,
-    temperature: float = 0.0,
-    max_tokens: int = 1024,
-    seed: int | None = None,
-) -> RunSettings:
-    """The :class:`RunSettings` that ``escapebench run`` would get for the same options.
+def run_settings(**params: Any) -> RunSettings:
+    """The :class:`RunSettings` that ``escapebench run`` would get for the same options, from
+    the task's parameters by name (:func:`~escapebench.bench.settings.task_parameters`: the
+    run settings marked as task parameters, with their help and defaults).
 
     Raises :class:`RunConfigError` for options that cannot work (an agent that plays without
-    a model, an unknown protocol...).
+    a model, an unknown protocol...) and TypeError for a name that is not a parameter.
     """
-    if agent not in MODEL_AGENTS:
+    defaults = {p.name: p.default for p in task_parameters()}
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise TypeError(f"the escapebench task has no parameter {', '.join(unknown)} "
+                        f"(it has: {', '.join(defaults)})")
+    values = {k: task_value(k, v) for k, v in {**defaults, **params}.items()}
+    values["games"] = _split(values["games"]) or ["builtin"]
+    values["difficulty"] = _split(values["difficulty"])
+    if values["agent"] not in MODEL_AGENTS:
         raise RunConfigError(
-            f"agent {agent!r}: the Inspect task evaluates a model; choose one of "
+            f"agent {values['agent']!r}: the Inspect task evaluates a model; choose one of "
             f"{', '.join(MODEL_AGENTS)}"
         )
-    options: dict[str, Any] = dict(
-        agent=agent,
-        no_reflection=bool(no_reflection),
-        no_foresight=bool(no_foresight),
-        model="inspect",
-        games=_split(games) or ["builtin"],
-        difficulties=_split(difficulty),
-        max_steps=int(max_steps),
-        repeats=int(repeats),
-        patience=int(patience),
-        help_steps=int(help_steps),
-        memory=int(memory),
-        temperature=float(temperature),
-        max_tokens=int(max_tokens),
-        seed=None if seed is None else int(seed),
-        action_format=str(action_format),
-        no_cache=True,  # Inspect has its own cache (--cache-prompt, eval-set retries)
-        quiet=True,
-    )
-    if protocol:
-        options["protocol"] = str(protocol)
-    settings = RunSettings(**options)
+    # no cache of ours: Inspect has its own (--cache-prompt, eval-set retries)
+    settings = settings_from(values, model="inspect", no_cache=True, quiet=True)
     settings.validate()
     return settings
 
@@ -276,34 +237,12 @@ def build_plan(settings: RunSettings) -> RunPlan:
     return plan_run(settings, "inspect", sample_agent.settings(), sample_agent.name)
 
 
-@task
-def escapebench(
-    games: str = "builtin",
-    difficulty: str | None = None,
-    agent: str = "base",
-    protocol: str = DEFAULT_PROTOCOL,
-    action_format: str = "text",
-    repeats: int = 1,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    patience: int = DEFAULT_PATIENCE,
-    help_steps: int = DEFAULT_HELP_STEPS,
-    memory: int = 10,
-    no_reflection: bool = False,
-    no_foresight: bool = False,
-    temperature: float = 0.0,
-    max_tokens: int = 1024,
-    seed: int | None = None,
-) -> Task:
+def escapebench(**params: Any) -> Task:
     """EscapeBench: room-escape games that measure creative reasoning (ACL 2025).
 
     One sample per game setting and repeat; see the module docstring for the parameters.
     """
-    settings = run_settings(
-        games=games, difficulty=difficulty, agent=agent, protocol=protocol,
-        action_format=action_format, repeats=repeats, max_steps=max_steps, patience=patience,
-        help_steps=help_steps, memory=memory, no_reflection=no_reflection,
-        no_foresight=no_foresight, temperature=temperature, max_tokens=max_tokens, seed=seed,
-    )
+    settings = run_settings(**params)
     plan = build_plan(settings)
     samples = [
         Sample(
@@ -328,7 +267,7 @@ def escapebench(
         solver=play_episode(plan),
         scorer=escape_metrics(),
         metadata={
-            "agent": plan.specs[0].agent if plan.specs else agent,
+            "agent": plan.specs[0].agent if plan.specs else settings.agent,
             "protocol": plan.protocol.label,  # the protocol played (chosen as run does)
             "action_format": settings.action_format,
             "fingerprint": plan.fingerprint,
@@ -336,3 +275,9 @@ def escapebench(
         },
         version=1,
     )
+
+
+# The task's parameters are the run settings marked for it (bench.settings), with their defaults.
+escapebench.__signature__ = pyinspect.Signature(  # type: ignore[attr-defined]
+    task_parameters(), return_annotation="Task")
+escapebench = task(escapebench)

@@ -3,6 +3,7 @@
 One row per setting: setting, difficulty, scenes, key steps, tools, oracle steps and title.
 Files that cannot be loaded and settings that cannot be played (check errors) are all reported
 on standard error, each with its reason (and the exit status is 1); the others are still listed.
+A PATH that names no game file (missing, or a folder without any) is one line and exit 2.
 """
 
 from __future__ import annotations
@@ -12,9 +13,16 @@ import json
 import sys
 from pathlib import Path
 
+from escapebench.catalog.sources import split_specs
 from escapebench.engine.model import GameDefinition
-from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND
-from escapebench.games.loading import GameFileError, builtin_files, game_files, load_file
+from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
+from escapebench.games.loading import (
+    GameFileError,
+    builtin_files,
+    game_files,
+    load_file,
+    unknown_game,
+)
 from escapebench.games.playable import split_playable
 from escapebench.games.reference import replay_reference
 from escapebench.terminal import print_table, render_table
@@ -22,7 +30,8 @@ from escapebench.terminal import print_table, render_table
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="*", metavar="PATH", help="more game files or folders to list"
+        "paths", nargs="*", metavar="PATH",
+        help="more game files or folders to list (also comma-separated)"
     )
     parser.add_argument("--json", action="store_true", help="print JSON Lines, one per setting")
     parser.add_argument(
@@ -70,12 +79,19 @@ def main(args: argparse.Namespace) -> int:
     failed = False
     if not args.no_builtin:
         sources += [(p, "built-in") for p in builtin_files()]
-    for spec in args.paths:
+    wrong = []
+    for spec in split_specs(args.paths):
         try:
             sources += [(p, spec) for p in game_files(spec)]
         except GameFileError as exc:
-            print(f"escapebench games: {exc}", file=sys.stderr)
-            failed = True
+            missing = not Path(spec).exists() and not Path(spec).is_symlink()
+            error = unknown_game(spec) if missing else exc
+            wrong.append(f"escapebench games: {error}")
+    if wrong:
+        # A PATH that names no game files is a mistake in the command, as in check: its
+        # line and exit 2, not the built-in table with the error under it.
+        print("\n".join(wrong), file=sys.stderr)
+        return EXIT_USAGE
     rows: list[dict[str, object]] = []
     unplayable: list[str] = []
     for path, origin in sources:

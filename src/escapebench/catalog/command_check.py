@@ -19,9 +19,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from escapebench.catalog.sources import check_specs, source_of, split_specs
 from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
-from escapebench.games.loading import GameFileError, builtin_files, game_files, special_entries
-from escapebench.games.validation import SettingReport, check_paths
+from escapebench.games.loading import (
+    GameFileError,
+    builtin_files,
+    game_files,
+    special_entries,
+    unknown_game,
+)
+from escapebench.games.validation import SettingReport
 from escapebench.terminal import print_table, render_table
 
 
@@ -29,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="*", metavar="PATH",
         help="game files or folders of them, 'builtin', a built-in game's name, or a gen: spec, "
-        "as --games takes them (default: every built-in game)",
+        "as --games takes them, also comma-separated (default: every built-in game)",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON document for machines")
     parser.add_argument(
@@ -109,7 +116,7 @@ def _expand(spec: str) -> list[str]:
     the name of a built-in game (or of one of its settings) is its file."""
     if spec == "builtin":
         return [str(p) for p in builtin_files()]
-    if spec.startswith("gen:") or Path(spec).exists():
+    if source_of(spec) or Path(spec).exists():
         return [spec]
     for f in builtin_files():
         if spec == f.stem or spec.startswith(f.stem + "-"):
@@ -118,7 +125,7 @@ def _expand(spec: str) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    paths = [p for spec in args.paths for p in _expand(spec)]
+    paths = [p for spec in split_specs(args.paths) for p in _expand(spec)]
     if not paths:
         paths = [str(p) for p in builtin_files()]
         if not paths:
@@ -128,12 +135,15 @@ def main(args: argparse.Namespace) -> int:
     # one line and exit 2, not a row of the table.
     wrong = []
     for spec in paths:
-        if spec.startswith("gen:"):  # generated in memory: check_paths reads the spec
+        if source_of(spec):  # not files (gen: games are made in memory): check_specs reads it
             continue
         try:
             game_files(spec)
         except GameFileError as exc:
-            wrong.append(f"escapebench check: {exc}")
+            # a name that is nothing: as run and play say it, with the built-in games' names
+            missing = not Path(spec).exists() and not Path(spec).is_symlink()
+            error = unknown_game(spec) if missing else exc
+            wrong.append(f"escapebench check: {error}")
             continue
         folder = Path(spec)
         if folder.is_dir():
@@ -143,7 +153,7 @@ def main(args: argparse.Namespace) -> int:
     if wrong:
         print("\n".join(wrong), file=sys.stderr)
         return EXIT_USAGE
-    reports = check_paths(paths, run_solver=not args.no_solver)
+    reports = check_specs(paths, run_solver=not args.no_solver)
     ok = all(r.ok for r in reports)
     if args.json:
         doc = {"ok": ok, "settings": [r.to_json() for r in reports]}

@@ -26,9 +26,10 @@ import json
 import sys
 from pathlib import Path
 
+from escapebench.catalog.sources import pick_setting, split_specs
 from escapebench.engine.model import DIFFICULTIES, BrokenGameError
 from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
-from escapebench.games.loading import GameFileError, pick_setting
+from escapebench.games.loading import GameFileError
 from escapebench.games.traces import ReplayMismatch, TraceError, read_trace_of, replay
 from escapebench.protocols import OriginalSourceError
 from escapebench.protocols.options import add_protocol_arguments, protocol_from_args
@@ -54,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     try:
         defn = pick_setting(args.game, args.difficulty)
-        protocol = protocol_from_args(args, [args.game])
+        protocol = protocol_from_args(args, split_specs([args.game]))
     except (GameFileError, OriginalSourceError) as exc:
         print(f"escapebench replay: {exc}", file=sys.stderr)
         return EXIT_USAGE

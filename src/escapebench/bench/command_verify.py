@@ -1,0 +1,97 @@
+"""``escapebench verify RUN_DIR...``: check result folders without calling a model.
+
+Every episode's logged actions are played again through the episode loop, the engine and the
+hint system, under the protocol and rules ``run.json`` records, and every step record and
+final metric is compared with the log and ``result.json`` (see :mod:`escapebench.bench.verify`).
+One line per episode that fails, naming the first step that differs; then a verdict per folder
+and in all. A folder that passes gets ``verified.json``, which ``escapebench report`` shows.
+``--bundle OUT.zip`` packs one folder, its game files and a manifest of hashes for submission.
+
+Exit status: 0 when every folder verifies, 1 when one does not, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                        help="result folders written by escapebench run (or play)")
+    parser.add_argument(
+        "--games", dest="games_dirs", action="append", type=Path, default=[], metavar="DIR",
+        help="a folder holding the run's game files, where they are no longer at the paths "
+        "run.json records (repeatable)",
+    )
+    parser.add_argument(
+        "--original-source", type=Path, default=None, metavar="DIR",
+        help="the original EscapeBench checkout, for a run of the original protocol whose "
+        "recorded checkout is not here",
+    )
+    parser.add_argument(
+        "--bundle", type=Path, default=None, metavar="OUT.zip",
+        help="after verifying, pack the (one) folder with its game files and a manifest of "
+        "sha256 hashes into this new zip file, for submission",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print only failures and the verdict")
+
+
+def main(args: argparse.Namespace) -> int:
+    from escapebench.bench.verify import VerifyError, verify_run, write_bundle, write_verified
+
+    if args.bundle is not None and len(args.run_dirs) != 1:
+        print("escapebench verify: --bundle packs one folder; name exactly one RUN_DIR",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if args.bundle is not None and args.bundle.exists():
+        print(f"escapebench verify: --bundle {args.bundle} exists; choose a new file",
+              file=sys.stderr)
+        return EXIT_USAGE
+    all_ok = True
+    episodes = failed = 0
+    for folder in args.run_dirs:
+        if not folder.is_dir():
+            print(f"escapebench verify: {folder} is not a folder", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            check = verify_run(folder, games_dirs=args.games_dirs,
+                               original_source=args.original_source)
+        except VerifyError as exc:
+            print(f"{folder}: NOT VERIFIED: {exc}")
+            all_ok = False
+            continue
+        for problem in check.problems:
+            print(f"{folder}: {problem}")
+        for episode in check.failed:
+            print(f"{folder}: {episode.episode_id}: {episode.problem}")
+        episodes += len(check.episodes)
+        failed += len(check.failed)
+        rate = len(check.episodes) / check.seconds if check.seconds > 0 else 0.0
+        if check.ok:
+            write_verified(check)
+            print(f"{folder}: VERIFIED: {len(check.episodes)} episodes, {check.steps} steps "
+                  f"replayed as logged ({check.seconds:.1f} s, {rate:.1f} episodes/s)")
+        else:
+            all_ok = False
+            print(f"{folder}: NOT VERIFIED: {len(check.failed)} of {len(check.episodes)} "
+                  f"episodes differ from their logs"
+                  + (f"; {len(check.problems)} problem(s) of the folder" if check.problems
+                     else ""))
+    if len(args.run_dirs) > 1:
+        verdict = "all verified" if all_ok else "NOT all verified"
+        print(f"verdict: {verdict} ({len(args.run_dirs)} folders, {episodes} episodes, "
+              f"{failed} failed)")
+    if not all_ok:
+        return EXIT_PROBLEMS_FOUND
+    if args.bundle is not None:
+        try:
+            count = write_bundle(args.run_dirs[0], args.bundle, games_dirs=args.games_dirs)
+        except (VerifyError, OSError) as exc:
+            print(f"escapebench verify: --bundle: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"bundle: {args.bundle} ({count} files and MANIFEST.json with their sha256)")
+    return EXIT_OK

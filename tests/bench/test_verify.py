@@ -1,0 +1,221 @@
+"""``escapebench verify``: result folders replayed from their logs, with no model call.
+
+The folders are made by the real harness (scripted models that fumble into hints and forced
+steps, that solve, the EscapeAgent with its reflection and foresight calls, the explorer);
+each is verified as written, and each hand edit (a number in a result, a feedback line, a game
+file, the results table) makes it fail, naming the first step that differs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from escapebench.bench.verify import (
+    BUNDLE_MANIFEST,
+    VERIFIED_FILE,
+    verification_status,
+    verify_run,
+)
+from escapebench.cli import main
+from tests.support.report_runs import CLOSET, FUMBLING, SOLUTION, harness_runs, run_harness
+
+__all__ = ["harness_runs"]  # the session fixture, imported for pytest
+
+
+def verify(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["verify", *args])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def copy_of(folder: Path, tmp_path: Path) -> Path:
+    out = tmp_path / folder.name
+    shutil.copytree(folder, out)
+    return out
+
+
+def episode_folder(run: Path) -> Path:
+    return sorted((run / "episodes").iterdir())[0]
+
+
+def test_every_harness_run_verifies(harness_runs: dict[str, Path], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [copy_of(p, tmp_path) for p in harness_runs.values()]
+    code, out = verify(capsys, *map(str, runs))
+    assert code == 0, out
+    for run in runs:
+        assert f"{run}: VERIFIED: 3 episodes" in out
+        assert verification_status(run) == "verified"
+        mark = json.loads((run / VERIFIED_FILE).read_text())
+        assert "run.json" in mark["files"] and len(mark["files"]) == 2 + 2 * 3
+    assert "verdict: all verified (4 folders, 12 episodes, 0 failed)" in out
+
+
+def test_the_fumbling_run_replays_its_hints_and_forced_steps(
+        harness_runs: dict[str, Path]) -> None:
+    run = harness_runs["base-fumbler"]
+    records = [json.loads(line) for f in (run / "episodes").glob("*/steps.jsonl")
+               for line in f.read_text().splitlines()]
+    assert any(r["hint"] and r["hint"]["forced"] for r in records)  # the case is covered
+    assert any(r["error"] for r in records)
+    check = verify_run(run)
+    assert check.ok and check.steps == len(records)
+
+
+def test_a_number_changed_in_a_result_fails(harness_runs: dict[str, Path], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["base-fumbler"], tmp_path)
+    path = episode_folder(run) / "result.json"
+    data = json.loads(path.read_text())
+    data["hints_used"] -= 1
+    path.write_text(json.dumps(data, indent=1))
+    code, out = verify(capsys, str(run))
+    assert code == 1
+    assert f"{episode_folder(run).name}: result.json: hints_used: logged " in out
+    assert f"{run}: NOT VERIFIED: 1 of 3 episodes" in out
+    assert not (run / VERIFIED_FILE).exists()
+
+
+def test_a_feedback_line_changed_fails_at_its_step(harness_runs: dict[str, Path],
+                                                   tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["base-solver"], tmp_path)
+    path = episode_folder(run) / "steps.jsonl"
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[3])
+    record["feedback"] += " It was easy."
+    lines[3] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    code, out = verify(capsys, str(run))
+    assert code == 1
+    assert f"{episode_folder(run).name}: step 3: feedback: logged " in out
+
+
+def test_an_action_changed_in_the_log_fails(harness_runs: dict[str, Path], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["explorer"], tmp_path)
+    path = episode_folder(run) / "steps.jsonl"
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[0])
+    record["key_steps"] += 1  # claims a key step the action does not make
+    lines[0] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "step 0: key_steps: logged 1, replayed 0" in out
+
+
+def test_a_changed_game_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = tmp_path / "closet.yaml"
+    shutil.copy(CLOSET, game)
+    import tests.support.report_runs as runs
+
+    original = runs.CLOSET
+    runs.CLOSET = game
+    try:
+        run = run_harness(tmp_path / "run", "base", "solver", SOLUTION)
+    finally:
+        runs.CLOSET = original
+    assert verify(capsys, str(run))[0] == 0
+    game.write_text(game.read_text().replace("keypad", "keypad ", 1))
+    code, out = verify(capsys, str(run))
+    assert code == 1
+    assert "has changed since the run (sha256" in out
+    assert verification_status(run) == "verified"  # the folder itself did not change
+
+
+def test_a_results_table_edited_fails(harness_runs: dict[str, Path], tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["explorer"], tmp_path)
+    table = run / "results.csv"
+    lines = table.read_text().splitlines()
+    lines[1] = lines[1].replace(",True,", ",False,", 1)
+    table.write_text("\n".join(lines) + "\n")
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "results.csv line 2 is not the table of the results" in out
+
+
+def test_a_verified_folder_changed_afterwards_is_no_longer_verified(
+        harness_runs: dict[str, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["escape-solver"], tmp_path)
+    assert verify(capsys, str(run))[0] == 0
+    path = episode_folder(run) / "result.json"
+    path.write_text(path.read_text().replace('"escaped": true', '"escaped": false'))
+    assert verification_status(run) == "changed since verified"
+    assert verification_status(harness_runs["explorer"]) in (None, "verified")
+
+
+def test_bundle_packs_the_run_its_game_and_a_manifest(harness_runs: dict[str, Path],
+                                                      tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["base-fumbler"], tmp_path)
+    out = tmp_path / "submission.zip"
+    code, text = verify(capsys, str(run), "--bundle", str(out))
+    assert code == 0, text
+    with zipfile.ZipFile(out) as z:
+        manifest = json.loads(z.read(BUNDLE_MANIFEST))
+        names = set(z.namelist()) - {BUNDLE_MANIFEST}
+        assert names == set(manifest["files"])
+        assert "games/closet.yaml" in names and "run/run.json" in names
+        assert z.read("games/closet.yaml") == CLOSET.read_bytes()
+        import hashlib
+
+        for name, sha in manifest["files"].items():
+            assert hashlib.sha256(z.read(name)).hexdigest() == sha
+    # never overwritten
+    code, text = verify(capsys, str(run), "--bundle", str(out))
+    assert code == 2 and "exists" in text
+
+
+def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = verify(capsys, str(tmp_path / "nowhere"))
+    assert code == 2 and out.count("\n") == 1 and "is not a folder" in out
+    code, out = verify(capsys, str(tmp_path))
+    assert code == 1 and "is not a result folder (no run.json)" in out
+    assert "Traceback" not in out
+
+
+def test_an_unfinished_episode_is_not_verified(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    run = run_harness(tmp_path / "run", "base", "fumbler", FUMBLING)
+    (episode_folder(run) / "result.json").unlink()
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "unfinished (no result.json)" in out
+
+
+def test_a_run_of_native_function_calls_verifies(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Broken calls (text, not JSON, a missing argument, no such function) and the solution,
+    from a real OpenAI-compatible server on 127.0.0.1."""
+    import asyncio
+
+    from escapebench.bench.suite import run_suite
+    from tests.bench.test_run_tools import settings, tutorial_answers
+    from tests.support.fake_openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(answer=tutorial_answers()) as server:
+        outcome = asyncio.run(run_suite(settings(tmp_path / "run", server)))
+    assert outcome.exit_code == 0
+    code, out = verify(capsys, str(tmp_path / "run"))
+    assert code == 0, out
+
+
+def test_the_report_shows_which_runs_are_verified(harness_runs: dict[str, Path],
+                                                  tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    checked = copy_of(harness_runs["explorer"], tmp_path)
+    unchecked = copy_of(harness_runs["base-solver"], tmp_path)
+    assert verify(capsys, str(checked))[0] == 0
+    code, out = main(["report", str(checked), str(unchecked), "--out", str(tmp_path / "site")]), \
+        capsys.readouterr().out
+    assert code == 0
+    assert f"{checked}: verified" in out
+    assert f"{unchecked}: not verified" in out
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert '<td class="verified"><b>verified</b></td>' in html
+    assert '<td class="verified">not verified</td>' in html
