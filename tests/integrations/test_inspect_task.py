@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,12 @@ def figure(log: EvalLog, key: str, metric: str) -> float:
     return score.metrics[metric].value
 
 
+def same_values(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Equal score values, NaN (an episode without a tool choice to make) equal to NaN."""
+    return a.keys() == b.keys() and all(
+        a[k] == b[k] or (math.isnan(a[k]) and math.isnan(b[k])) for k in a)
+
+
 def comparable(result: EpisodeResult) -> dict[str, Any]:
     return {k: v for k, v in result.to_dict().items() if k not in NOT_PLAY}
 
@@ -129,7 +136,7 @@ def test_inspect_task_plays_what_escapebench_run_plays(tmp_path: Path, agent: st
         theirs = EpisodeResult.from_dict(score.metadata["result"])
         # The same episode: every hint at the same step, the same steps, calls and tokens.
         assert comparable(theirs) == comparable(ours[setting]), setting
-        assert score.value == score_value(ours[setting])
+        assert same_values(score.value, score_value(ours[setting]))
         assert theirs.model == "mockllm/model"
     escaped = [r for r in ours.values() if r.escaped]
     assert escaped and len(escaped) < len(ours) or agent == "escape"  # the runs say something
@@ -144,6 +151,19 @@ def test_inspect_task_plays_what_escapebench_run_plays(tmp_path: Path, agent: st
     assert figure(log, "escaped", "mean") == pytest.approx(overall.escaped / overall.episodes)
     for key in ("key_step_hint_share", "tool_hint_share", "early_exit_progress"):
         assert figure(log, key, "escapebench/table3") == pytest.approx(getattr(overall, key))
+    # the tool-choice score: the table's mean and its 95% interval, over the episodes that
+    # had a tool choice to make (Inspect leaves the others unscored)
+    chose = [r for r in ours.values() if r.tool_choice is not None]
+    if chose:
+        [among] = [s for s in aggregate(chose) if s.difficulty == ALL]
+        assert among.tool_choice == pytest.approx(overall.tool_choice)
+        assert figure(log, "tool_choice", "escapebench/table3") == pytest.approx(
+            among.tool_choice)
+        if "tool_choice" in among.ci:
+            low, high = among.ci["tool_choice"]
+            interval = ("escapebench/interval95_low", "escapebench/interval95_high")
+            assert figure(log, "tool_choice", interval[0]) == pytest.approx(low)
+            assert figure(log, "tool_choice", interval[1]) == pytest.approx(high)
     steps = [float(r.total_steps) for r in ours.values()]
     n, mean = len(steps), sum(steps) / len(steps)
     sem = (sum((x - mean) ** 2 for x in steps) / (n - 1)) ** 0.5 / n**0.5

@@ -8,9 +8,15 @@ Metrics, per key: the Table 3 figure and the standard error of the per-episode v
 Hints and steps are means over the episodes, as in the paper; the shares and the early-exit
 progress pool their numerators and denominators over the episodes (``table3``, computed by
 :func:`escapebench.bench.summaries.aggregate`, the same code as ``escapebench run``'s tables).
+
+``tool_choice`` and ``creative_choice`` (the tool-choice score against chance, docs/metrics.md)
+are the same means as the run's table, with their 95% bootstrap interval (``interval95``);
+an episode without a tool solve to choose in is NaN there, which Inspect leaves unscored.
 """
 
 from __future__ import annotations
+
+import math
 
 from inspect_ai.scorer import (
     Metric,
@@ -37,6 +43,19 @@ MEAN_KEYS: tuple[str, ...] = ("escaped", "hints_used", "total_steps", "tool_hint
 POOLED_KEYS: tuple[str, ...] = ("early_exit_progress", "tool_hint_share",
                                 "key_step_hint_share", "progress")
 """Score keys whose Table 3 figure pools numerators and denominators over episodes."""
+CHOICE_KEYS: tuple[str, ...] = ("tool_choice", "creative_choice")
+"""Score keys of the tool-choice score: the table's mean with its 95% interval."""
+
+
+def _overall(scores: list[SampleScore]) -> object | None:
+    results = [
+        EpisodeResult.from_dict(s.score.metadata["result"])
+        for s in scores
+        if s.score.metadata and "result" in s.score.metadata
+    ]
+    if not results:
+        return None
+    return [s for s in aggregate(results) if s.difficulty == ALL][0]
 
 
 @metric
@@ -52,7 +71,23 @@ def table3(key: str) -> Metric:
         if not results:
             return 0.0
         overall = [s for s in aggregate(results) if s.difficulty == ALL]
-        return float(getattr(overall[0], key))
+        value = getattr(overall[0], key)
+        return math.nan if value is None else float(value)
+
+    return compute
+
+
+@metric
+def interval95(key: str) -> Metric:
+    """The 95% bootstrap interval of ``key``'s table mean (settings and repeats resampled,
+    as in ``escapebench run``'s tables): ``{"low": ..., "high": ...}``, which Inspect shows
+    as ``escapebench/interval95_low`` and ``escapebench/interval95_high``."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        overall = _overall(scores)
+        ci = getattr(overall, "ci", {}).get(key) if overall is not None else None
+        low, high = ci if ci is not None else (math.nan, math.nan)
+        return {"low": float(low), "high": float(high)}
 
     return compute
 
@@ -69,6 +104,8 @@ def score_value(result: EpisodeResult) -> dict[str, float]:
         "key_step_hints": float(result.key_step_hints),
         "key_step_hint_share": result.key_step_hint_share,
         "progress": result.progress,
+        **{k: math.nan if getattr(result, k) is None else float(getattr(result, k))
+           for k in CHOICE_KEYS},
     }
 
 
@@ -76,6 +113,7 @@ def score_value(result: EpisodeResult) -> dict[str, float]:
     metrics={
         **{k: [mean(), stderr()] for k in MEAN_KEYS},
         **{k: [table3(k), stderr()] for k in POOLED_KEYS},
+        **{k: [table3(k), interval95(k)] for k in CHOICE_KEYS},
     }
 )
 def escape_metrics() -> Scorer:
@@ -94,6 +132,8 @@ def escape_metrics() -> Scorer:
                 f"{result.total_steps} steps with {result.hints_used} hints "
                 f"({result.tool_hints} for tools, {result.key_step_hints} for key steps; "
                 f"{result.forced_steps} actions played for the agent). "
+                f"Tool choice {_choice_text(result.tool_choice)} over {result.tool_solves} "
+                "tool solves (1: the right tool first, 0: blind trial, -1: random). "
                 f"{result.model_calls} model calls, {result.tokens_in} tokens in, "
                 f"{result.tokens_out} out."
             ),
@@ -101,3 +141,7 @@ def escape_metrics() -> Scorer:
         )
 
     return score
+
+
+def _choice_text(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
