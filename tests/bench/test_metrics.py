@@ -11,6 +11,7 @@ from escapebench.bench.metrics import (
     read_result_json,
     write_result_json,
 )
+from escapebench.bench.records import StepRecord
 from escapebench.bench.result_tables import (
     write_results_csv,
     write_summary_csv,
@@ -20,13 +21,14 @@ from escapebench.engine.model import GameDefinition
 
 
 def record(step: int, key_steps: int, tools: int, *, hint=None, progressed=False, **extra):
-    return {
+    """A step record as a log line holds it (only the fields the metrics read)."""
+    return StepRecord.from_json({
         "step": step, "key_steps": key_steps, "tools_collected": tools,
         "progress": (key_steps + tools) / 6, "progressed": progressed, "success": progressed,
         "error": False, "hint": hint, "calls": [{"tokens_in": 10, "tokens_out": 2,
                                                   "cached": False, "retries": 1}],
         "wall_s": 0.5, **extra,
-    }
+    })
 
 
 def hint(index: int, steps_in_help: int, forced: bool = False) -> dict:

@@ -82,3 +82,15 @@ def test_the_catalog_knows_the_generators_prefix() -> None:
     assert SPEC_PREFIX in SOURCES
     assert {d.setting for d in load_games(["tutorial,lab"], ["hard"])} == {
         "tutorial-hard", "lab-hard"}
+
+
+def test_a_generated_game_says_where_it_comes_from() -> None:
+    from escapebench.engine.model import GeneratedFrom
+    from escapebench.generate.make import GENERATOR_VERSION, generate_games
+
+    made = load_games([f"{GEN},tutorial"], ["normal"])
+    assert [d.setting for d in made] == ["gen-t1-s0-000", "tutorial"]
+    assert made[0].generated == GeneratedFrom(GEN, GENERATOR_VERSION,
+                                              generate_games(1, 1, 0)[0].sha256,
+                                              "gen-t1-s0-000.yaml")
+    assert made[1].generated is None

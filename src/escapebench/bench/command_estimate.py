@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.bench.costs import Prices, format_cost, prices_from_args
+from escapebench.bench.records import StepRecord
 from escapebench.bench.result_tables import short_count
 from escapebench.bench.settings import RunConfigError, RunSettings
 from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
@@ -262,12 +263,12 @@ async def _reference_play(settings: RunSettings, plan: Any, spec: Any, counter: 
     sizes: list[int] = []
     calls = [0]
 
-    def on_record(record: dict[str, Any]) -> None:
-        step_calls = record.get("calls") or []
+    def on_record(record: StepRecord) -> None:
+        step_calls = record.calls
         if step_calls:
-            sizes.append(max(int(c.get("tokens_in", 0)) for c in step_calls))
+            sizes.append(max(c.tokens_in for c in step_calls))
             calls[0] += len(step_calls)
-        nxt = int(record["step"]) + 1
+        nxt = record.step + 1
         model.action = actions[min(nxt, len(actions) - 1)]
 
     # A reference play takes one step per reference action; a few more are allowed for an

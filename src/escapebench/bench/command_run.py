@@ -16,7 +16,7 @@ import threading
 from escapebench.bench.costs import add_price_arguments, prices_from_args
 from escapebench.bench.result_tables import format_usage, print_table
 from escapebench.bench.settings import RunConfigError, RunSettings, add_run_options, settings_from
-from escapebench.bench.suite import RunOutcome, run_suite
+from escapebench.bench.suite import InterruptedBeforePlay, RunOutcome, run_suite
 from escapebench.exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_MODEL_UNAVAILABLE,
@@ -126,6 +126,10 @@ def main(args: argparse.Namespace) -> int:
     except (RunConfigError, GameFileError) as exc:
         print(f"escapebench run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except InterruptedBeforePlay:
+        print("escapebench run: interrupted before any episode started; nothing was played "
+              "or written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         # The episodes stopped at a step boundary and the tables were written (run_suite).
         print("escapebench run: interrupted; finished steps are kept: run the same command "

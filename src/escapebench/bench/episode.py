@@ -44,6 +44,7 @@ from escapebench.bench.records import (
     Checkpoint,
     EpisodeLog,
     EpisodeLogError,
+    StepRecord,
     encode_agent_state,
     read_step_log,
     step_record,
@@ -110,7 +111,7 @@ class StepProgress:
 
 
 ProgressCallback = Callable[[StepProgress], None]
-RecordCallback = Callable[[dict[str, Any]], None]
+RecordCallback = Callable[[StepRecord], None]
 """Called with each step's record once it is committed (the Inspect transcript uses it)."""
 StepScope = Callable[[int], AbstractAsyncContextManager[Any]]
 """Wraps each step, given its 0-based index (the Inspect task opens a transcript span)."""
@@ -155,40 +156,37 @@ class Episode:
         return self.folder / RESULT_FILE
 
     # ------------------------------------------------------------------ resume
-    def _resume(self, records: list[dict[str, Any]], state: Checkpoint | None) -> None:
+    def _resume(self, records: list[StepRecord], state: Checkpoint | None) -> None:
         """Rebuild the engine, hint system and metrics by replaying ``records``, and the agent
         from ``state``, the checkpoint of the last of them."""
         game, policy = self.game, self.policy
         where = f"{self.steps_path}"
         for k, rec in enumerate(records):
-            if rec.get("step") != k:
-                raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.get('step')!r}")
+            if rec.step != k:
+                raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.step!r}")
             hint = policy.before_step(game)
             self.session.begin_step(game, self._hint_view(hint))
-            teleported = (rec.get("agent") or {}).get("teleported_to")
+            teleported = rec.agent.get("teleported_to")
             if teleported:
                 game.teleport(str(teleported))  # the agent's own move (Try Action, exploring)
                 policy.scene = game.scene_name
-            if rec.get("scene") != game.scene_name:
+            if rec.scene != game.scene_name:
                 raise EpisodeLogError(
-                    f"{where}: step {k} was taken in {rec.get('scene')!r} but replays in "
+                    f"{where}: step {k} was taken in {rec.scene!r} but replays in "
                     f"{game.scene_name!r}; the game file has changed since this log was written"
                 )
-            if rec.get("error"):
+            if rec.error:
                 # An error changes nothing in the engine; no need to play it again. (Its
                 # kind is what the log kept; a log older than outcomes says "malformed".)
-                logged = Outcome(rec.get("outcome") if rec.get("outcome") in OUTCOME_KINDS
-                                 else "malformed")
-                result = StepResult(str(rec.get("action", "")), False, True, "", (), 0, 0,
-                                    False, logged)
+                logged = Outcome(rec.outcome if rec.outcome in OUTCOME_KINDS else "malformed")
+                result = StepResult(rec.action, False, True, "", (), 0, 0, False, logged)
             else:
-                result = self.session.play(game, str(rec["action"]))
+                result = self.session.play(game, rec.action)
             if (game.key_steps, game.tools_collected) != (
-                rec.get("key_steps"),
-                rec.get("tools_collected"),
-            ) or bool(result.error) != bool(rec.get("error")):
+                rec.key_steps, rec.tools_collected
+            ) or bool(result.error) != rec.error:
                 raise EpisodeLogError(
-                    f"{where}: step {k} ({rec.get('action')!r}) does not replay as logged; "
+                    f"{where}: step {k} ({rec.action!r}) does not replay as logged; "
                     "the game file or the engine has changed since this log was written"
                 )
             policy.after_step(game, result)

@@ -26,6 +26,7 @@ from typing import Any
 
 from escapebench.bench.costs import Prices
 from escapebench.bench.hints import ReferenceEffect
+from escapebench.bench.records import StepRecord
 from escapebench.bench.tool_choice import ToolChoiceCounter, creative_keys
 from escapebench.engine.actions import VERBS
 from escapebench.engine.model import GameDefinition
@@ -231,13 +232,8 @@ def _reference_key_steps_by_verb(effects: Sequence[ReferenceEffect]) -> dict[str
 
 
 class EpisodeMetrics:
-    """Builds an :class:`EpisodeResult` from an episode's step records, one at a time.
-
-    A step record needs: ``step``, ``key_steps`` and ``tools_collected`` (totals after the
-    step), ``progress``, ``progressed``, ``success``, ``error``, ``hint`` (None or a dict with
-    ``index``, ``steps_in_help`` and ``forced``), ``calls`` (dicts with ``tokens_in``,
-    ``tokens_out``, ``cached``, ``retries``), ``wall_s`` and, on the last step, ``game_end``.
-    """
+    """Builds an :class:`EpisodeResult` from an episode's step records
+    (:class:`~escapebench.bench.records.StepRecord`), one at a time."""
 
     def __init__(self, defn: GameDefinition, effects: Sequence[ReferenceEffect]) -> None:
         self.defn = defn
@@ -267,47 +263,46 @@ class EpisodeMetrics:
         self._last_progress_step = 0
         self.tool_choice = ToolChoiceCounter(creative_keys(defn))
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: StepRecord) -> None:
         """Account for one step record (in step order)."""
-        hint = record.get("hint")
+        hint = record.hint
         if hint is not None:
-            if int(hint.get("steps_in_help", 0)) == 0:
-                self._start_hint(record["step"], int(hint["index"]))
-            if hint.get("forced"):
+            if hint.steps_in_help == 0:
+                self._start_hint(record.step, hint.index)
+            if hint.forced:
                 self.forced_steps += 1
                 self.hints[-1].forced = True
         self.steps += 1
-        key_steps, tools = int(record["key_steps"]), int(record["tools_collected"])
+        key_steps, tools = record.key_steps, record.tools_collected
         changed = key_steps != self.key_steps or tools != self.tools
         self.key_steps, self.tools = key_steps, tools
-        self.progress = float(record["progress"])
-        if record.get("progressed"):
+        self.progress = record.progress
+        if record.progressed:
             self.intervals.append(self.steps - self._last_progress_step)
             self._last_progress_step = self.steps
-        if record.get("success"):
+        if record.success:
             self.successful += 1
-        if record.get("error"):
+        if record.error:
             self.errors += 1
-        for call in record.get("calls") or ():
+        for call in record.calls:
             self.model_calls += 1
-            self.cached_calls += bool(call.get("cached"))
-            tokens = (int(call.get("tokens_in", 0)), int(call.get("tokens_cached", 0)),
-                      int(call.get("tokens_out", 0)))
+            self.cached_calls += bool(call.cached)
+            tokens = (call.tokens_in, call.tokens_cached, call.tokens_out)
             self.tokens_in += tokens[0]
             self.tokens_cached += tokens[1]
             self.tokens_out += tokens[2]
-            if not call.get("cached"):
+            if not call.cached:
                 self.sent = [a + b for a, b in zip(self.sent, tokens, strict=True)]
                 self.sent_calls += 1
-                self.model_wait_s += float(call.get("latency_s") or 0.0)
-            self.retries += int(call.get("retries", 0))
-        self.wall_s += float(record.get("wall_s", 0.0))
-        if hint is not None and record.get("hint_done"):
-            self.hints[-1].ended_step = int(record["step"])
-            self.hints[-1].outcome = str(record["hint_done"])
+                self.model_wait_s += call.latency_s
+            self.retries += call.retries
+        self.wall_s += record.wall_s
+        if hint is not None and record.hint_done:
+            self.hints[-1].ended_step = record.step
+            self.hints[-1].outcome = record.hint_done
         if changed:
             self.curve.append((self.steps, key_steps, tools, len(self.hints)))
-        if record.get("game_end"):
+        if record.game_end:
             self.escaped = True
         self.tool_choice.add(record)
 

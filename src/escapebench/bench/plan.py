@@ -146,14 +146,14 @@ def game_record(defn: GameDefinition) -> dict[str, Any]:
     if source is not None and source.is_file():
         sha = hashlib.sha256(source.read_bytes()).hexdigest()
     reference = json.dumps([[list(r.path), r.action] for r in defn.reference])
-    generated = defn.derived.get("generated")
+    generated = defn.generated
     if generated:  # a game of a gen: spec, made in memory: the spec and the text's hash
         return {
             "setting": defn.setting, "game": defn.game, "difficulty": defn.difficulty,
-            "file": generated["file"], "sha256": generated["sha256"],
+            "file": generated.file, "sha256": generated.sha256,
             "reference_sha256": hashlib.sha256(reference.encode()).hexdigest(),
-            "generated": {"spec": generated["spec"],
-                          "generator_version": generated["generator_version"]},
+            "generated": {"spec": generated.spec,
+                          "generator_version": generated.generator_version},
         }
     return {
         "setting": defn.setting,

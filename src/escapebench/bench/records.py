@@ -1,7 +1,8 @@
 """What an episode writes: its step records, the step log and the resume checkpoints.
 
-**The step record** (:func:`step_record`) is the one dict per step that ``steps.jsonl`` holds,
-built the same way for agents in the harness and for people playing. It describes the step and
+**The step record** (:class:`StepRecord`, made by :func:`step_record`) is what ``steps.jsonl``
+holds of each step, one JSON object a line, built the same way for agents in the harness and
+for people playing. It describes the step and
 never the agent's memory: the log grows with the number of steps, not with steps x memory.
 
 **The checkpoint journal.** What a resumed episode needs besides the log (the agent's memory
@@ -35,14 +36,14 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from escapebench.agents.base import Decision, Hint, ModelCallRecord
 from escapebench.bench.hints import HintOutcome
-from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.engine.env import EscapeGame, Event, StepResult
 
 # The files of a result folder (the shared layout; reports and human play use these names).
 RUN_FILE = "run.json"
@@ -68,16 +69,140 @@ class EpisodeLogError(RuntimeError):
 
 
 # ---------------------------------------------------------------------- the step record
-def _hint_dict(hint: Hint | None, forced: bool) -> dict[str, Any] | None:
-    if hint is None:
-        return None
-    return {
-        "action": hint.action,
-        "scene": hint.scene,
-        "index": hint.index,
-        "steps_in_help": hint.steps_in_help,
-        "forced": forced,
-    }
+@dataclass(frozen=True)
+class StepHint:
+    """The hint in force during a step, as the step log keeps it."""
+
+    action: str
+    scene: str
+    index: int  # position of the action in the reference chain
+    steps_in_help: int = 0  # steps taken since the hint started (0 on its first)
+    forced: bool = False  # the hint system played its action for the player this step
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, "scene": self.scene, "index": self.index,
+                "steps_in_help": self.steps_in_help, "forced": self.forced}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StepHint:
+        return cls(str(data.get("action", "")), str(data.get("scene", "")), int(data["index"]),
+                   int(data.get("steps_in_help", 0)), bool(data.get("forced", False)))
+
+
+_CALL_FIELDS = frozenset(f.name for f in fields(ModelCallRecord))
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One step as ``steps.jsonl`` keeps it, built the same way for agents in the harness and
+    for people playing. It describes the step and never the agent's memory (the log grows
+    with the number of steps, not with steps x memory).
+
+    ``position``, ``scene`` and ``observation`` are as the player saw them before acting; the
+    counts (``key_steps``, ``tools_collected``, ``progress``) are the game's after the step;
+    ``hint`` is the hint in force during the step and ``hint_done`` what the step did to it
+    ("completed", "skipped" or None). ``calls`` are every model call of the step (deciding and
+    follow-ups), ``agent`` the agent's own additions (task list, proposals, the player's name)
+    and ``agent_state_hash`` identifies the agent's memory after the step (see
+    :func:`encode_agent_state`; None when no agent keeps one).
+
+    :meth:`to_json` is the log line's object (its keys in this order); :meth:`from_json`
+    reads one back, from logs of every earlier version too (a key they lack takes its
+    default; keys it does not know are left out).
+    """
+
+    step: int
+    position: str = ""
+    scene: str = ""
+    observation: str = ""
+    action: str = ""
+    raw_answer: str = ""
+    reasoning: str = ""
+    feedback: str = ""
+    success: bool = False
+    error: bool = False
+    outcome: str = ""  # the engine's kind of outcome (engine.outcome.OUTCOME_KINDS)
+    events: tuple[Event, ...] = ()
+    key_steps: int = 0
+    tools_collected: int = 0
+    progress: float = 0.0
+    progressed: bool = False
+    game_end: bool = False
+    hint: StepHint | None = None
+    hint_done: str | None = None
+    mode: str = "free explore"
+    calls: tuple[ModelCallRecord, ...] = ()
+    agent: Mapping[str, Any] = field(default_factory=dict)
+    agent_state_hash: str | None = None
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as the log's JSON object."""
+        return {
+            "step": self.step,
+            "position": self.position,
+            "scene": self.scene,
+            "observation": self.observation,
+            "action": self.action,
+            "raw_answer": self.raw_answer,
+            "reasoning": self.reasoning,
+            "feedback": self.feedback,
+            "success": self.success,
+            "error": self.error,
+            "outcome": self.outcome,
+            "events": [{"kind": e.kind, "name": e.name} for e in self.events],
+            "key_steps": self.key_steps,
+            "tools_collected": self.tools_collected,
+            "progress": self.progress,
+            "progressed": self.progressed,
+            "game_end": self.game_end,
+            "hint": None if self.hint is None else self.hint.to_json(),
+            "hint_done": self.hint_done,
+            "mode": self.mode,
+            "calls": [asdict(c) for c in self.calls],
+            "agent": dict(self.agent),
+            "agent_state_hash": self.agent_state_hash,
+            "wall_s": self.wall_s,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StepRecord:
+        """A record read from a log line (raises KeyError, TypeError or ValueError for an
+        object that is not a step record)."""
+        hint = data.get("hint")
+        return cls(
+            step=int(data["step"]),
+            position=str(data.get("position") or ""),
+            scene=str(data.get("scene") or ""),
+            observation=str(data.get("observation") or ""),
+            action=str(data.get("action") or ""),
+            raw_answer=str(data.get("raw_answer") or ""),
+            reasoning=str(data.get("reasoning") or ""),
+            feedback=str(data.get("feedback") or ""),
+            success=bool(data.get("success")),
+            error=bool(data.get("error")),
+            outcome=str(data.get("outcome") or ""),
+            events=tuple(Event(e["kind"], e.get("name", "")) for e in data.get("events") or ()),
+            key_steps=int(data.get("key_steps") or 0),
+            tools_collected=int(data.get("tools_collected") or 0),
+            progress=float(data.get("progress") or 0.0),
+            progressed=bool(data.get("progressed")),
+            game_end=bool(data.get("game_end")),
+            hint=None if hint is None else StepHint.from_json(hint),
+            hint_done=data.get("hint_done"),
+            mode=str(data.get("mode") or ""),
+            calls=tuple(
+                ModelCallRecord(**{"kind": "", **{k: v for k, v in c.items() if k in _CALL_FIELDS}})
+                for c in data.get("calls") or ()
+            ),
+            agent=dict(data.get("agent") or {}),
+            agent_state_hash=data.get("agent_state_hash"),
+            wall_s=float(data.get("wall_s") or 0.0),
+        )
+
+    def json_bytes(self) -> bytes:
+        """The record's line in the log, without its newline."""
+        return _json_bytes(self.to_json())
 
 
 def step_record(
@@ -96,48 +221,43 @@ def step_record(
     details: dict[str, Any] | None = None,
     agent_state_hash: str | None = None,
     wall_s: float = 0.0,
-) -> dict[str, Any]:
-    """The ``steps.jsonl`` record of one step.
-
-    ``position``, ``scene`` and ``observation`` are as the player saw them before acting;
-    ``game`` is read after the step (totals); ``hint`` is the hint in force during the step
-    and ``outcome`` what the step did to it. ``calls`` are every model call of the step
-    (deciding and follow-ups), ``details`` the agent's own additions (task list, proposals,
-    the player's name). ``agent_state_hash`` identifies the agent's memory after the step
-    (see :func:`encode_agent_state`; None when no agent keeps one).
-    """
-    return {
-        "step": step,
-        "position": position,
-        "scene": scene,
-        "observation": observation,
-        "action": result.action,
-        "raw_answer": decision.raw_answer,
-        "reasoning": decision.reasoning,
-        "feedback": result.feedback,
-        "success": result.success,
-        "error": result.error,
-        "outcome": result.outcome.kind,
-        "events": [{"kind": e.kind, "name": e.name} for e in result.events],
-        "key_steps": game.key_steps,
-        "tools_collected": game.tools_collected,
-        "progress": game.progress,
-        "progressed": result.progressed,
-        "game_end": result.game_end,
-        "hint": _hint_dict(hint, forced),
-        "hint_done": (
-            "completed"
-            if outcome.completed is not None
-            else "skipped"
-            if outcome.skipped is not None
+) -> StepRecord:
+    """The :class:`StepRecord` of one step: ``position``, ``scene`` and ``observation`` as the
+    player saw them before acting; ``game`` read after the step (totals); ``hint`` the hint
+    in force during the step and ``outcome`` what the step did to it; ``calls`` every model
+    call of the step, ``details`` the agent's own additions."""
+    return StepRecord(
+        step=step,
+        position=position,
+        scene=scene,
+        observation=observation,
+        action=result.action,
+        raw_answer=decision.raw_answer,
+        reasoning=decision.reasoning,
+        feedback=result.feedback,
+        success=result.success,
+        error=result.error,
+        outcome=result.outcome.kind,
+        events=tuple(result.events),
+        key_steps=game.key_steps,
+        tools_collected=game.tools_collected,
+        progress=game.progress,
+        progressed=result.progressed,
+        game_end=result.game_end,
+        hint=None if hint is None else StepHint(
+            hint.action, hint.scene, hint.index, hint.steps_in_help, forced
+        ),
+        hint_done=(
+            "completed" if outcome.completed is not None
+            else "skipped" if outcome.skipped is not None
             else None
         ),
-        "mode": decision.mode,
-        "calls": [asdict(c) for c in calls],
-        "agent": details or {},
-        "agent_state_hash": agent_state_hash,
-        "wall_s": wall_s,
-    }
+        mode=decision.mode,
+        calls=tuple(calls),
+        agent=details or {},
+        agent_state_hash=agent_state_hash,
+        wall_s=wall_s,
+    )
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -200,10 +320,28 @@ def read_step_log(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def write_step_log(path: Path, records: Sequence[dict[str, Any]]) -> None:
+def write_step_log(path: Path, records: Sequence[StepRecord]) -> None:
     """Write a whole step log at once (a play that was kept in memory, as human play is)."""
     with open(path, "wb") as f:
-        f.writelines(_json_bytes(r) + b"\n" for r in records)
+        f.writelines(r.json_bytes() + b"\n" for r in records)
+
+
+def step_records(records: Sequence[Mapping[str, Any]], where: str) -> list[StepRecord]:
+    """The :class:`StepRecord` of each log object; :class:`EpisodeLogError` (naming ``where``
+    and the line) for one that is not a step record."""
+    out = []
+    for k, data in enumerate(records):
+        try:
+            out.append(StepRecord.from_json(data))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise EpisodeLogError(f"{where}: record {k + 1} is not a step record ({exc})") from None
+    return out
+
+
+def read_step_records(folder: Path) -> list[StepRecord]:
+    """Every finished step of an episode folder as :class:`StepRecord` s, read-only (see
+    :func:`read_episode_steps`): what a metric or a check of a result folder reads."""
+    return step_records(read_episode_steps(folder), str(folder / STEPS_FILE))
 
 
 # ---------------------------------------------------------------------- checkpoints
@@ -212,7 +350,7 @@ class Checkpoint:
     """The state of an episode after one step: what resuming needs besides the log."""
 
     step: int
-    record: dict[str, Any]
+    record: StepRecord
     agent_state: dict[str, Any]
     hint_state: dict[str, Any] | None
 
@@ -251,7 +389,8 @@ def _checkpoint(entry: dict[str, Any], where: str, episode_id: str) -> Checkpoin
         record = entry["record"]
         if record.get("step") != entry["step"]:
             raise ValueError("its record is of another step")
-        return Checkpoint(int(entry["step"]), record, entry["agent_state"], entry["hint_state"])
+        return Checkpoint(int(entry["step"]), StepRecord.from_json(record),
+                          entry["agent_state"], entry["hint_state"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise EpisodeLogError(f"{where}: not a checkpoint ({exc})") from None
 
@@ -269,13 +408,11 @@ def read_checkpoints(folder: Path, episode_id: str, *, repair: bool = False) -> 
     return [_checkpoint(e, str(path), episode_id) for e in entries]
 
 
-def _missing_records(
-    records: list[dict[str, Any]], checkpoints: Sequence[Checkpoint]
-) -> list[dict[str, Any]]:
-    """The records the checkpoints hold beyond the log's ``records``, in step order."""
-    missing: list[dict[str, Any]] = []
+def _missing_records(logged: int, checkpoints: Sequence[Checkpoint]) -> list[StepRecord]:
+    """The records the checkpoints hold beyond the log's first ``logged``, in step order."""
+    missing: list[StepRecord] = []
     for checkpoint in checkpoints:
-        if checkpoint.step == len(records) + len(missing):
+        if checkpoint.step == logged + len(missing):
             missing.append(checkpoint.record)
     return missing
 
@@ -290,7 +427,7 @@ def read_episode_steps(folder: Path) -> list[dict[str, Any]]:
         checkpoints = read_checkpoints(folder, folder.name)
     except EpisodeLogError:
         checkpoints = []  # not this episode's journal: none of its steps
-    return records + _missing_records(records, checkpoints)
+    return records + [r.to_json() for r in _missing_records(len(records), checkpoints)]
 
 
 # ---------------------------------------------------------------------- writing
@@ -380,7 +517,7 @@ class EpisodeLog:
     def _rotation_path(self) -> Path:
         return self.folder / (CHECKPOINT_FILE + ".new")
 
-    def recover(self) -> tuple[list[dict[str, Any]], Checkpoint | None]:
+    def recover(self) -> tuple[list[StepRecord], Checkpoint | None]:
         """The finished steps and the state after the last of them (None before any step).
 
         Cuts off torn last lines, appends (and syncs) the records the journal holds beyond the
@@ -390,13 +527,14 @@ class EpisodeLog:
         """
         with contextlib.suppress(FileNotFoundError):
             self._rotation_path.unlink()  # a rotation cut short: the journal is still whole
-        records = read_step_log(self.steps_path)
+        logged = read_step_log(self.steps_path)
+        records = step_records(logged, str(self.steps_path))
         checkpoints = read_checkpoints(self.folder, self.episode_id, repair=True)
         self._journal_bytes = os.fstat(self._journal).st_size
         self._journal_lines = len(checkpoints)
-        missing = _missing_records(records, checkpoints)
+        missing = _missing_records(len(records), checkpoints)
         if missing:
-            _write_all(self._log, b"".join(_json_bytes(r) + b"\n" for r in missing))
+            _write_all(self._log, b"".join(r.json_bytes() + b"\n" for r in missing))
             self._sync_log()
             records += missing
         if checkpoints and checkpoints[-1].step >= len(records):
@@ -409,9 +547,10 @@ class EpisodeLog:
         last = records[-1]
         newest = checkpoints[-1] if checkpoints else None
         if newest is None or newest.step < len(records) - 1:
-            if "agent_state" in last:  # a log of an earlier escapebench
+            old = logged[-1] if len(logged) == len(records) else {}
+            if "agent_state" in old:  # a log of an earlier escapebench
                 return records, Checkpoint(
-                    len(records) - 1, last, last["agent_state"] or {}, last.get("hint_state")
+                    len(records) - 1, last, old["agent_state"] or {}, old.get("hint_state")
                 )
             raise EpisodeLogError(
                 f"{self.steps_path}: no checkpoint of step {len(records) - 1}, the last one "
@@ -454,15 +593,15 @@ class EpisodeLog:
 
     async def commit(
         self,
-        record: dict[str, Any],
+        record: StepRecord,
         agent_state_json: bytes,
         hint_state: dict[str, Any],
     ) -> None:
         """Make a finished step durable: its checkpoint line (the record, the hint system's
         snapshot and ``agent_state_json`` from :func:`encode_agent_state`), then its line in
         ``steps.jsonl``. With ``fsync`` the checkpoint line is synced before this returns."""
-        step = int(record["step"])
-        record_json = _json_bytes(record)
+        step = record.step
+        record_json = record.json_bytes()
         line = _checkpoint_line(self._head, step, record_json, hint_state, agent_state_json)
         rotate = (
             self._journal_bytes >= JOURNAL_ROTATE_BYTES

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from escapebench.engine.model import GameDefinition
+from escapebench.engine.model import GameDefinition, GeneratedFrom
 from escapebench.games import loading, playable
 from escapebench.games.loading import GameFileError
 from escapebench.games.validation import SettingReport, check_definition, check_paths, failed_report
@@ -141,9 +141,10 @@ def _specs(specs: Iterable[str] | None) -> list[str] | None:
 
 
 def generated_games(spec: str) -> list[GameDefinition]:
-    """The settings of a ``gen:tier=T,count=N,seed=S[,knob=v]`` spec, generated in memory.
-    Each setting's ``derived`` map holds ``generated``: the spec, the generator version and
-    the sha256 of the game's YAML. Raises :class:`GameFileError` for a bad spec. (The
+    """The settings of a ``gen:tier=T,count=N,seed=S[,knob=v]`` spec, generated in memory,
+    each with its :class:`~escapebench.engine.model.GeneratedFrom` (``generated``: the spec,
+    the generator version, the sha256 of the game's YAML and its file name). Raises
+    :class:`GameFileError` for a bad spec. (The
     generator is imported here, when a spec needs it: a run of files does without it.)"""
     from escapebench.generate import make
 
@@ -155,14 +156,9 @@ def generated_games(spec: str) -> list[GameDefinition]:
         if problem.startswith(f"{spec}: "):  # said once, by the error's own place
             problem = problem[len(spec) + 2:]
         raise GameFileError(spec, problem, not_a_file=True) from None
-    out: list[GameDefinition] = []
-    for g in games:
-        for d in g.settings:
-            d.derived["generated"] = {"spec": parsed.text(), "generator_version":
-                                      make.GENERATOR_VERSION, "sha256": g.sha256,
-                                      "file": f"{g.game_id}.yaml"}
-            out.append(d)
-    return out
+    return [replace(d, generated=GeneratedFrom(parsed.text(), make.GENERATOR_VERSION, g.sha256,
+                                               f"{g.game_id}.yaml"))
+            for g in games for d in g.settings]
 
 
 register(Source("gen:", generated_games, "gen:tier=T,count=N,seed=S[,knob=v...]"))

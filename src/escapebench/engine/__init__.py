@@ -10,7 +10,7 @@ of the state keeps itself current through the game's :class:`StateWatcher`.
 
 from escapebench.engine.actions import Action, Call, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, Event, StepResult, clear_memos
-from escapebench.engine.model import BrokenGameError, GameDefinition, ReferenceStep
+from escapebench.engine.model import BrokenGameError, GameDefinition, GeneratedFrom, ReferenceStep
 from escapebench.engine.outcome import OUTCOME_KINDS, Outcome
 from escapebench.engine.watch import StateWatcher
 
@@ -22,6 +22,7 @@ __all__ = [
     "EscapeGame",
     "Event",
     "GameDefinition",
+    "GeneratedFrom",
     "Outcome",
     "ReferenceStep",
     "StateWatcher",

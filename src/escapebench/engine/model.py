@@ -139,6 +139,18 @@ class ReferenceStep:
         return self.path[-1]
 
 
+@dataclass(frozen=True, slots=True)
+class GeneratedFrom:
+    """Where a game made in memory by the generator comes from: the ``gen:`` spec (normalized),
+    the generator's version, the sha256 of the game's YAML text and the file name it is
+    written as by ``escapebench generate`` (what ``run.json`` records of it)."""
+
+    spec: str
+    generator_version: str
+    sha256: str
+    file: str
+
+
 @dataclass(frozen=True)
 class GameDefinition:
     """One playable setting (a game in one difficulty), immutable after loading."""
@@ -160,9 +172,11 @@ class GameDefinition:
     scene_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     tool_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     item_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
-    # Data derived from the definition by the engine (name indexes, observation texts), built
-    # on first use and kept with the definition it belongs to. Looking it up here is cheap;
-    # hashing a whole definition (as a functools cache would) is not.
+    # A game of a gen: spec, made in memory: where it comes from (None for a game file).
+    generated: GeneratedFrom | None = field(default=None, compare=False)
+    # Caches of data derived from the definition (the engine's tables, observation texts),
+    # built on first use and kept with the definition they belong to. Looking one up here is
+    # cheap; hashing a whole definition (as a functools cache would) is not.
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from escapebench.exit_codes import EXIT_OK, EXIT_PROBLEMS_FOUND, EXIT_USAGE
-from escapebench.generate.knobs import knobs_for
+from escapebench.generate.knobs import count_problem, knobs_for
 from escapebench.generate.make import GENERATOR_VERSION, generate_games
 
 __all__ = ["add_arguments", "main"]
@@ -42,8 +42,9 @@ def main(args: argparse.Namespace) -> int:
         overrides[name.strip()] = value.strip()
     try:
         knobs_for(args.tier, overrides)
-        if args.count < 1:
-            raise ValueError("--count must be at least 1")
+        problem = count_problem(args.count, what="--count")
+        if problem is not None:
+            raise ValueError(problem)
     except ValueError as exc:
         print(f"escapebench generate: {exc}", file=sys.stderr)
         return EXIT_USAGE

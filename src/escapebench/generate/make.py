@@ -3,11 +3,17 @@ and proven, the failed ones replaced by the next sub-seed."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import random
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import yaml
 
@@ -17,7 +23,7 @@ from escapebench.games.validation import check_definition
 from escapebench.gc_pause import collections_paused
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
-from escapebench.generate.knobs import Knobs, knobs_for
+from escapebench.generate.knobs import MAX_SEED, Knobs, count_problem, knobs_for
 from escapebench.generate.proof import (
     abstract_reaches_end,
     cue_problems,
@@ -58,6 +64,8 @@ def parse_gen_spec(spec: str) -> GenSpec:
         if not sep:
             raise ValueError(f"{spec}: {part!r} should be name=value")
         if key in ("tier", "count", "seed"):
+            if len(value.strip()) > 30:  # (int() of a long text is slow, or refused)
+                raise ValueError(f"{spec}: {key} is too long ({len(value)} characters)")
             try:
                 vals[key] = int(value)
             except ValueError:
@@ -65,9 +73,16 @@ def parse_gen_spec(spec: str) -> GenSpec:
         else:
             over.append((key, value))
     out = GenSpec(vals.get("tier", 2), vals.get("count", 1), vals.get("seed", 0), tuple(over))
-    knobs_for(out.tier, dict(out.overrides))  # refuse bad knobs now
-    if out.count < 1:
-        raise ValueError(f"{spec}: count must be at least 1")
+    # Every bound checked now, before any game is made: one line each.
+    try:
+        knobs_for(out.tier, dict(out.overrides))
+    except ValueError as exc:
+        raise ValueError(f"{spec}: {exc}") from None
+    problem = count_problem(out.count)
+    if problem is not None:
+        raise ValueError(f"{spec}: {problem}")
+    if not 0 <= out.seed <= MAX_SEED:
+        raise ValueError(f"{spec}: seed must be from 0 to {MAX_SEED}")
     return out
 
 
@@ -236,7 +251,8 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
             design = build_design(knobs, _sub_rng(seed, tier, index, attempt), game_id)
             text = render(design.doc)
             settings, problems = prove(text, design, f"{game_id}.yaml", design.doc)
-        except (ValueError, KeyError, IndexError) as exc:  # a candidate the data cannot fill
+        except (ValueError, KeyError, IndexError, StopIteration) as exc:  # a candidate the
+            # data cannot fill
             problems = [f"build failed: {type(exc).__name__}: {exc}"]
         if not problems:
             return Generated(game_id, text, settings, design, rejects=attempt,
@@ -246,12 +262,67 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
 
 
 def generate_games(tier: int, count: int, seed: int,
-                   overrides: dict[str, str] | None = None) -> list[Generated]:
-    """``count`` proven games of ``tier`` from ``seed`` (deterministic)."""
+                   overrides: dict[str, str] | None = None, *,
+                   progress: Callable[[int, int], None] | None = None) -> list[Generated]:
+    """``count`` proven games of ``tier`` from ``seed`` (deterministic); ``progress(done,
+    count)`` is called after each game. Ctrl-C stops it at once (see :func:`interruptible`)."""
     knobs = knobs_for(tier, overrides)
-    return [generate_one(tier, seed, i, knobs) for i in range(count)]
+    out: list[Generated] = []
+    with interruptible():
+        for i in range(count):
+            out.append(generate_one(tier, seed, i, knobs))
+            if progress is not None:
+                progress(i + 1, count)
+    return out
 
 
-def generate_spec(spec: GenSpec) -> list[Generated]:
-    """The games a ``gen:`` spec names."""
-    return generate_games(spec.tier, spec.count, spec.seed, dict(spec.overrides))
+def generate_spec(spec: GenSpec, *, stream: IO[str] | None = None) -> list[Generated]:
+    """The games a ``gen:`` spec names; a generation that takes more than a few seconds says
+    how far it is on ``stream`` (default: stderr) every few seconds."""
+    return generate_games(spec.tier, spec.count, spec.seed, dict(spec.overrides),
+                          progress=Progress(spec.text(), stream))
+
+
+class Progress:
+    """``escapebench: generating SPEC: N of M games, about T left (Ctrl-C stops)``, first after
+    :attr:`AFTER_S` seconds, then every :attr:`EVERY_S` seconds; nothing for a quick spec."""
+
+    AFTER_S = 2.0
+    EVERY_S = 5.0
+
+    def __init__(self, label: str, stream: IO[str] | None = None) -> None:
+        self.label = label
+        self.stream = stream
+        self.started = time.monotonic()
+        self.next = self.started + self.AFTER_S
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now < self.next or done >= total:
+            return
+        self.next = now + self.EVERY_S
+        left = (now - self.started) / done * (total - done)
+        when = (f"{left / 3600:.1f} h" if left >= 3600 else f"{left / 60:.0f} min"
+                if left >= 60 else f"{left:.0f} s")
+        print(f"escapebench: generating {self.label}: {done} of {total} games, about {when} "
+              "left (Ctrl-C stops)", file=self.stream or sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt at once while the block runs, also inside an asyncio
+    loop (``escapebench run`` resolves its games there; the loop's own handler only cancels
+    its task when the loop next gets control, which generation does not give it). A process
+    that ignores SIGINT (started in the background) keeps ignoring it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None, signal.default_int_handler):
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

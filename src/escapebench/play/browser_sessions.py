@@ -310,9 +310,9 @@ class PlayStore:
         view["id"] = sid
         view["log"] = [
             {
-                "step": r["step"], "action": r["action"], "command": r.get("raw_answer", ""),
-                "feedback": r["feedback"], "success": bool(r["success"]),
-                "error": bool(r["error"]), "forced": bool((r.get("hint") or {}).get("forced")),
+                "step": r.step, "action": r.action, "command": r.raw_answer,
+                "feedback": r.feedback, "success": r.success, "error": r.error,
+                "forced": r.hint is not None and r.hint.forced,
             }
             for r in s.records[-LOG_LENGTH:]
         ]

@@ -261,12 +261,12 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
                 before = session.hint_info()
                 announced = None if before is None else before["index"]
                 for turn in session.act(command):
-                    shown = session.records[turn.step].get("hint")
-                    if turn.forced and shown and shown["index"] != announced:
+                    shown = session.records[turn.step].hint
+                    if turn.forced and shown and shown.index != announced:
                         # help began with its forced step (--help-steps 1): say so first
                         say("No progress for a while: the hint system takes you to "
-                            f"{shown['scene']}.")
-                        announced = shown["index"]
+                            f"{shown.scene}.")
+                        announced = shown.index
                     say(turn.feedback)
                 hint = session.hint_info()
                 if hint is not None and hint["index"] != announced:

@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from escapebench.bench import (
     EPISODES_DIR,
@@ -26,6 +25,7 @@ from escapebench.bench import (
     RunConfigError,
     RunPlan,
     RunSettings,
+    StepRecord,
     collect_results,
     compatible,
     episode_id,
@@ -102,7 +102,7 @@ def write_human_episode(
     out_dir: Path,
     plan: RunPlan,
     setting: str,
-    records: list[dict[str, Any]],
+    records: list[StepRecord],
     result_of: Callable[[str, int], EpisodeResult],
 ) -> Path:
     """Write the steps ``records`` of a finished play of ``setting`` as a new repeat of

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from escapebench.bench import EpisodeMetrics, HintOptions, HintPolicy, ReferenceEffect
+from escapebench.bench import (
+    EpisodeMetrics,
+    HintOptions,
+    HintPolicy,
+    ReferenceEffect,
+    StepRecord,
+)
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GameDefinition
 from escapebench.play.errors import PlayError
@@ -66,7 +72,7 @@ class RestoredGame:
     policy: HintPolicy
     metrics: EpisodeMetrics
     max_steps: int
-    records: list[dict[str, Any]]
+    records: list[StepRecord]
 
 
 def restore_game(
@@ -81,8 +87,8 @@ def restore_game(
         raise PlayError(f"unsupported save version {data.get('version')!r}")
     if data.get("setting") != defn.setting:
         raise PlayError(f"this save is of {data.get('setting')!r}, not of {defn.setting!r}")
-    records = data.get("records")
-    if not isinstance(records, list) or len(records) != data.get("step"):
+    logged = data.get("records")
+    if not isinstance(logged, list) or len(logged) != data.get("step"):
         raise PlayError("the save's steps are incomplete")
     game = EscapeGame(defn)
     policy = HintPolicy(defn, options, effects=effects)
@@ -90,16 +96,17 @@ def restore_game(
     try:
         game.restore(data["engine"])
         policy.restore(data["hint_state"])
+        records = [StepRecord.from_json(r) for r in logged]
         for record in records:
             metrics.add(record)
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise PlayError(f"the save does not fit this game: {exc}") from None
-    if records and (records[-1].get("key_steps"), records[-1].get("tools_collected")) != (
+    if records and (records[-1].key_steps, records[-1].tools_collected) != (
         game.key_steps,
         game.tools_collected,
     ):
         raise PlayError("the save's steps do not match its game state")
-    return RestoredGame(game, policy, metrics, max_steps, list(records))
+    return RestoredGame(game, policy, metrics, max_steps, records)
 
 
 def _saved_settings(data: dict[str, Any]) -> tuple[HintOptions, int]:

@@ -59,6 +59,7 @@ from escapebench.bench import (
     HintPolicy,
     ReferenceEffect,
     RunPlan,
+    StepRecord,
     step_record,
 )
 from escapebench.engine.env import EscapeGame, StepResult
@@ -167,7 +168,7 @@ class PlaySession:
         self.game = EscapeGame(defn)
         self.policy = HintPolicy(defn, hints, effects=effects)
         self.metrics = EpisodeMetrics(defn, self.policy.effects)
-        self.records: list[dict[str, Any]] = []
+        self.records: list[StepRecord] = []
         self.last_feedback = ""
         self.started = _now()
         self.saved_at_step: int | None = None  # step count of the last save, if any
@@ -335,7 +336,7 @@ class PlaySession:
         self.metrics.add(record)
         self.last_feedback = feedback
         turn = Turn(
-            record["step"], command, result.action, feedback, result.success, result.error,
+            record.step, command, result.action, feedback, result.success, result.error,
             result.progressed, result.game_end, forced,
         )
         self._hint = None if self.ended else policy.before_step(game)
@@ -384,7 +385,7 @@ class PlaySession:
             "protocol_state": self.texts.snapshot(),
             "pending_hint": self._hint is not None,
             "last_feedback": self.last_feedback,
-            "records": self.records,
+            "records": [r.to_json() for r in self.records],
         }
 
     def save_file(self, path: str | Path) -> Path:

@@ -36,6 +36,7 @@ from escapebench.bench.build import make_episode_agent
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.plan import RunPlan, episode_id, plan_run
+from escapebench.bench.records import StepRecord
 from escapebench.bench.settings import (
     MODEL_AGENTS,
     RunConfigError,
@@ -192,8 +193,9 @@ def play_episode(plan: RunPlan) -> Solver:
         )
         log = transcript()
 
-        def on_record(record: dict[str, Any]) -> None:
-            log.info(step_markdown(record), source=f"escapebench step {int(record['step']) + 1}")
+        def on_record(step: StepRecord) -> None:
+            record = step.to_json()
+            log.info(step_markdown(record), source=f"escapebench step {step.step + 1}")
             _chat_view(state, record)
 
         # The step log and checkpoints live only for the sample: Inspect keeps the transcript,
