@@ -35,6 +35,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "serve": ("escapebench.web.command_serve", "serve reports and the browser play page"),
     "compare": ("escapebench.report.command_compare",
                 "paired comparison of two runs (A B), or BaseAgent vs EscapeAgent (Table 5)"),
+    "openenv": ("escapebench.integrations.command_openenv",
+                "serve the games as an OpenEnv environment on 127.0.0.1 (extra openenv)"),
     "fake-server": ("escapebench.llm.command_fake_server",
                     "serve a deterministic offline OpenAI-compatible model on 127.0.0.1"),
 }

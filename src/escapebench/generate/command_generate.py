@@ -77,8 +77,15 @@ def main(args: argparse.Namespace) -> int:
     for g in games:
         print(f"{out / (g.game_id + '.yaml')}: {len(g.design.key_steps)} key steps, "
               f"{len(g.design.creative)} creative, {g.rejects} rejected before it")
-    print(f"{len(games)} games written to {out}; {rejects} candidates rejected "
-          f"({rejects / (rejects + len(games)):.0%})")
+    # Each game comes in several versions (easy, normal, hard): --count 3 is 9 settings to
+    # play, which a run of them shows; said here so that the count is no surprise.
+    settings = sum(len(g.settings) for g in games)
+    versions = list(dict.fromkeys(d.difficulty for g in games for d in g.settings))
+    each = ", ".join(versions[:-1]) + f" and {versions[-1]}" if len(versions) > 1 else (
+        "".join(versions))
+    print(f"{len(games)} game{'s' if len(games) != 1 else ''} written to {out}: "
+          f"{settings} setting{'s' if settings != 1 else ''} to play ({each} of each); "
+          f"{rejects} candidates rejected ({rejects / (rejects + len(games)):.0%})")
     return EXIT_OK
 
 

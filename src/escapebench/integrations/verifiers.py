@@ -45,6 +45,7 @@ from escapebench.bench.metrics import EpisodeResult
 from escapebench.catalog import load_games, source_of, split_specs
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.integrations.extras import warn_openai_clash
 from escapebench.integrations.texts import choose_protocol, environment_text, texts_version
 from escapebench.protocols import HistoryStep, Protocol
 from escapebench.protocols.escapebench import prompts
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 TASKSET_ID = "escapebench-verifiers"
+warn_openai_clash()  # one line where Inspect is installed too (it needs openai>=3.4)
 #: The system prompt: the escapebench action prompt with the answer format.
 SYSTEM_PROMPT = prompts.ACTION_SYSTEM_PROMPT + "\n\n" + prompts.CHAIN_OF_THOUGHT_INSTRUCTION
 DEFAULT_MAX_STEPS = 50

@@ -30,7 +30,7 @@ __all__ = ["GAMES_DIR", "GamePage", "game_pages", "marked_parts"]
 
 GAMES_DIR = "games"
 # Bumped when the drawing or the page's lists change, so kept pictures are drawn again.
-PAGE_VERSION = "2"
+PAGE_VERSION = "3"
 
 
 @dataclass
@@ -245,7 +245,15 @@ def _draw(page: GamePage, rec: dict[str, Any], finder: _Finder, png: Path, meta:
         page.creative = list(design.creative)
         draw_design(design, png, d)
     else:
-        draw_definition(d, png)
+        # the steps the game file marks creative (`creative: true`, docs/game-format.md)
+        from escapebench.bench.tool_choice import creative_keys
+
+        marked = creative_keys(d)
+        page.creative = [f"{a} applied to {b}" if verb == "apply" else f"craft({a}, {b})"
+                         for verb, a, b in sorted(marked)]
+        draw_definition(d, png, frozenset(
+            w.arg for it in d.items for st in it.states for tr in st.transitions
+            if tr.creative for w in tr.waits if w.kind == "apply"))
     data = {k: v for k, v in asdict(page).items() if k in ("scenes", "locks", "tools",
                                                               "creative")}
     meta.write_text(json.dumps(data), encoding="utf-8")
