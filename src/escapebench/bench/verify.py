@@ -591,12 +591,12 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
         if path is None:
             raise VerifyError(f"game file {entry.get('file')} of {entry.get('setting')} not "
                               "found with its recorded sha256; give its folder with --games")
-        if path.name not in seen:
-            seen.add(path.name)
-            members.append((f"games/{path.name}", path))
-            reference = _reference_log(path)
-            if reference is not None:
-                members.append((f"games/reference/{reference.name}", reference))
+        reference = _reference_log(path)
+        for name, member in ((f"games/{path.name}", path),
+                             (f"games/reference/{reference.name}" if reference else "", reference)):
+            if member is not None and name not in seen:
+                seen.add(name)
+                members.append((name, member))
     manifest = {
         "format": VERIFY_FORMAT,
         "folder": folder.name,
