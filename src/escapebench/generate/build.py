@@ -872,7 +872,7 @@ class _Builder:
         self.signs_used.add(sign)
         painted = f" A small {sign} is painted on it." if sign else ""
         by = f", beside a small painted {sign}" if sign else ""
-        by_hard = f", by a {sign}" if sign else ""
+        by_hard = f", marked with a {sign}" if sign else ""
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
         where_digits = ("the whole code is written on a note nearby" if self.k.indirection == 0 else
                         f"its digits are written around the place, marked I to {MARKS[n - 1]}"
