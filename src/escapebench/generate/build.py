@@ -24,7 +24,7 @@ from typing import Any
 
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
-from escapebench.generate.proof import _cue_rx, asked_properties, plural_name
+from escapebench.generate.proof import asked_properties, cue_pattern, plural_name
 
 __all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
@@ -313,7 +313,7 @@ class _Builder:
     def links_in(self, texts: list[Any]) -> set[str]:
         """The link words (a stain, a material, a colour) ``texts`` hold."""
         if not _LINK:
-            _LINK.append(_cue_rx(self.words.get("link_words", [])))
+            _LINK.append(cue_pattern(self.words.get("link_words", [])))
         rx = _LINK[0]
         if rx is None:
             return set()
@@ -678,7 +678,7 @@ class _Builder:
         if key not in _ASKED:
             if not _ASK_RX:
                 _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
-                                if (rx := _cue_rx([*c["words"], *c.get("asks", [])]))})
+                                if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
             texts = [*obs["desc"].values(), obs["fail"]]
             _ASKED[key] = frozenset({obs["needs"]}.union(
                 *(asked_properties(t, _ASK_RX) for t in texts if t)))

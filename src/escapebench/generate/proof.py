@@ -14,7 +14,11 @@ shortcut.
 :func:`naming_problems` is the proof's last part: where a text of a version names a solution
 outright (the generator asks it of the normal and hard versions). :func:`cue_problems` asks
 the opposite of the normal version: that a creative step's tool does hint, in its own
-description, the property it is used for.
+description, the property it is used for. Generator version 6 adds :func:`code_problems` (one
+answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its solution has),
+:func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
+truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
+detail links unrelated things).
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "fair_problems",
-           "naming_problems", "parse_step"]
+__all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
+           "cue_pattern",
+           "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
+           "fair_problems", "label_problems", "naming_problems", "parse_step", "plural_name",
+           "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -575,7 +582,7 @@ def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
     return out
 
 
-def _cue_rx(words: Iterable[str]) -> re.Pattern[str] | None:
+def cue_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for ``words`` as cue words (whole, with plural or verb endings); kept."""
     return _cue_rx_of(tuple(words))
 
@@ -625,8 +632,8 @@ def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str,
     property its name does not suggest (a hard version may be bare).
     """
     out: list[str] = []
-    ask_rx = {p: rx for p, w in asks.items() if (rx := _cue_rx(w)) is not None}
-    cue_rx = {p: rx for p, w in cue_words.items() if (rx := _cue_rx(w)) is not None}
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    cue_rx = {p: rx for p, w in cue_words.items() if (rx := cue_pattern(w)) is not None}
     for item, prop, _crafted, _why in needs:
         solver = next((t for t in defn.tools for st in t.states if item in st.apply_to), None)
         if solver is None:
@@ -882,7 +889,7 @@ def decoy_problems(defn: GameDefinition, link_words: Iterable[str],
     mark may share a link word with an obstacle or a mark it is not related to.
     """
     d = defn
-    rx = _cue_rx(link_words)
+    rx = cue_pattern(link_words)
     if rx is None:
         return []
     pairs = {frozenset(p) for p in related}
