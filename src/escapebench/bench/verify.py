@@ -55,7 +55,7 @@ from escapebench.bench.records import (
 )
 from escapebench.bench.settings import RunConfigError
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import Protocol
+from escapebench.protocols.base import PromptProtocol
 
 __all__ = [
     "BUNDLE_MANIFEST",
@@ -305,7 +305,7 @@ def _load_game(entry: dict[str, Any], games_dirs: Sequence[Path]) -> _Game:
 
 
 def _protocol(run: dict[str, Any], games: Sequence[GameDefinition],
-              original_source: Path | None) -> Protocol:
+              original_source: Path | None) -> PromptProtocol:
     from escapebench.protocols import OriginalSourceError, make_protocol
 
     recorded = run.get("protocol") or {"name": "escapebench"}
@@ -349,7 +349,7 @@ def _read_records(folder: Path) -> list[dict[str, Any]]:
 
 
 async def _check_episode(
-    folder: Path, run: dict[str, Any], defn: GameDefinition, protocol: Protocol,
+    folder: Path, run: dict[str, Any], defn: GameDefinition, protocol: PromptProtocol,
     scratch: Path,
 ) -> EpisodeCheck:
     episode_id = folder.name
