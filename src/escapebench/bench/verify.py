@@ -335,7 +335,7 @@ def _version_notes(run: dict[str, Any]) -> list[str]:
     now = {"escapebench_version": __version__, "prompt_version": prompt_version(),
            "observation_version": OBSERVATION_VERSION, "result_version": RESULT_VERSION}
     return [f"{key} is {run[key]!r} in run.json, {value!r} here" for key, value in now.items()
-            if key in run and run[key] != value]
+            if run.get(key) and run[key] != value]
 
 
 # ---------------------------------------------------------------------- one episode
@@ -496,9 +496,11 @@ def verify_run(
                 problem = game.problem if game else f"run.json records no game {setting}"
                 check.episodes.append(EpisodeCheck(sub.name, problem=problem))
                 continue
-            check.episodes.append(
-                asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
-            )
+            episode = asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
+            if episode.problem and run.get("agent") == "human":
+                episode.problem += (" (a person's play: verify replays it through the agents' "
+                                    "episode loop, which has no requested hints)")
+            check.episodes.append(episode)
     if not check.failed:
         table = _results_table_problem(folder)
         if table:
