@@ -63,6 +63,7 @@ __all__ = [
     "EpisodeCheck",
     "LoggedAgent",
     "RunCheck",
+    "unpack_bundle",
     "verification_status",
     "verify_run",
     "write_bundle",
@@ -590,12 +591,12 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
         if path is None:
             raise VerifyError(f"game file {entry.get('file')} of {entry.get('setting')} not "
                               "found with its recorded sha256; give its folder with --games")
-        if path.name not in seen:
-            seen.add(path.name)
-            members.append((f"games/{path.name}", path))
-            reference = _reference_log(path)
-            if reference is not None:
-                members.append((f"games/reference/{reference.name}", reference))
+        reference = _reference_log(path)
+        for name, member in ((f"games/{path.name}", path),
+                             (f"games/reference/{reference.name}" if reference else "", reference)):
+            if member is not None and name not in seen:
+                seen.add(name)
+                members.append((name, member))
     manifest = {
         "format": VERIFY_FORMAT,
         "folder": folder.name,
@@ -612,6 +613,49 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
             out.unlink()
         raise
     return len(members)
+
+
+#: A bundle unpacks to at most this many bytes (a zip bomb is refused before unpacking).
+MAX_BUNDLE_BYTES = 4 << 30
+
+
+def unpack_bundle(bundle: Path, into: Path) -> tuple[Path, Path]:
+    """Unpack a bundle of :func:`write_bundle` into the folder ``into`` after checking it: every
+    member named in its manifest with the sha256 recorded there, nothing else, no path outside
+    the folder. Returns the run folder and the games folder. Raises :class:`VerifyError`."""
+    try:
+        z = zipfile.ZipFile(bundle)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise VerifyError(f"{bundle}: not a bundle ({exc})") from None
+    with z:
+        try:
+            manifest = json.loads(z.read(BUNDLE_MANIFEST))
+            files = manifest["files"]
+            if not isinstance(files, dict):
+                raise TypeError("files is not a mapping")
+        except (KeyError, ValueError, TypeError) as exc:
+            raise VerifyError(f"{bundle}: no readable {BUNDLE_MANIFEST} ({exc})") from None
+        infos = [i for i in z.infolist() if not i.is_dir() and i.filename != BUNDLE_MANIFEST]
+        names = {i.filename for i in infos}
+        if names != set(files):
+            extra = sorted(names - set(files)) or sorted(set(files) - names)
+            raise VerifyError(f"{bundle}: its members are not those of its manifest "
+                              f"({', '.join(extra[:3])})")
+        if sum(i.file_size for i in infos) > MAX_BUNDLE_BYTES:
+            raise VerifyError(f"{bundle}: unpacks to more than {MAX_BUNDLE_BYTES >> 30} GiB")
+        root = into.resolve()
+        for info in infos:
+            target = (root / info.filename).resolve()
+            if not target.is_relative_to(root) or not info.filename.startswith(("run/",
+                                                                              "games/")):
+                raise VerifyError(f"{bundle}: member {info.filename!r} is outside the bundle")
+            data = z.read(info)
+            if hashlib.sha256(data).hexdigest() != files[info.filename]:
+                raise VerifyError(f"{bundle}: {info.filename} does not have the sha256 its "
+                                  "manifest records (changed after packing)")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    return root / "run", root / "games"
 
 
 def _reference_log(game_file: Path) -> Path | None:
