@@ -23,12 +23,19 @@ from escapebench.games.validation import check_definition
 from escapebench.gc_pause import collections_paused
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
+from escapebench.generate.data import words as word_data
 from escapebench.generate.knobs import MAX_SEED, Knobs, count_problem, knobs_for
 from escapebench.generate.proof import (
     abstract_reaches_end,
+    code_problems,
+    craft_problems,
+    cue_agreement_problems,
     cue_problems,
+    decoy_problems,
     fair_problems,
+    label_problems,
     naming_problems,
+    text_problems,
 )
 
 GENERATOR_VERSION = "5"
@@ -193,6 +200,16 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
     description hints the property it is used for)."""
     settings = load_own_text(text, source, doc)
     problems: list[str] = []
+    data = _proof_data()
+    # the obstacles' own texts before they are solved, in every version (what they ask for)
+    asks_in: dict[str, list[str]] = {}
+    for d in settings:
+        for item, *_ in design.needs:
+            if item in d.item_index:
+                st = d.items[d.item_index[item]].states[0]
+                asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    related = {(tool, item) for tool, item, _kind in design.edges} | {
+        (a, b) for a, b in design.related}
     for d in settings:
         # the three versions share all logic: the solver runs once, on the normal version
         report = check_definition(d, text, run_solver=d.difficulty == "normal")
@@ -209,6 +226,20 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             problems += [f"{d.setting}: fair: {m}"
                          for m in fair_problems(d, design.needs, words, design.keys,
                                                        design.parts)]
+        # version 6: one answer per code, cues that agree with the answer, crafts that make
+        # sense, labels that tell the truth, words that do not mislead, no decoy links
+        problems += [f"{d.setting}: code: {m}" for m in code_problems(d, design.codes)]
+        problems += [f"{d.setting}: agree: {m}" for m in cue_agreement_problems(
+            d, design.needs, design.props, data["asks"], words, data["opposite"],
+            data["first"], asks_in)]
+        problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
+            d, design.crafts, data["because"], design.needs)]
+        problems += [f"{d.setting}: label: {m}" for m in label_problems(d)]
+        problems += [f"{d.setting}: words: {m}" for m in text_problems(
+            d, data["promises"], data["misfits"].get(design.theme, ()))]
+        if d.difficulty != "easy":
+            problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
+                d, data["links"], related, design.clues)]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")
@@ -234,6 +265,28 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         if name in named:
             problems.append(f"distractor {name} is named by a step")
     return settings, problems
+
+
+_DATA: dict[str, Any] = {}
+
+
+def _proof_data() -> dict[str, Any]:
+    """What the version-6 rules read of the data files, gathered once."""
+    if not _DATA:
+        aff, w = affordances(), word_data()
+        cues = aff["cues"]
+        _DATA["asks"] = {p: [*c["words"], *c.get("asks", [])] for p, c in cues.items()}
+        _DATA["opposite"] = dict(aff.get("opposites", {}))
+        _DATA["first"] = {o["name"]: o["properties"][0] for o in aff["objects"]}
+        _DATA["because"] = {tuple(c["parts"]): c.get("because", {}) for c in aff["crafts"]}
+        misfits: dict[str, list[str]] = {}
+        for o in aff["objects"]:
+            for theme in o.get("not_in", []):
+                misfits.setdefault(theme, []).append(o["name"])
+        _DATA["misfits"] = misfits
+        _DATA["promises"] = list(w.get("promises", []))
+        _DATA["links"] = list(w.get("link_words", []))
+    return _DATA
 
 
 def generate_one(tier: int, seed: int, index: int, knobs: Knobs) -> Generated:
