@@ -57,6 +57,11 @@ class Suite:
     games: str  # the --games value
     extra: tuple[str, ...] = ()  # more options of its runs
     per_setting: bool = True  # a per-setting table in the document
+    short: str = ""  # how a sentence names it
+
+    @property
+    def said(self) -> str:
+        return self.short or self.title
 
 
 @dataclass
@@ -164,7 +169,7 @@ def order_note(per_suite: list[tuple[Suite, dict[str, list[EpisodeResult]]]]) ->
     for suite, results in per_suite:
         s = _overall(results.get("explorer", []))
         if s is not None and s.tool_choice is not None:
-            scores.append((suite.title, s.tool_choice))
+            scores.append((suite.said, s.tool_choice))
     if not scores:
         return ""
     listed = "; ".join(f"{title}: {score:.2f}" for title, score in scores)
@@ -318,14 +323,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     games = ", ".join(p.stem for p in builtin_files())
-    suites = [Suite("builtin", f"Built-in games ({games})", "builtin")]
+    suites = [Suite("builtin", f"Built-in games ({games})", "builtin", short="built-in games")]
     skipped = []
     if args.upstream.is_dir():
         # Shown relative to where the command runs, as a user would type it.
         games_arg = os.path.relpath(args.upstream) if args.upstream.is_absolute() else str(
             args.upstream
         )
-        suites.append(Suite("original", "Original EscapeBench settings", games_arg))
+        suites.append(Suite("original", "Original EscapeBench settings", games_arg,
+                            short="original settings"))
     else:
         skipped.append(f"the original settings (no folder at `{args.upstream}`).")
         print(f"original settings not found at {args.upstream}: skipped", file=sys.stderr)
@@ -334,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             f"gen-t{tier}",
             f"Generated tier {tier} ({args.gen_count} games, seed {args.gen_seed}, normal)",
             f"gen:tier={tier},count={args.gen_count},seed={args.gen_seed}",
-            ("--difficulty", "normal"), per_setting=False,
+            ("--difficulty", "normal"), per_setting=False, short=f"generated tier {tier}",
         ))
     jobs = commands(suites, args.out, args.random_repeats)
     for job in jobs:

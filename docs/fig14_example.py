@@ -45,8 +45,7 @@ def blind_answer(messages: Sequence[Message]) -> str:
     """The scripted stand-in's answer (see the module docstring)."""
     text = "\n".join(str(m.get("content") or "") for m in messages)
     last = str(messages[-1].get("content") or "")
-    recent = set(_ACTION.findall(text[: len(text) - len(last)])) | set(
-        _ACTION.findall(last.split("Scene Description", 1)[0]))
+    recent = set(_ACTION.findall(last.split("Your recent steps", 1)[-1]))
     items = _ITEM.findall(last)
     tools = _TOOL.findall(last)
     scenes = _SCENE.findall(last)
