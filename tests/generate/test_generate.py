@@ -45,6 +45,9 @@ def test_the_same_tier_count_and_seed_write_byte_identical_files(tmp_path: Path)
         done = cli("generate", "--tier", "2", "--count", "3", "--seed", "7", "--out", str(out),
                    cwd=tmp_path)
         assert done.returncode == 0, done.stderr
+        # each game has three versions: the 9 settings a run of them plays are no surprise
+        assert f"3 games written to {out}: 9 settings to play (easy, normal and hard of " \
+            "each); " in done.stdout
     names = sorted(p.name for p in a.iterdir())
     assert names == sorted(p.name for p in b.iterdir()) and len(names) == 4
     for n in names:

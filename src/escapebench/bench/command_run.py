@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import signal
 import sys
 import threading
@@ -187,4 +188,15 @@ def main(args: argparse.Namespace) -> int:
             f"resume once {when}.",
             file=sys.stderr,
         )
+    if outcome.finished == outcome.planned and outcome.exit_code == 0:
+        print(_next_commands(outcome), file=sys.stderr)
     return outcome.exit_code
+
+
+def _next_commands(outcome: RunOutcome) -> str:
+    """What to try next with a finished run: its report, a comparison with another run."""
+    run = shlex.quote(str(outcome.out))
+    return (
+        f"next: escapebench report {run} --out report/   (tables, figures, trajectory viewer)\n"
+        f"      escapebench compare {run} OTHER_RUN   (paired differences to another run)"
+    )

@@ -60,7 +60,7 @@ from escapebench.bench.records import (
 )
 from escapebench.bench.settings import RunConfigError
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import Protocol
+from escapebench.protocols.base import PromptProtocol
 
 __all__ = [
     "BUNDLE_MANIFEST",
@@ -68,6 +68,7 @@ __all__ = [
     "EpisodeCheck",
     "LoggedAgent",
     "RunCheck",
+    "unpack_bundle",
     "verification_status",
     "verify_run",
     "write_bundle",
@@ -310,7 +311,7 @@ def _load_game(entry: dict[str, Any], games_dirs: Sequence[Path]) -> _Game:
 
 
 def _protocol(run: dict[str, Any], games: Sequence[GameDefinition],
-              original_source: Path | None) -> Protocol:
+              original_source: Path | None) -> PromptProtocol:
     from escapebench.protocols import OriginalSourceError, make_protocol
 
     recorded = run.get("protocol") or {"name": "escapebench"}
@@ -339,7 +340,7 @@ def _version_notes(run: dict[str, Any]) -> list[str]:
     now = {"escapebench_version": __version__, "prompt_version": prompt_version(),
            "observation_version": OBSERVATION_VERSION, "result_version": RESULT_VERSION}
     return [f"{key} is {run[key]!r} in run.json, {value!r} here" for key, value in now.items()
-            if key in run and run[key] != value]
+            if run.get(key) and run[key] != value]
 
 
 # ---------------------------------------------------------------------- one episode
@@ -354,7 +355,7 @@ def _read_records(folder: Path) -> list[dict[str, Any]]:
 
 
 async def _check_episode(
-    folder: Path, run: dict[str, Any], defn: GameDefinition, protocol: Protocol,
+    folder: Path, run: dict[str, Any], defn: GameDefinition, protocol: PromptProtocol,
     scratch: Path,
 ) -> EpisodeCheck:
     episode_id = folder.name
@@ -518,9 +519,11 @@ def verify_run(
                 problem = game.problem if game else f"run.json records no game {setting}"
                 check.episodes.append(EpisodeCheck(sub.name, problem=problem))
                 continue
-            check.episodes.append(
-                asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
-            )
+            episode = asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
+            if episode.problem and run.get("agent") == "human":
+                episode.problem += (" (a person's play: verify replays it through the agents' "
+                                    "episode loop, which has no requested hints)")
+            check.episodes.append(episode)
     if not check.failed:
         table = _results_table_problem(folder)
         if table:
@@ -613,12 +616,12 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
         if path is None:
             raise VerifyError(f"game file {entry.get('file')} of {entry.get('setting')} not "
                               "found with its recorded sha256; give its folder with --games")
-        if path.name not in seen:
-            seen.add(path.name)
-            members.append((f"games/{path.name}", path))
-            reference = _reference_log(path)
-            if reference is not None:
-                members.append((f"games/reference/{reference.name}", reference))
+        reference = _reference_log(path)
+        for name, member in ((f"games/{path.name}", path),
+                             (f"games/reference/{reference.name}" if reference else "", reference)):
+            if member is not None and name not in seen:
+                seen.add(name)
+                members.append((name, member))
     manifest = {
         "format": VERIFY_FORMAT,
         "folder": folder.name,
@@ -635,6 +638,49 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
             out.unlink()
         raise
     return len(members)
+
+
+#: A bundle unpacks to at most this many bytes (a zip bomb is refused before unpacking).
+MAX_BUNDLE_BYTES = 4 << 30
+
+
+def unpack_bundle(bundle: Path, into: Path) -> tuple[Path, Path]:
+    """Unpack a bundle of :func:`write_bundle` into the folder ``into`` after checking it: every
+    member named in its manifest with the sha256 recorded there, nothing else, no path outside
+    the folder. Returns the run folder and the games folder. Raises :class:`VerifyError`."""
+    try:
+        z = zipfile.ZipFile(bundle)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise VerifyError(f"{bundle}: not a bundle ({exc})") from None
+    with z:
+        try:
+            manifest = json.loads(z.read(BUNDLE_MANIFEST))
+            files = manifest["files"]
+            if not isinstance(files, dict):
+                raise TypeError("files is not a mapping")
+        except (KeyError, ValueError, TypeError) as exc:
+            raise VerifyError(f"{bundle}: no readable {BUNDLE_MANIFEST} ({exc})") from None
+        infos = [i for i in z.infolist() if not i.is_dir() and i.filename != BUNDLE_MANIFEST]
+        names = {i.filename for i in infos}
+        if names != set(files):
+            extra = sorted(names - set(files)) or sorted(set(files) - names)
+            raise VerifyError(f"{bundle}: its members are not those of its manifest "
+                              f"({', '.join(extra[:3])})")
+        if sum(i.file_size for i in infos) > MAX_BUNDLE_BYTES:
+            raise VerifyError(f"{bundle}: unpacks to more than {MAX_BUNDLE_BYTES >> 30} GiB")
+        root = into.resolve()
+        for info in infos:
+            target = (root / info.filename).resolve()
+            if not target.is_relative_to(root) or not info.filename.startswith(("run/",
+                                                                              "games/")):
+                raise VerifyError(f"{bundle}: member {info.filename!r} is outside the bundle")
+            data = z.read(info)
+            if hashlib.sha256(data).hexdigest() != files[info.filename]:
+                raise VerifyError(f"{bundle}: {info.filename} does not have the sha256 its "
+                                  "manifest records (changed after packing)")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    return root / "run", root / "games"
 
 
 def _reference_log(game_file: Path) -> Path | None:

@@ -49,7 +49,7 @@ from escapebench.bench.hints import HintOptions
 from escapebench.engine.model import GameDefinition
 from escapebench.integrations.gym import EscapeBenchEnv, HintWrapper, RewardMode
 from escapebench.integrations.texts import choose_protocol
-from escapebench.protocols import Protocol
+from escapebench.protocols import PromptProtocol
 
 __all__ = [
     "ENV_NAME",
@@ -130,19 +130,19 @@ class OpenEnvConfig:
     max_sessions: int = 8
     host: str = "127.0.0.1"
     settings: tuple[GameDefinition, ...] = field(default=(), compare=False)
-    resolved_protocol: Protocol | None = field(default=None, compare=False)
+    resolved_protocol: PromptProtocol | None = field(default=None, compare=False)
 
     def loaded(self) -> OpenEnvConfig:
         """This config with its settings loaded (and checked: raises GameFileError,
         OriginalSourceError or ValueError in one line)."""
         from dataclasses import replace
 
-        from escapebench.catalog import load_games
+        from escapebench.catalog import load_games, split_specs
 
         settings = tuple(load_games(list(self.games), self.difficulties))
         if not settings:
             raise ValueError("no game settings match the games and difficulties given")
-        protocol = choose_protocol(self.protocol, list(self.games), self.original_source)
+        protocol = choose_protocol(self.protocol, split_specs(self.games), self.original_source)
         return replace(self, settings=settings, resolved_protocol=protocol)
 
 
@@ -285,7 +285,10 @@ def config_from_environment() -> OpenEnvConfig:
     ``ESCAPEBENCH_PROTOCOL``, ``ESCAPEBENCH_ORIGINAL_SOURCE``, ``ESCAPEBENCH_HINTS`` (1: on),
     ``ESCAPEBENCH_REWARD``, ``ESCAPEBENCH_MAX_STEPS``, ``ESCAPEBENCH_HOST``."""
     env = os.environ
-    games = [g.strip() for g in env.get("ESCAPEBENCH_GAMES", "tutorial").split(",") if g.strip()]
+    from escapebench.catalog import split_specs
+
+    # a comma list, as --games takes it (a gen: spec keeps its own commas)
+    games = [g for g in split_specs([env.get("ESCAPEBENCH_GAMES", "tutorial")]) if g.strip()]
     source = env.get("ESCAPEBENCH_ORIGINAL_SOURCE")
     return OpenEnvConfig(
         games=tuple(games or ["tutorial"]),

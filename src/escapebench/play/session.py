@@ -81,7 +81,7 @@ from escapebench.play.saves import (
     save_target,
     write_save_file,
 )
-from escapebench.protocols.base import Protocol
+from escapebench.protocols.base import PromptProtocol
 from escapebench.protocols.escapebench import EscapebenchProtocol
 
 FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
@@ -158,11 +158,12 @@ class PlaySession:
         hints: HintOptions | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
         effects: tuple[ReferenceEffect, ...] | None = None,
-        protocol: Protocol | None = None,
+        protocol: PromptProtocol | None = None,
     ) -> None:
         self.defn = defn
         self.protocol = protocol or EscapebenchProtocol()
-        self.texts = self.protocol.session(defn)  # the observation and feedback the person reads
+        # the protocol's session: the observation and feedback the person reads
+        self.protocol_session = self.protocol.session(defn)
         self.player = player.strip() or "anonymous"
         self.max_steps = max_steps
         self.game = EscapeGame(defn)
@@ -256,7 +257,7 @@ class PlaySession:
             "bag": [
                 {"n": n, "name": t.name, "desc": t.desc} for n, t in enumerate(screen.bag, 1)
             ],
-            "observation": self.texts.observation(self.game),
+            "observation": self.protocol_session.observation(self.game),
             "feedback": self.last_feedback,
             "hint": self.hint_info(),
             "step": score.steps,
@@ -308,8 +309,8 @@ class PlaySession:
         wall = 0.0 if forced else now - self._clock
         self._clock = now
         position, scene = self._position, game.scene_name
-        observation = self.texts.observation(game)
-        result: StepResult = self.texts.play(game, action)
+        observation = self.protocol_session.observation(game)
+        result: StepResult = self.protocol_session.play(game, action)
         outcome = policy.after_step(game, result)
         feedback = result.feedback
         if forced:
@@ -346,8 +347,9 @@ class PlaySession:
     def _begin_step(self) -> str:
         """The protocol's start of the upcoming step (after the hint system's); its position."""
         hint = self._hint
-        view = None if hint is None else self.texts.reference_hint(hint.index, hint.steps_in_help)
-        return self.texts.begin_step(self.game, view)
+        view = None if hint is None else self.protocol_session.reference_hint(
+            hint.index, hint.steps_in_help)
+        return self.protocol_session.begin_step(self.game, view)
 
     def _play_forced(self) -> list[Turn]:
         turns = []
@@ -382,7 +384,7 @@ class PlaySession:
             "engine": self.game.snapshot(),
             "hint_state": self.policy.snapshot(),
             "protocol": self.protocol.label,
-            "protocol_state": self.texts.snapshot(),
+            "protocol_state": self.protocol_session.snapshot(),
             "pending_hint": self._hint is not None,
             "last_feedback": self.last_feedback,
             "records": [r.to_json() for r in self.records],
@@ -429,8 +431,8 @@ class PlaySession:
                 f"this save was played under the protocol {data.get('protocol')!r}, not "
                 f"{self.protocol.label!r}"
             )
-        self.texts = self.protocol.session(self.defn)
-        self.texts.restore(data.get("protocol_state") or {})
+        self.protocol_session = self.protocol.session(self.defn)
+        self.protocol_session.restore(data.get("protocol_state") or {})
         # The upcoming step was prepared before saving (the hint system's counters and the
         # engine's scene are those of that step): take its hint as it stands, without counting
         # the step in help a second time.

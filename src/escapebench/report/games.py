@@ -47,6 +47,7 @@ class GamePage:
     locks: list[str] = field(default_factory=list)  # "item (needs tool)" / "item (needs a code)"
     tools: list[str] = field(default_factory=list)
     creative: list[str] = field(default_factory=list)  # creative steps, as sentences
+    generated: bool = False  # a game of a gen: spec (its design knows its creative steps)
 
     @property
     def page(self) -> str:
@@ -198,7 +199,8 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path,
         if slug in slugs:  # the same game name with another file
             slug = safe_slug(f"{game}-{str(rec.get('sha256') or 'x')[:8]}")
         slugs.add(slug)
-        page = GamePage(game, settings, _source(rec), slug)
+        page = GamePage(game, settings, _source(rec), slug,
+                        generated=isinstance(rec.get("generated"), dict))
         key = hashlib.sha256(json.dumps(
             [PAGE_VERSION, __version__, rec.get("setting"), rec.get("sha256"),
              rec.get("generated")], sort_keys=True, default=str).encode()).hexdigest()[:16]
