@@ -221,6 +221,34 @@ def test_the_report_shows_which_runs_are_verified(harness_runs: dict[str, Path],
     assert '<td class="verified">not verified</td>' in html
 
 
+def test_a_folder_written_before_the_tool_choice_score_still_verifies(
+        harness_runs: dict[str, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Its result.json files and results.csv lack the tool-choice fields: checked as written."""
+    import csv
+
+    from escapebench.bench.metrics import TOOL_CHOICE_FIELDS
+
+    run = copy_of(harness_runs["explorer"], tmp_path)
+    for path in (run / "episodes").glob("*/result.json"):
+        data = json.loads(path.read_text())
+        path.write_text(json.dumps({k: v for k, v in data.items()
+                                    if k not in TOOL_CHOICE_FIELDS}, indent=1))
+    with (run / "results.csv").open(newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [i for i, name in enumerate(rows[0]) if name not in TOOL_CHOICE_FIELDS]
+    with (run / "results.csv").open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    code, out = verify(capsys, str(run))
+    assert code == 0, out
+    # an old table edited is still caught
+    lines = (run / "results.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",True,", ",False,", 1)
+    (run / "results.csv").write_text("\n".join(lines) + "\n")
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "results.csv line 2 is not the table of the results" in out
+
+
 def rewrite_member(bundle: Path, name: str, change, *, manifest: bool) -> Path:
     """A copy of ``bundle`` with member ``name`` changed (and, with ``manifest``, its hash in
     the manifest too, as someone who edits a result and packs it again would)."""
