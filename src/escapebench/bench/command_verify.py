@@ -42,7 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="after verifying, pack the (one) folder with its game files and a manifest of "
         "sha256 hashes into this new zip file, for submission",
     )
-    parser.add_argument("--quiet", action="store_true", help="print only failures and the verdict")
 
 
 def main(args: argparse.Namespace) -> int:
