@@ -125,7 +125,9 @@ def test_a_changed_game_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture
     code, out = verify(capsys, str(run))
     assert code == 1
     assert "has changed since the run (sha256" in out
-    assert verification_status(run) == "verified"  # the folder itself did not change
+    # the folder itself did not change, but it no longer verifies: no longer shown verified
+    assert "its verified.json of an earlier check is removed" in out
+    assert verification_status(run) is None
 
 
 def test_a_results_table_edited_fails(harness_runs: dict[str, Path], tmp_path: Path,

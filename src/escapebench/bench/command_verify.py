@@ -49,6 +49,7 @@ def main(args: argparse.Namespace) -> int:
         VerifyError,
         unpack_bundle,
         verify_run,
+        withdraw_verified,
         write_bundle,
         write_verified,
     )
@@ -101,6 +102,8 @@ def main(args: argparse.Namespace) -> int:
                   f"replayed as logged ({check.seconds:.1f} s, {rate:.1f} episodes/s)")
         else:
             all_ok = False
+            if not bundle and withdraw_verified(folder):
+                print(f"{folder}: its verified.json of an earlier check is removed")
             for note in check.notes:
                 print(f"{folder}: note: {note}; the run was written by another escapebench")
             print(f"{folder}: NOT VERIFIED: {len(check.failed)} of {len(check.episodes)} "
