@@ -174,7 +174,7 @@ def test_bundle_packs_the_run_its_game_and_a_manifest(harness_runs: dict[str, Pa
 
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = verify(capsys, str(tmp_path / "nowhere"))
-    assert code == 2 and out.count("\n") == 1 and "is not a folder" in out
+    assert code == 2 and out.count("\n") == 1 and "neither a result folder nor a bundle" in out
     code, out = verify(capsys, str(tmp_path))
     assert code == 1 and "is not a result folder (no run.json)" in out
     assert "Traceback" not in out
@@ -219,3 +219,74 @@ def test_the_report_shows_which_runs_are_verified(harness_runs: dict[str, Path],
     html = (tmp_path / "site" / "index.html").read_text()
     assert '<td class="verified"><b>verified</b></td>' in html
     assert '<td class="verified">not verified</td>' in html
+
+
+def test_a_folder_written_before_the_tool_choice_score_still_verifies(
+        harness_runs: dict[str, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Its result.json files and results.csv lack the tool-choice fields: checked as written."""
+    import csv
+
+    from escapebench.bench.metrics import TOOL_CHOICE_FIELDS
+
+    run = copy_of(harness_runs["explorer"], tmp_path)
+    for path in (run / "episodes").glob("*/result.json"):
+        data = json.loads(path.read_text())
+        path.write_text(json.dumps({k: v for k, v in data.items()
+                                    if k not in TOOL_CHOICE_FIELDS}, indent=1))
+    with (run / "results.csv").open(newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [i for i, name in enumerate(rows[0]) if name not in TOOL_CHOICE_FIELDS]
+    with (run / "results.csv").open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    code, out = verify(capsys, str(run))
+    assert code == 0, out
+    # an old table edited is still caught
+    lines = (run / "results.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",True,", ",False,", 1)
+    (run / "results.csv").write_text("\n".join(lines) + "\n")
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "results.csv line 2 is not the table of the results" in out
+
+
+def rewrite_member(bundle: Path, name: str, change, *, manifest: bool) -> Path:
+    """A copy of ``bundle`` with member ``name`` changed (and, with ``manifest``, its hash in
+    the manifest too, as someone who edits a result and packs it again would)."""
+    import hashlib
+
+    out = bundle.with_name("edited-" + bundle.name)
+    with zipfile.ZipFile(bundle) as src, zipfile.ZipFile(out, "w") as dst:
+        files = json.loads(src.read(BUNDLE_MANIFEST))
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == name:
+                data = change(data)
+                if manifest:
+                    files["files"][name] = hashlib.sha256(data).hexdigest()
+            if info.filename != BUNDLE_MANIFEST:
+                dst.writestr(info.filename, data)
+        dst.writestr(BUNDLE_MANIFEST, json.dumps(files))
+    return out
+
+
+def test_a_bundle_verifies_and_an_edited_one_fails(harness_runs: dict[str, Path],
+                                                   tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["escape-solver"], tmp_path)
+    bundle = tmp_path / "submission.zip"
+    assert verify(capsys, str(run), "--bundle", str(bundle))[0] == 0
+    code, out = verify(capsys, str(bundle))
+    assert code == 0 and f"{bundle}: VERIFIED: 3 episodes" in out, out
+    name = next(n for n in zipfile.ZipFile(bundle).namelist() if n.endswith("result.json"))
+
+    def fewer_steps(data: bytes) -> bytes:
+        result = json.loads(data)
+        result["total_steps"] -= 1
+        return json.dumps(result).encode()
+
+    edited = rewrite_member(bundle, name, fewer_steps, manifest=False)
+    code, out = verify(capsys, str(edited))
+    assert code == 1 and "does not have the sha256 its manifest records" in out
+    repacked = rewrite_member(bundle, name, fewer_steps, manifest=True)
+    code, out = verify(capsys, str(repacked))
+    assert code == 1 and "result.json: total_steps: logged" in out

@@ -903,7 +903,7 @@ class _Builder:
             marked = [f"{MARKS[i]} = {digits[i]}" for i in order]
             self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
                 f"A note{by}: the code of the {cont} is {code}.",
-                f"A note{by} that reads '{', '.join(marked)}'.",
+                f"A note{by}. It reads '{', '.join(marked)}'.",
                 f"A note{by_hard}: {'; '.join(m.replace(' = ', '-') for m in marked)}.")}]},
                 "Here")
             self.design.edges.append((clue, cont, "clue"))
