@@ -492,3 +492,37 @@ def test_a_detail_linking_a_tool_to_an_unrelated_obstacle_is_rejected() -> None:
             st["desc"]["normal"] += " Soot streaks one side."
     problems = replanted(stain)
     assert any("decoy:" in p and "soot" in p for p in problems), problems
+
+
+def test_the_data_keeps_the_version_6_promises() -> None:
+    """Every obstacle kind's texts ask (in a need clause) only for what at least three objects
+    of the table have together; every craft says which part gives each of its properties;
+    no detail or clue carrier holds a phrase that promises what never comes, or calls a
+    number a word or a name; and no sign a code lock shows is written anywhere else."""
+    from escapebench.generate.proof import asked_properties
+
+    t = table()
+    w = words()
+    asks = {p: re.compile(r"\b(?:" + "|".join(re.escape(x) for x in [*c["words"],
+                                                                    *c.get("asks", [])])
+                          + r")(?:s|es|d|ed|ing|y|ly)?\b") for p, c in t["cues"].items()}
+    for ob in t["obstacles"]:
+        asked = set().union(*(asked_properties(x, asks)
+                              for x in [*ob["desc"].values(), ob["fail"]]), {ob["needs"]})
+        solvers = [o["name"] for o in t["objects"] if asked <= set(o["properties"])]
+        assert len(solvers) >= 3, (ob["kind"], sorted(asked), solvers)
+    for c in t["crafts"]:
+        gives = c["because"]
+        assert set(gives) == set(c["properties"]), c["result"]
+        assert all(set(v) <= set(c["parts"]) and v for v in gives.values()), c["result"]
+    themes = [yaml.safe_load(p.read_text(encoding="utf-8"))
+              for p in sorted((DATA / "themes").glob("*.yaml"))]
+    texts = [*w["details"], *w["place_details"]] + [
+        x for th in themes for x in [*th.get("details", []), *th["clue_carriers"]]]
+    for x in texts:
+        assert not [p for p in w["promises"] if p in x.lower()], x
+    for carrier in (c for th in themes for c in th["clue_carriers"]):
+        assert not re.search(r"\b(?:name|word|letter)s?\b", carrier), carrier
+    everything = (yaml.safe_dump(t) + yaml.safe_dump(themes)).lower()
+    for sign in w["signs"]:
+        assert not re.search(rf"\b{sign}s?\b", everything), sign

@@ -139,7 +139,7 @@ class _OfferedWait(NamedTuple):
 class _RuleTables:
     """What the engine derives once per definition to keep ``step`` and lookups cheap.
 
-    Kept in ``defn.derived`` and shared by every game of the definition (read-only, except the
+    Kept in ``defn.caches`` and shared by every game of the definition (read-only, except the
     bounded memos of normalized names and of recipes, which depend on the definition alone).
     Name groups keep file order, so the first visible match is the one a scan over the screen
     would find; trigger targets are resolved in advance the way the engine always resolved them
@@ -410,15 +410,15 @@ def clear_memos(*definitions: GameDefinition) -> None:
     """
     clear_parse_memo()
     for d in definitions:
-        tables = d.derived.get("rule tables")
+        tables = d.caches.get("rule tables")
         if tables is not None:
             tables.clear_memos()
 
 
 def _tables_of(d: GameDefinition) -> _RuleTables:
-    tables = d.derived.get("rule tables")
+    tables = d.caches.get("rule tables")
     if tables is None:
-        tables = d.derived["rule tables"] = _RuleTables(d)
+        tables = d.caches["rule tables"] = _RuleTables(d)
     return tables
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
-from escapebench.generate.proof import _cue_rx, asked_properties, plural_name
+from escapebench.generate.proof import asked_properties, cue_pattern, plural_name
 
 __all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
@@ -52,7 +52,9 @@ TWIN_WORDS = ["north", "south", "east", "west", "inner", "outer", "side", "corne
 
 
 _BLOCKING = re.compile(r"\bblocks?\b|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
+_CALLED_WORD = re.compile(r"\b(?:names?|words?|letters?)\b")
 _LINK: list[re.Pattern[str] | None] = []
+_LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
 _ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
 _ASK_RX: dict[str, re.Pattern[str]] = {}
 _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
@@ -136,8 +138,18 @@ def _they(sentence: str) -> str:
 
 def has_cue(text: str, cue_words: list[str]) -> bool:
     """Whether ``text`` holds one of ``cue_words`` (each a whole word or the start of one)."""
-    low = text.lower()
-    return any(re.search(r"\b" + re.escape(w) + _SUFFIX, low) for w in cue_words)
+    key = tuple(cue_words)
+    rx = _HAS_CUE.get(key)
+    if rx is None:
+        if len(_HAS_CUE) > 4096:
+            _HAS_CUE.clear()
+        rx = _HAS_CUE[key] = re.compile(
+            r"\b(?:" + "|".join(re.escape(w) for w in cue_words) + r")" + _SUFFIX
+        ) if cue_words else re.compile(r"(?!)")
+    return rx.search(text.lower()) is not None
+
+
+_HAS_CUE: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
 _SUFFIX = r"(?:s|es|d|ed|ing|y|ly)?\b"  # a cue word counts with its plural or verb endings
@@ -243,7 +255,7 @@ class _Builder:
         self.closeups: set[str] = set()
         self.alive: set[str] = set()  # obstacles that are people or animals
         self.key_speakers: set[str] = set()  # obstacles whose texts speak of a key
-        self.cue_of: dict[str, list[str]] = {}  # creative tool -> cue words of its property
+        self.cue_of: dict[str, set[str]] = {}  # creative tool -> the properties it must cue
         # fairness: the texts of every non-key tool so far, and the properties obstacles need;
         # no tool but an obstacle's solution may read as having what the obstacle needs
         self.tool_texts: list[str] = []
@@ -328,11 +340,22 @@ class _Builder:
     def links_in(self, texts: list[Any]) -> set[str]:
         """The link words (a stain, a material, a colour) ``texts`` hold."""
         if not _LINK:
-            _LINK.append(_cue_rx(self.words.get("link_words", [])))
+            _LINK.append(cue_pattern(self.words.get("link_words", [])))
         rx = _LINK[0]
         if rx is None:
             return set()
-        return {m.group(0).rstrip("s") for t in texts if t for m in rx.finditer(t.lower())}
+        out: set[str] = set()
+        for t in texts:
+            if not t:
+                continue
+            found = _LINKS_OF.get(t)
+            if found is None:
+                if len(_LINKS_OF) > 100_000:
+                    _LINKS_OF.clear()
+                found = _LINKS_OF[t] = frozenset(
+                    m.group(0).rstrip("s") for m in rx.finditer(t.lower()))
+            out |= found
+        return out
 
     def item_links(self) -> set[str]:
         """The link words the items of the game so far hold (names and descriptions)."""
@@ -948,7 +971,7 @@ class _Builder:
         if key not in _ASKED:
             if not _ASK_RX:
                 _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
-                                if (rx := _cue_rx([*c["words"], *c.get("asks", [])]))})
+                                if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
             texts = [*obs["desc"].values(), obs["fail"]]
             _ASKED[key] = frozenset({obs["needs"]}.union(
                 *(asked_properties(t, _ASK_RX) for t in texts if t)))
@@ -1074,10 +1097,10 @@ class _Builder:
         if is_creative:
             desc = self.cued(o, prop)
             self.design.cues.append((o["name"], item, prop))
-            self.cue_of[o["name"]] = list(self.aff["cues"][prop]["words"])
+            self.cue_of[o["name"]] = {prop}
         for q in sorted(asked - {prop, o["properties"][0]}):  # the other needs asked: hinted
             desc = self.cued({**o, "desc": desc}, q)
-            self.cue_of.setdefault(o["name"], []).extend(self.aff["cues"][q]["words"])
+            self.cue_of.setdefault(o["name"], set()).add(q)
         self.tool_texts += texts(desc)
         need: dict[str, Any] = {"tool": o["name"], "desc": desc, "apply_to": [item],
                                 "creative": is_creative, "suggests": o.get("suggests", "")}
@@ -1142,7 +1165,7 @@ class _Builder:
         self.signs_used.add(sign)
         painted = f" A small {sign} is painted on it." if sign else ""
         by = f", beside a small painted {sign}" if sign else ""
-        by_hard = f", by a {sign}" if sign else ""
+        by_hard = f", marked with a {sign}" if sign else ""
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
         where_digits = ("the whole code is written on a note nearby" if self.k.indirection == 0 else
                         f"its digits are written around the place, marked I to {MARKS[n - 1]}"
@@ -1173,7 +1196,7 @@ class _Builder:
             marked = [f"{MARKS[i]} = {digits[i]}" for i in order]
             self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
                 f"A note{by}: the code of the {cont} is {code}.",
-                f"A note{by} that reads '{', '.join(marked)}'.",
+                f"A note{by}. It reads '{', '.join(marked)}'.",
                 f"A note{by_hard}: {'; '.join(m.replace(' = ', '-') for m in marked)}.")}]},
                 "Here")
             self.design.edges.append((clue, cont, "clue"))
@@ -1289,10 +1312,8 @@ class _Builder:
         Version 6: a detail holds no link word (a stain, a material, a colour) that any other
         text of the game holds, so no detail links two things that have nothing to do with
         each other (wax on a circuit board and a waxy candle)."""
-        link = _cue_rx(self.words.get("link_words", []))
-
         def links(text: str) -> set[str]:
-            return {m.group(0).rstrip("s") for m in link.finditer(text.lower())} if link else set()
+            return self.links_in([text])
 
         used: set[str] = set(self.signs_used)
         for sc in self.scenes:
@@ -1317,21 +1338,19 @@ class _Builder:
                         or _plural(thing["name"].removesuffix(" stuck fast"))
                         or thing["name"] in self.design.keys)
                 extra = "" if bare else " " + self.detail()
-                cue = self.cue_of.get(thing["name"])
-                if self.design.node_kind.get(thing["name"]) == "code":  # digits: no "name"
-                    cue = [*(cue or []), "name", "word", "letter"]
+                cue = set(self.cue_of.get(thing["name"], ()))
+                code = self.design.node_kind.get(thing["name"]) == "code"  # digits: no "name"
                 tool = "tool" in entry
                 if tool:  # no tool reads, by its detail, as what an obstacle needs
                     opp = self.aff.get("opposites", {})
-                    cue = list(cue or []) + [w for p in self.needed
-                                             for q in (p, opp.get(p)) if q
-                                             for w in self.aff["cues"][q]["words"]]
+                    cue |= {q for p in self.needed for q in (p, opp.get(p)) if q}
 
-                def fits(d: str, cue: list[str] | None = cue, tool: bool = tool,
-                         used: set[str] = used) -> bool:
+                def fits(d: str, cue: set[str] = cue, tool: bool = tool,
+                         used: set[str] = used, code: bool = code) -> bool:
                     # a tool's text is what the bag shows: nothing of where it lies
-                    return not (cue and has_cue(d, cue)) and not (tool and d in self.places) \
-                        and not (links(d) & used)
+                    return not (cue and self.cued_props([d], cue)) \
+                        and not (tool and d in self.places) and not (links(d) & used) \
+                        and not (code and _CALLED_WORD.search(d.lower()))
 
                 if extra and not fits(extra.strip()):
                     # a creative tool's cue must be its own, not the detail's: the next

@@ -208,6 +208,7 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             if item in d.item_index:
                 st = d.items[d.item_index[item]].states[0]
                 asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    seen: dict[str, Any] = {}  # what each code lock's marks are, for all three versions
     related = {(tool, item) for tool, item, _kind in design.edges} | {
         (a, b) for a, b in design.related}
     for d in settings:
@@ -228,7 +229,7 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
                                                        design.parts)]
         # version 6: one answer per code, cues that agree with the answer, crafts that make
         # sense, labels that tell the truth, words that do not mislead, no decoy links
-        problems += [f"{d.setting}: code: {m}" for m in code_problems(d, design.codes)]
+        problems += [f"{d.setting}: code: {m}" for m in code_problems(d, design.codes, seen)]
         problems += [f"{d.setting}: agree: {m}" for m in cue_agreement_problems(
             d, design.needs, design.props, data["asks"], words, data["opposite"],
             data["first"], asks_in)]

@@ -14,7 +14,11 @@ shortcut.
 :func:`naming_problems` is the proof's last part: where a text of a version names a solution
 outright (the generator asks it of the normal and hard versions). :func:`cue_problems` asks
 the opposite of the normal version: that a creative step's tool does hint, in its own
-description, the property it is used for.
+description, the property it is used for. Generator version 6 adds :func:`code_problems` (one
+answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its solution has),
+:func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
+truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
+detail links unrelated things).
 """
 
 from __future__ import annotations
@@ -22,12 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "fair_problems",
-           "naming_problems", "parse_step"]
+__all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
+           "cue_pattern",
+           "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
+           "fair_problems", "label_problems", "naming_problems", "parse_step", "plural_name",
+           "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -488,12 +496,15 @@ _MARK_ORD = re.compile(r"\b(first|second|third|fourth|fifth|sixth) digit of the 
                        r"(\d)\b")
 _MARK_WHOLE = re.compile(r"\bcode of the (.+?) is (\d+)\b")
 _DIGITS = re.compile(r"\b(\d+) digits\b")
+_ANY_DIGIT = re.compile(r"\d")
 
 
 def visible_marks(text: str) -> list[tuple[int, str, str]]:
     """The code marks ``text`` shows, each as ``(place, digit, lock named or "")``; a whole
     code tied to a lock gives one mark per digit."""
     out: list[tuple[int, str, str]] = []
+    if not _ANY_DIGIT.search(text):
+        return out
     for m in _MARK_WHOLE.finditer(text):
         out += [(p + 1, d, m.group(1)) for p, d in enumerate(m.group(2))]
     for m in _MARK_ORD.finditer(text):
@@ -506,7 +517,8 @@ def visible_marks(text: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]]) -> list[str]:
+def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
+                  seen: dict[str, Any] | None = None) -> list[str]:
     """Where the marks a player can see before a code lock opens do not determine exactly
     one code, its answer (empty when every code lock's marks do).
 
@@ -534,7 +546,15 @@ def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]]) -
             out.append(f"code lock {lock!r} does not show its sign {sign!r}: {own!r}")
         found = _DIGITS.search(own)
         n = int(found.group(1)) if found else len(answer)
-        _, _, item_vis, item_st, _ = _fixed_point(defn, [f"input({answer}, {lock})"], False)
+        # what can be seen before it opens: the versions share all logic, so ``seen`` (one
+        # dict per game) keeps it for the next version
+        key = f"input({answer}, {lock})"
+        if seen is not None and key in seen:
+            item_vis, item_st = seen[key]
+        else:
+            _, _, item_vis, item_st, _ = _fixed_point(defn, [key], False)
+            if seen is not None:
+                seen[key] = (item_vis, item_st)
         texts = [defn.items[j].states[s].desc for j, s in item_st
                  if j in item_vis and j != i and s < len(defn.items[j].states)]
         claims: dict[int, set[str]] = {p: set() for p in range(1, n + 1)}
@@ -562,8 +582,13 @@ def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]]) -
     return out
 
 
-def _cue_rx(words: Iterable[str]) -> re.Pattern[str] | None:
-    words = list(words)
+def cue_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for ``words`` as cue words (whole, with plural or verb endings); kept."""
+    return _cue_rx_of(tuple(words))
+
+
+@lru_cache(maxsize=1024)
+def _cue_rx_of(words: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words)
                       + r")(?:s|es|d|ed|ing|y|ly)?\b") if words else None
 
@@ -582,6 +607,9 @@ def asked_properties(text: str, asks: dict[str, re.Pattern[str]]) -> set[str]:
         if _NEED_CLAUSE.search(clause):
             out |= {p for p, rx in asks.items() if rx.search(clause)}
     return out
+
+
+_ASKED_IN: dict[tuple[str, str], frozenset[str]] = {}
 
 
 def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str]],
@@ -604,8 +632,8 @@ def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str,
     property its name does not suggest (a hard version may be bare).
     """
     out: list[str] = []
-    ask_rx = {p: rx for p, w in asks.items() if (rx := _cue_rx(w)) is not None}
-    cue_rx = {p: rx for p, w in cue_words.items() if (rx := _cue_rx(w)) is not None}
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    cue_rx = {p: rx for p, w in cue_words.items() if (rx := cue_pattern(w)) is not None}
     for item, prop, _crafted, _why in needs:
         solver = next((t for t in defn.tools for st in t.states if item in st.apply_to), None)
         if solver is None:
@@ -614,7 +642,13 @@ def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str,
         have = set(props.get(solver.name, []))
         asked = {prop}
         for text in texts_of.get(item, []):  # its own name asks nothing ("warm tile")
-            asked |= asked_properties(_without(text, item), ask_rx)
+            key = (text, item)
+            got = _ASKED_IN.get(key)
+            if got is None:
+                if len(_ASKED_IN) > 50_000:
+                    _ASKED_IN.clear()
+                got = _ASKED_IN[key] = frozenset(asked_properties(_without(text, item), ask_rx))
+            asked |= got
         if not asked <= have:
             out.append(f"{item!r} asks for {sorted(asked - have)}, which its solution "
                        f"{solver.name!r} does not have")
@@ -759,6 +793,11 @@ def plural_name(name: str) -> bool:
     return head.endswith("s") and not head.endswith(("ss", "us", "is", "ous"))
 
 
+@lru_cache(maxsize=4096)
+def _word_rx(name: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(name) + r"\b")
+
+
 def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
                   misfits: Iterable[str] = ()) -> list[str]:
     """Where the words of a version mislead (empty when none do).
@@ -781,7 +820,7 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
     promise = [p.lower() for p in promises]
     misfit = set(misfits)
     plurals = [x.name for x in (*d.items, *d.tools) if plural_name(x.name)]
-    plural_rx = [(n, re.compile(r"\b" + re.escape(n) + r"\b")) for n in plurals]
+    plural_rx = [(n, _word_rx(n)) for n in plurals]
 
     def check(text: str | None, owner: str, own: bool, said: bool = True) -> None:
         if not text:
@@ -797,7 +836,7 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
         for name, rx in plural_rx:
             if name not in low:
                 continue
-            if re.search(r"\ban? " + re.escape(name) + r"\b", low):
+            if _word_rx("a " + name).search(low) or _word_rx("an " + name).search(low):
                 out.append(f"{owner!r}: 'a' before the plural {name!r}: {text!r}")
             for sent in (_SENTENCES.findall(low) if said else ()):
                 m = rx.search(sent)
@@ -836,6 +875,9 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
     return out
 
 
+_LINKS_IN: dict[tuple[re.Pattern[str], str], frozenset[str]] = {}
+
+
 def decoy_problems(defn: GameDefinition, link_words: Iterable[str],
                    related: Iterable[tuple[str, str]], clues: Iterable[str] = ()) -> list[str]:
     """Where a detail links a tool or a code mark to an obstacle it has nothing to do with
@@ -849,7 +891,7 @@ def decoy_problems(defn: GameDefinition, link_words: Iterable[str],
     mark may share a link word with an obstacle or a mark it is not related to.
     """
     d = defn
-    rx = _cue_rx(link_words)
+    rx = cue_pattern(link_words)
     if rx is None:
         return []
     pairs = {frozenset(p) for p in related}
@@ -857,14 +899,21 @@ def decoy_problems(defn: GameDefinition, link_words: Iterable[str],
     obstacles = {it.name for it in d.items if any(
         w.kind in ("apply", "input") for st in it.states for tr in st.transitions
         for w in tr.waits)}
-    words: dict[str, set[str]] = {}
-    for it in d.items:
-        if it.name in obstacles or it.name in clue_set:
-            words[it.name] = {m.group(0).rstrip("s") for st in it.states
-                              for m in rx.finditer(f"{it.name} {st.desc}".lower())}
-    tool_words = {tl.name: {m.group(0).rstrip("s") for st in tl.states
-                            for m in rx.finditer(f"{tl.name} {st.desc}".lower())}
-                  for tl in d.tools}
+    def found(texts: list[str]) -> set[str]:
+        out: set[str] = set()
+        for t in texts:
+            got = _LINKS_IN.get((rx, t))
+            if got is None:
+                if len(_LINKS_IN) > 100_000:
+                    _LINKS_IN.clear()
+                got = _LINKS_IN[(rx, t)] = frozenset(
+                    m.group(0).rstrip("s") for m in rx.finditer(t.lower()))
+            out |= got
+        return out
+
+    words = {it.name: found([it.name, *(st.desc for st in it.states)]) for it in d.items
+             if it.name in obstacles or it.name in clue_set}
+    tool_words = {tl.name: found([tl.name, *(st.desc for st in tl.states)]) for tl in d.tools}
     out: list[str] = []
     sides = [*words.items(), *tool_words.items()]
     for a, wa in sides:

@@ -35,9 +35,9 @@ def position_text(game: EscapeGame) -> str:
 
 def feedback_texts(defn: GameDefinition) -> FeedbackTexts:
     """The feedback renderings of ``defn``'s outcomes, kept with the definition."""
-    texts = defn.derived.get("escapebench feedback")
+    texts = defn.caches.get("escapebench feedback")
     if texts is None:
-        texts = defn.derived["escapebench feedback"] = FeedbackTexts()
+        texts = defn.caches["escapebench feedback"] = FeedbackTexts()
     return texts
 
 
