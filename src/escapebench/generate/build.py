@@ -247,6 +247,7 @@ class _Builder:
         self.open_pickups: dict[int, list[tuple[str, str]]] = {}
         self.doors: list[dict[str, Any]] = []
         self.rooms: list[list[dict[str, Any]]] = []
+        self.room_details: list[str] = []
         self.design = Design(doc={}, theme=self.theme["name"])
         self.crafts_left = knobs.crafts
         self.creative_count = 0
@@ -421,7 +422,7 @@ class _Builder:
         rooms: list[list[dict[str, Any]]] = []   # per walk scene: the scene and its close-ups
         n_walk = self.size(k.scenes)
         # close-ups per scene: this game's own density, drawn once (some games have none)
-        density = self.rng.randint(0, 2 * k.closeups) if k.vary else k.closeups
+        density = self.rng.randint(0, 4 * k.closeups) if k.vary else k.closeups
         for s in range(n_walk):
             arch = archetypes[s % len(archetypes)]
             sc = self.add_scene(arch["name"], self.scene_desc(arch), visible=(s == 0))
@@ -436,7 +437,8 @@ class _Builder:
                     closeup_pool = list(th["closeups"])
                     self.rng.shuffle(closeup_pool)
                 c = closeup_pool.pop()
-                cu = self.add_scene(f"{c['name']} close-up", self.pick(c["desc"]), visible=True)
+                cu = self.add_scene(f"{c['name']} close-up", self.scene_desc(c, 0.5),
+                                    visible=True)
                 self.closeups.add(cu["name"])
                 # the label names the close-up as told apart ("To the small piano"), so no
                 # two exits to different scenes share a label
@@ -622,6 +624,9 @@ class _Builder:
             if n < ahead and not need["key"]:
                 need["ahead"] = True
                 self.stow(need, None)
+                continue
+            if need["seen"] and self.rng.random() < 0.4:  # in the open of an earlier room
+                self.stow(need, None, self.rng.randrange(need["seen"]))
                 continue
             if need["seen"] is not None:  # an obstacle's tool: from any unit at random
                 anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
@@ -833,13 +838,18 @@ class _Builder:
             ref += door["steps"]
         return ref
 
-    def scene_desc(self, arch: dict[str, Any]) -> str:
-        """A walk scene's description: one of its archetype's, and as often as not one of the
-        theme's room details (how the place looks, sounds or smells)."""
+    def scene_desc(self, arch: dict[str, Any], share: float = 1.0) -> str:
+        """A scene's description: one of its archetype's, and (for a share of them) one or
+        two of the theme's room details (how the place looks or sounds), each used once in a
+        game before any repeats, so no game can be told by its rooms' words."""
         desc = self.pick(arch["desc"])
-        extra = self.theme.get("room_details") or []
-        if extra and self.wrng.random() < 0.75:
-            desc = f"{desc} {extra[self.wrng.randrange(len(extra))]}"
+        n = (2 if self.wrng.random() < 0.5 else 1) if self.wrng.random() < share else 0
+        for _ in range(n):
+            if not self.room_details:
+                self.room_details = list(self.theme.get("room_details") or [])
+                self.wrng.shuffle(self.room_details)
+            if self.room_details:
+                desc = f"{desc} {self.room_details.pop()}"
         return desc
 
     def held_at_creative(self) -> list[int]:
@@ -920,12 +930,16 @@ class _Builder:
         # no link word (oil, wax) shared with a tool so far: a pool of oil and an oil lamp
         # that does not clear it are a decoy
         tool_links = self.links_in(self.tool_texts)
+        unfit = set(self.theme.get("unfit", []))  # no cellar stair in a train
+        obstacles = [ob for ob in obstacles if ob["kind"] not in unfit
+                     and set(ob["item"]) - unfit] or obstacles
         fair = [ob for ob in obstacles if ob["needs"] not in cued] or obstacles
         obs_t = self.pick([ob for ob in fair if not self.links_in(
             [*ob["desc"].values(), ob["fail"]]) & tool_links] or fair)
         prop = obs_t["needs"]
-        names = [x for x in obs_t["item"] if not self.links_in(
-            [x, *obs_t["desc"].values()]) & tool_links] or obs_t["item"]
+        names = [x for x in obs_t["item"] if x not in unfit] or obs_t["item"]
+        names = [x for x in names if not self.links_in(
+            [x, *obs_t["desc"].values()]) & tool_links] or names
         item = self.unique(self.pick(names))
         need = self.solver_for(prop, item, obs_t)
         self.needed.add(prop)
@@ -1264,10 +1278,11 @@ class _Builder:
         self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2), batch=True)
 
     def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> None:
-        """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes,
-        taken on entering. Each neither has nor reads as having what an obstacle needs;
-        near-misses come first: a tool with a property close to a need but not it (a brass
-        rod where a magnet is wanted), so the choice needs the property, not a hunch."""
+        """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes (any
+        room, and some in a batch a unit shows, when ``batch``), taken on entering. Each
+        neither has nor reads as having what an obstacle needs; near-misses come first: a
+        tool with a property close to a need but not it (a brass rod where a magnet is
+        wanted), so the choice needs the property, not a hunch."""
         if not hasattr(self, "_spare"):
             misfit = {o["name"] for o in self.aff["objects"]
                       if self.theme["name"] in o.get("not_in", [])}
@@ -1296,10 +1311,10 @@ class _Builder:
             tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
             hosts = [u for u in self.units if u.get("batch")] or [
                 u for u in self.units if not u["key_only"]]
-            if batch and hosts and self.rng.random() < 0.8:  # in a batch a unit shows
+            if batch and hosts and self.rng.random() < 0.3:  # in a batch a unit shows
                 self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
                 continue
-            s = self.rng.randrange(scenes)
+            s = self.rng.randrange(len(self.rooms) if batch else scenes)
             where = self.pick(self.rooms[s])
             self.place_tool(where, tmap, "Lying about")
             self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
