@@ -215,6 +215,10 @@ def theme_problems(theme: Any) -> list[str]:
         check_texts(f"filler {f.get('name')!r}.fail", f.get("fail"), set(), problems)
     check_texts("reward_templates", theme.get("reward_templates", []), {"tool", "item"}, problems)
     check_texts("details", theme.get("details", []), set(), problems)
+    # version 6: room details vary the scene descriptions (no property, object or digit)
+    if len(theme.get("room_details") or []) < 10:
+        problems.append(f"room_details: {len(theme.get('room_details') or [])} < 10")
+    check_texts("room_details", theme.get("room_details", []), set(), problems)
     return problems
 
 
@@ -248,6 +252,7 @@ def words_problems(words: Any, themes: list[Any], table: Any) -> list[str]:
         check_texts(key, words.get(key, []), fills, problems)
     texts = [t for k in ("details", "place_details", *WORD_FILLS) for t in words.get(k, [])]
     texts += [t for th in themes for t in th.get("details", [])]
+    texts += [t for th in themes for t in th.get("room_details", [])]
     if len(set(texts)) != len(texts):
         problems.append("words: a sentence is given twice")
     banned = puzzle_words(table)

@@ -248,6 +248,7 @@ class _Builder:
         self.doors: list[dict[str, Any]] = []
         self.rooms: list[list[dict[str, Any]]] = []
         self.room_details: list[str] = []
+        self.door_keys: list[int] = []
         self.design = Design(doc={}, theme=self.theme["name"])
         self.crafts_left = knobs.crafts
         self.creative_count = 0
@@ -456,7 +457,7 @@ class _Builder:
                 self.make_unit(s, kind)
             door_t = self.pick(self.doors_for(s, walk))
             door = self.unique(door_t["name"])
-            keys = [self.new_key() for _ in range(max(1, k.breadth))]
+            keys = [self.new_key() for _ in range(self.door_keys[s])]
             self.way_on(s, walk, keys, door_t, door)
         self.place_needs()
         self.distractors(rooms)
@@ -493,6 +494,10 @@ class _Builder:
         for _ in range(total - n_walk):
             counts[self.rng.randrange(n_walk)] += 1
         scene_of = [s for s, c in enumerate(counts) for _ in range(c)]
+        # keys per door: ``breadth``, or with ``vary`` 1 to ``breadth`` (not every door is a
+        # two-key door in a hand-made game)
+        self.door_keys = [self.rng.randint(1, max(1, k.breadth)) if k.vary
+                          else max(1, k.breadth) for _ in range(n_walk)]
         # every unit must show something needed later: from each unit on, the tools and keys
         # asked for after it must be at least as many as the units. A code or a box asks for
         # nothing, so one that breaks this trades places with an earlier lock or obstacle.
@@ -502,7 +507,7 @@ class _Builder:
             bad = None
             for slots, i in enumerate(range(total - 1, -1, -1), start=1):
                 if i == total - 1 or scene_of[i] != scene_of[i + 1]:
-                    avail += max(1, k.breadth)  # the keys into this scene's door
+                    avail += self.door_keys[scene_of[i]]  # the keys into its door
                 if slots > avail:
                     bad = i
                     break
