@@ -30,7 +30,7 @@ class Knobs:
 TIERS: dict[int, Knobs] = {
     1: Knobs(scenes=1, steps=4, breadth=2, crafts=1, inputs=1, creative=0.0, distractors=1,
              indirection=0, closeups=1, clicks=1, held=0, vary=0.0),
-    2: Knobs(scenes=3, steps=8, breadth=2, crafts=1, inputs=1, creative=0.3, distractors=4,
+    2: Knobs(scenes=3, steps=8, breadth=2, crafts=1, inputs=2, creative=0.3, distractors=4,
              indirection=1, closeups=1, clicks=2, held=3, vary=0.3),
     3: Knobs(scenes=5, steps=16, breadth=2, crafts=2, inputs=4, creative=0.5, distractors=10,
              indirection=1, closeups=1, clicks=6, held=6, vary=0.6),
