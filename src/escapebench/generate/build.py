@@ -1252,15 +1252,12 @@ class _Builder:
 
     def mark_place(self, spot: dict[str, Any]) -> tuple[str, str]:
         """Where a code mark is written, and the mark's name by it ("mark on the beam"): a
-        place no other mark of the game has, or the place told apart by its room."""
+        place no other mark of the game has, or the name told apart by a word ("north mark on
+        the beam"; a room's name in it read "mark on the map of the peaks beam")."""
         places = list(self.words["mark_places"])
-        free = [p for p in places if f"mark on the {p}" not in self.names]
-        if free:
-            place = free[self.wrng.randrange(len(free))]
-            return place, self.unique(f"mark on the {place}")
-        room = spot["name"].removesuffix(" close-up")
-        place = places[self.wrng.randrange(len(places))]
-        return f"{room} {place}", self.unique(f"mark on the {room} {place}")
+        free = [p for p in places if f"mark on the {p}" not in self.names] or places
+        place = free[self.wrng.randrange(len(free))]
+        return place, self.unique(f"mark on the {place}")
 
     def distractors(self, rooms: list[list[dict[str, Any]]]) -> None:
         """Useless things: filler items with their own failure texts anywhere, and tools
