@@ -162,6 +162,8 @@ def main() -> None:
     ap.add_argument("--speed-tiers", default="1,2,3,4,5", help="tiers of the speed rounds")
     ap.add_argument("--speed-only", action="store_true", help="only the speed rounds")
     ap.add_argument("--tiers", default="1,2,3,4,5", help="tiers of the per-tier table")
+    ap.add_argument("--skip-words", action="store_true",
+                    help="leave out the description shares and the naming count")
     args = ap.parse_args()
     if not args.skip_speed:
         base = baseline_rate()
@@ -172,16 +174,17 @@ def main() -> None:
         print()
     if args.speed_only:
         return
-    share, n_texts, games = description_share()
-    print(f"distinct item and tool descriptions over {len(games)} normal games "
-          f"(40 per tier, 4 seeds): {share:.1%} of {n_texts}")
-    sshare, n_scenes = scene_share(games)
-    print(f"distinct scene descriptions over the same games: {sshare:.1%} of {n_scenes}")
-    named = naming_counts(games)
-    naming_rejects = sum(r.count(": naming:") > 0 for g in games for r in g.reasons)
-    print(f"games with a text naming its solution, of {len(games)}: "
-          + ", ".join(f"{k} {v}" for k, v in named.items())
-          + f" (candidates rejected for it: {naming_rejects})")
+    if not args.skip_words:
+        share, n_texts, games = description_share()
+        print(f"distinct item and tool descriptions over {len(games)} normal games "
+              f"(40 per tier, 4 seeds): {share:.1%} of {n_texts}")
+        sshare, n_scenes = scene_share(games)
+        print(f"distinct scene descriptions over the same games: {sshare:.1%} of {n_scenes}")
+        named = naming_counts(games)
+        naming_rejects = sum(r.count(": naming:") > 0 for g in games for r in g.reasons)
+        print(f"games with a text naming its solution, of {len(games)}: "
+              + ", ".join(f"{k} {v}" for k, v in named.items())
+              + f" (candidates rejected for it: {naming_rejects})")
     print()
     t3 = generate_games(3, args.games, args.seed)
     print(shape_line("tier 3", [next(x for x in g.settings if x.difficulty == "normal")
