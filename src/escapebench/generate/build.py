@@ -899,6 +899,8 @@ class _Builder:
         short = max((self.k.held - h for h in held), default=0)
         if short > 0:
             self.distractor_tools(short, scenes=1)
+            if min(self.held_at_creative()) < self.k.held:  # no useless tool left to lay
+                raise ValueError("too few tools held at a creative step")
 
     def lock_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
