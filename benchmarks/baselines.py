@@ -73,6 +73,16 @@ class Job:
     seconds: float = 0.0
 
 
+def verified_note(jobs: list[Job]) -> str:
+    """How many of the result folders ``escapebench verify`` accepts, and how long it took."""
+    from escapebench.bench.verify import verify_run
+
+    checks = [verify_run(j.out) for j in jobs]
+    ok = sum(c.ok for c in checks)
+    seconds = sum(c.seconds for c in checks)
+    return f"{ok} of {len(checks)} verify, in {seconds:.0f} s"
+
+
 def commands(suites: Sequence[Suite], out: Path, random_repeats: int) -> list[Job]:
     """The ``escapebench run`` command of each agent x suite."""
     jobs = []
@@ -273,7 +283,10 @@ def write_doc(
         f"{platform.python_version()} on {platform.machine()} "
         f"({os.cpu_count()} CPUs), {_dt.date.today().isoformat()}. Wall time per command: "
         + ", ".join(f"{j.agent} on {j.suite.name} {j.seconds:.0f} s" for j in jobs)
-        + ". Game files and their hashes are in each result folder's `run.json`.",
+        + ". Game files and their hashes are in each result folder's `run.json`. Each folder "
+        "can be checked without re-running anything: `escapebench verify runs/baselines/*` "
+        "replays every episode's log and compares every step and result "
+        f"({verified_note(jobs)}).",
         "",
     ]
     if skipped:

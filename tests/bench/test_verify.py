@@ -125,7 +125,9 @@ def test_a_changed_game_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture
     code, out = verify(capsys, str(run))
     assert code == 1
     assert "has changed since the run (sha256" in out
-    assert verification_status(run) == "verified"  # the folder itself did not change
+    # the folder itself did not change, but it no longer verifies: no longer shown verified
+    assert "its verified.json of an earlier check is removed" in out
+    assert verification_status(run) is None
 
 
 def test_a_results_table_edited_fails(harness_runs: dict[str, Path], tmp_path: Path,
@@ -290,3 +292,42 @@ def test_a_bundle_verifies_and_an_edited_one_fails(harness_runs: dict[str, Path]
     repacked = rewrite_member(bundle, name, fewer_steps, manifest=True)
     code, out = verify(capsys, str(repacked))
     assert code == 1 and "result.json: total_steps: logged" in out
+
+
+def test_a_run_of_the_original_protocol_verifies_with_its_checkout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The original harness's texts and answer parser, read from the checkout run.json names:
+    answers it cannot read, hints and forced steps included."""
+    import asyncio
+    import io
+
+    from escapebench.bench.settings import RunSettings
+    from escapebench.bench.suite import run_suite
+    from escapebench.llm.scripted import ScriptedChatModel
+    from tests.conftest import UPSTREAM
+    from tests.support.original_harness import make_checkout
+
+    if not (UPSTREAM / "original" / "src").is_dir():
+        pytest.skip("needs ../shared/upstream (the original code and data)")
+    checkout = make_checkout(tmp_path)
+    game = checkout / "data" / "game1-1.yaml"
+    answers = ["Action: click(nothing)", "I do not know.", *FUMBLING]
+    settings = RunSettings(
+        agent="base", model="fumbler", games=[str(game)], out=tmp_path / "run", max_steps=14,
+        quiet=True, fsync=False, no_cache=True, protocol="original", patience=3, help_steps=2,
+    )
+    model = ScriptedChatModel(answers, name="fumbler", cycle=True)
+    outcome = asyncio.run(run_suite(settings, model=model, stream=io.StringIO()))
+    assert not outcome.failed
+    run = tmp_path / "run"
+    assert json.loads((run / "run.json").read_text())["protocol"]["name"] == "original"
+    code, out = verify(capsys, str(run))
+    assert code == 0, out
+    # without the checkout it names what to pass
+    moved = tmp_path / "moved"
+    checkout.rename(moved)
+    code, out = verify(capsys, str(run), "--games", str(moved / "data"))
+    assert code == 1 and "the run's protocol 'original'" in out
+    code, out = verify(capsys, str(run), "--games", str(moved / "data"), "--original-source",
+                       str(moved))
+    assert code == 0, out

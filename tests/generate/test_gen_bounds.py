@@ -44,6 +44,7 @@ def test_a_knob_out_of_its_range_is_one_line_before_any_work(
     assert time.monotonic() - started < 5 and not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_a_count_past_10000_needs_allow_large(tmp_path: Path) -> None:
     proc = escapebench("estimate", "--games", "gen:tier=5,count=100000")
     try:
@@ -59,6 +60,7 @@ def test_a_count_past_10000_needs_allow_large(tmp_path: Path) -> None:
         knobs.allow_large(False)
 
 
+@pytest.mark.slow
 def test_a_large_generation_shows_progress_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     proc = escapebench("run", "--games", "gen:tier=3,count=500", "--out", str(tmp_path / "o"))
     try:

@@ -82,6 +82,7 @@ main(["generate", "--tier", "1", "--count", "3", "--graph", "--out", sys.argv[1]
 """
 
 
+@pytest.mark.slow
 def test_a_kill_while_writing_leaves_no_folder_of_some_games(tmp_path, capsys) -> None:
     out = tmp_path / "gen"
     done = subprocess.run([sys.executable, "-c", KILL, str(out)], capture_output=True,

@@ -42,7 +42,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="after verifying, pack the (one) folder with its game files and a manifest of "
         "sha256 hashes into this new zip file, for submission",
     )
-    parser.add_argument("--quiet", action="store_true", help="print only failures and the verdict")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -50,6 +49,7 @@ def main(args: argparse.Namespace) -> int:
         VerifyError,
         unpack_bundle,
         verify_run,
+        withdraw_verified,
         write_bundle,
         write_verified,
     )
@@ -102,6 +102,8 @@ def main(args: argparse.Namespace) -> int:
                   f"replayed as logged ({check.seconds:.1f} s, {rate:.1f} episodes/s)")
         else:
             all_ok = False
+            if not bundle and withdraw_verified(folder):
+                print(f"{folder}: its verified.json of an earlier check is removed")
             for note in check.notes:
                 print(f"{folder}: note: {note}; the run was written by another escapebench")
             print(f"{folder}: NOT VERIFIED: {len(check.failed)} of {len(check.episodes)} "

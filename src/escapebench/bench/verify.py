@@ -71,6 +71,7 @@ __all__ = [
     "unpack_bundle",
     "verification_status",
     "verify_run",
+    "withdraw_verified",
     "write_bundle",
     "write_verified",
 ]
@@ -563,6 +564,23 @@ def write_verified(check: RunCheck) -> Path:
     }
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")
     return path
+
+
+def withdraw_verified(folder: Path) -> bool:
+    """Remove the ``verified.json`` an earlier ``escapebench verify`` wrote into ``folder``
+    (a folder that no longer verifies is not shown as verified). A file of that name that
+    verify did not write is left alone. Returns whether one was removed."""
+    path = folder / VERIFIED_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not (isinstance(data, dict) and data.get("format") == VERIFY_FORMAT
+            and data.get("verdict") == "verified" and isinstance(data.get("files"), dict)):
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return True
 
 
 def verification_status(folder: Path) -> str | None:
