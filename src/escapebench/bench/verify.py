@@ -521,7 +521,8 @@ def verify_run(
                 check.episodes.append(EpisodeCheck(sub.name, problem=problem))
                 continue
             episode = asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
-            if episode.problem and run.get("agent") == "human":
+            if (episode.problem and run.get("agent") == "human"
+                    and re.match(r"step \d+: (hint|feedback|mode)", episode.problem)):
                 episode.problem += (" (a person's play: verify replays it through the agents' "
                                     "episode loop, which has no requested hints)")
             check.episodes.append(episode)
