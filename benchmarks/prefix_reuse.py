@@ -51,7 +51,7 @@ from escapebench.engine.model import GameDefinition  # noqa: E402
 from escapebench.games.loading import load_file  # noqa: E402
 from escapebench.llm.base import Completion, Message, SamplingSettings  # noqa: E402
 from escapebench.protocols import make_protocol  # noqa: E402
-from escapebench.protocols.base import Protocol  # noqa: E402
+from escapebench.protocols.base import PromptProtocol  # noqa: E402
 from escapebench.protocols.escapebench import prompts  # noqa: E402
 
 BUILTIN = ROOT / "src" / "escapebench" / "games" / "builtin"
@@ -228,7 +228,7 @@ def make_agent(kind: str, model: PlayerModel) -> Agent:
     return BaseAgent(model) if kind == "base" else EscapeAgent(model)  # type: ignore[arg-type]
 
 
-async def play(protocol: Protocol, agent_kind: str, defn: GameDefinition, steps: int,
+async def play(protocol: PromptProtocol, agent_kind: str, defn: GameDefinition, steps: int,
                seed: int) -> list[tuple[str, list[Message]]]:
     """Every call of ``steps`` steps of ``defn`` (kind, messages), in order."""
     model = PlayerModel(seed)
@@ -245,11 +245,11 @@ async def play(protocol: Protocol, agent_kind: str, defn: GameDefinition, steps:
 
 
 def runs(game: str, original_source: Path | None,
-         original_game: Path) -> list[tuple[str, str, Protocol | None, str]]:
+         original_game: Path) -> list[tuple[str, str, PromptProtocol | None, str]]:
     """(protocol name, game, protocol or None, why not) of every row: escapebench on
     ``game``; both protocols on an original game, which is the only kind the original
     protocol reads, where a checkout and such a game are at hand."""
-    out: list[tuple[str, str, Protocol | None, str]] = [
+    out: list[tuple[str, str, PromptProtocol | None, str]] = [
         ("escapebench", game, make_protocol("escapebench"), "")
     ]
     source = original_source or ORIGINAL_SOURCE

@@ -35,6 +35,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "serve": ("escapebench.web.command_serve", "serve reports and the browser play page"),
     "compare": ("escapebench.report.command_compare",
                 "paired comparison of two runs (A B), or BaseAgent vs EscapeAgent (Table 5)"),
+    "openenv": ("escapebench.integrations.command_openenv",
+                "serve the games as an OpenEnv environment on 127.0.0.1 (extra openenv)"),
     "fake-server": ("escapebench.llm.command_fake_server",
                     "serve a deterministic offline OpenAI-compatible model on 127.0.0.1"),
 }
@@ -66,10 +68,17 @@ def _build_parsers(
         # only for the verb actually named on the command line.
         if name == verb:
             importlib.import_module(module_name).add_arguments(p)
+            if name in _LARGE_VERBS:
+                p.add_argument("--allow-large", action="store_true",
+                               help="let a gen: spec (or generate --count) ask for more than "
+                               "10,000 games")
     return parser, verbs
 
 
 _TOP_LEVEL_OPTIONS = ("--help", "--version")
+# Verbs that take game specs (a gen: spec may ask for many games) or make games.
+_LARGE_VERBS = frozenset({"run", "estimate", "games", "check", "replay", "play", "serve",
+                          "generate"})
 
 
 def _with_verb(argv: list[str]) -> list[str]:
@@ -123,6 +132,10 @@ def _main(argv: list[str] | None) -> int:
         parser.print_help()
         return EXIT_USAGE
     module = importlib.import_module(args._module)
+    if getattr(args, "allow_large", False):
+        from escapebench.generate.knobs import allow_large
+
+        allow_large()
     try:
         return int(module.main(args) or 0)
     except KeyboardInterrupt:

@@ -122,3 +122,26 @@ def test_the_static_checks_cost_little_on_the_builtin_games() -> None:
     t0 = time.perf_counter()
     refuse_broken_games(definitions)  # the built-in games have no errors
     assert time.perf_counter() - t0 < 5.0
+
+
+def test_a_finished_run_ends_with_the_commands_to_try_next(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(["--games", "tutorial", "--difficulty", "easy", "--out", "my run"],
+                        capsys)
+    assert code == 0
+    assert err.rstrip().splitlines()[-2:] == [
+        "next: escapebench report 'my run' --out report/   (tables, figures, trajectory viewer)",
+        "      escapebench compare 'my run' OTHER_RUN   (paired differences to another run)",
+    ]
+    # the report command it names works as it is printed
+    assert cli_main(["report", "my run", "--out", "report/"]) == 0
+
+
+def test_a_run_that_did_not_finish_names_no_next_command(tmp_path, capsys):
+    socket = pytest.importorskip("socket")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    code, err = run_cli(["--agent", "base", "--model", "m", "--base-url", url, "--games",
+                         "tutorial", "--out", str(tmp_path / "o"), "--no-cache"], capsys)
+    assert code == EXIT_MODEL_UNAVAILABLE and "next:" not in err

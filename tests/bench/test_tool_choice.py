@@ -189,3 +189,16 @@ def test_blind_players_score_their_anchor(memoryless: bool, anchor: float) -> No
         # why the score pools tries and chance instead of averaging the clipped choices: a
         # memoryless player's long failures are cut at -1, its lucky first tries count 1
         assert sum(s.choice for s in solves) / len(solves) > -0.6
+
+
+def test_every_builtin_game_but_the_tutorial_marks_its_creative_steps() -> None:
+    from escapebench.bench.tool_choice import creative_keys
+    from escapebench.games.loading import builtin_files, load_file
+
+    for f in builtin_files():
+        for d in load_file(f):
+            marked = creative_keys(d)
+            assert bool(marked) == (d.game != "tutorial"), d.setting
+    lab = load_file(next(f for f in builtin_files() if f.stem == "lab"))[0]
+    assert ("apply", "steel ruler", "fuse box cover") in creative_keys(lab)
+    assert ("craft", "glass stirring rod", "magnetic stir bar") in creative_keys(lab)

@@ -124,14 +124,16 @@ def test_a_craft_part_that_reads_as_the_need_is_rejected() -> None:
     obstacle needs (the beeswax, "tacky", "makes stiff parts slide", at a stuck zip)."""
     t = table()
     g = next(g for seed in range(60) for g in generate_games(2, 1, seed)
-             if any(crafted and not why for _, _, crafted, why in g.design.needs))
+             if any(crafted for _, _, crafted, _why in g.design.needs))
     doc = yaml.safe_load(g.text)
-    item, prop = next((i, p) for i, p, crafted, why in g.design.needs if crafted and not why)
+    item, prop, why = next((i, p, w) for i, p, crafted, w in g.design.needs if crafted)
     part = next(a for a, _, it in crafts_in(doc) if it == item)
-    word = t["cues"][prop]["words"][0]
+    # reading as the need, and as what the obstacle says it needs besides (version 6: a
+    # crafted thing's need comes from both parts, so most crafted obstacles say a why)
+    words = [t["cues"][q]["words"][0] for q in (prop, why) if q]
     for kind, th in things(doc):
         if kind == "tool" and th["name"] == part:
-            th["states"][0]["desc"]["normal"] += f" It looks {word}."
+            th["states"][0]["desc"]["normal"] += "".join(f" It looks {w}." for w in words)
     problems = prove(yaml.safe_dump(doc, sort_keys=False), g.design, "unfair.yaml")[1]
     assert any("fair" in p and repr(part) in p for p in problems), problems
     assert not prove(g.text, g.design, "fair.yaml")[1]
@@ -227,3 +229,298 @@ def test_picking_up_a_plural_says_them() -> None:
     assert said["tweezers"] == "You took the tweezers and put them in your bag."
     assert "put them" in said["frozen peas"]
     assert all("put it in" in said[n] for n in ("compass", "cactus", "iron key"))
+
+
+# -- generator version 6: fair by proof (issue 31) -----------------------------------------------
+
+@lru_cache(maxsize=1)
+def tier2() -> Any:
+    """One proven tier-2 game with a code lock and a crafted tool."""
+    return next(g for seed in range(40) for g in generate_games(2, 1, 900 + seed)
+                if g.design.codes and g.design.crafts)
+
+
+def replanted(edit: Any) -> list[str]:
+    """The proof's problems with the tier-2 game's document changed by ``edit``."""
+    g = tier2()
+    doc = yaml.safe_load(g.text)
+    edit(doc)
+    return prove(yaml.safe_dump(doc, sort_keys=False), g.design, "planted.yaml")[1]
+
+
+def thing(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(th for _, th in things(doc) if th["name"] == name)
+
+
+def test_the_untouched_game_passes_every_rule() -> None:
+    assert prove(tier2().text, tier2().design, "fair.yaml")[1] == []
+
+
+def test_a_second_mark_for_one_place_is_rejected_unless_tied_to_its_lock() -> None:
+    """Two visible marks for one digit place with different values ("II = 5" and "II = 2")
+    are a coin flip: rejected. The same mark beside another lock's sign is no problem, and a
+    place with no visible mark is rejected too."""
+    lock, answer, sign = tier2().design.codes[0]
+    wrong = str((int(answer[1]) + 1) % 10)
+
+    def stray(doc: dict[str, Any], text: str) -> None:
+        doc["scenes"][0].setdefault("items", []).append({"position": "Here", "item": {
+            "name": "stray mark", "interactable": False, "states": [{"desc": text}]}})
+
+    problems = replanted(lambda doc: stray(doc, f"A chalk mark on the pillar: 'II = {wrong}'."))
+    assert any("code:" in p and repr(lock) in p and "place 2" in p for p in problems), problems
+    tied = replanted(lambda doc: stray(doc, f"A mark by a painted zebra: 'II = {wrong}'."))
+    assert any("code:" in p for p in tied)  # a sign no lock shows ties it to nothing
+    clues = [c for c, lk in tier2().design.clues.items() if lk == lock]
+
+    def drop(doc: dict[str, Any]) -> None:
+        for sc in doc["scenes"]:
+            sc["items"] = [e for e in sc.get("items", []) if e["item"]["name"] != clues[0]]
+    assert any("no visible mark" in p for p in replanted(drop))
+
+
+def test_two_code_locks_marks_are_tied_by_their_signs() -> None:
+    """At tier 3 two code locks' marks share digit places; each mark holds its lock's sign,
+    which the lock shows, in every version, and the proof finds one answer per code."""
+    from escapebench.generate.proof import code_problems
+
+    g = next(g for seed in range(20) for g in generate_games(3, 1, 700 + seed)
+             if len(g.design.codes) >= 2)
+    signs = [s for _, _, s in g.design.codes]
+    assert len(set(signs)) == len(signs) and all(signs)
+    for d in g.settings:
+        assert code_problems(d, g.design.codes) == []
+        clue_texts = [d.items[d.item_index[c]].states[0].desc for c in g.design.clues]
+        assert all(any(s in t for s in signs) for t in clue_texts), clue_texts
+
+
+def test_an_obstacle_asking_for_what_its_solution_lacks_is_rejected() -> None:
+    """A hinge whose easy text says "something greasy would make it slide", solved with a
+    glass marble: the obstacle's need clause asks for a property the solution does not have."""
+    g = tier2()
+    item, prop, *_ = g.design.needs[0]
+    tool = next(th for _, th in things(yaml.safe_load(g.text))
+                if any(item in st.get("apply_to", []) for st in th.get("states", [])))
+    have = set(g.design.props[tool["name"]])
+    t = table()
+    other = next(p for p in t["cues"] if p not in have and t["opposites"].get(p) not in have
+                 and not t["cues"][p].get("asks"))
+    word = t["cues"][other]["words"][0]
+
+    def ask(doc: dict[str, Any]) -> None:
+        thing(doc, item)["states"][0]["desc"]["easy"] += f" Only something {word} would do."
+    problems = replanted(ask)
+    assert any("agree:" in p and other in p for p in problems), problems
+
+
+def test_a_solution_reading_as_the_opposite_of_the_need_is_rejected() -> None:
+    """A string that "coils", where something must push; a glow stick "warm" at a tile that
+    wants cold: the solution's text contradicts what the obstacle asks."""
+    g = tier2()
+    t = table()
+    item, prop, *_ = next(n for n in g.design.needs if n[1] in t["opposites"])
+    opposite = t["opposites"][prop]
+    doc = yaml.safe_load(g.text)
+    tool = next(th["name"] for _, th in things(doc)
+                if any(item in st.get("apply_to", []) for st in th.get("states", [])))
+    word = t["cues"][opposite]["words"][1]
+
+    def contradict(doc: dict[str, Any]) -> None:
+        for st in thing(doc, tool)["states"]:
+            if item in st.get("apply_to", []):
+                st["desc"]["normal"] += f" It is {word}."
+    assert any("agree:" in p and opposite in p for p in replanted(contradict))
+
+
+def test_a_craft_that_adds_nothing_or_is_not_named_as_its_product_is_rejected() -> None:
+    """A card with a rubber band round it is no better belt than the rubber band (the
+    property comes from one part only); a crafted tool's text names what it is, in every
+    version."""
+    from escapebench.generate.make import _proof_data
+    from escapebench.generate.proof import craft_problems
+
+    g = tier2()
+    normal = next(d for d in g.settings if d.difficulty == "normal")
+    sling = craft_problems(normal, [("rubber band", "credit card", "card sling", "drive wheel")],
+                           _proof_data()["because"], [("drive wheel", "elastic", True, "")])
+    assert any("adds nothing" in p for p in sling), sling
+    part, tool, result, _item = g.design.crafts[0]
+
+    def unname(doc: dict[str, Any]) -> None:
+        thing(doc, tool)["states"][1]["desc"]["hard"] = "A thing."
+    assert any("craft:" in p and "not named" in p for p in replanted(unname))
+
+
+def test_untrue_labels_and_twins_that_read_the_same_are_rejected() -> None:
+    """A door named after another room ("The yard door opens onto the flour loft."), two
+    keys reading "A key." in hard, a reward promising a thing it does not show, and an
+    empty close-up are each rejected."""
+    g = tier2()
+    doc0 = yaml.safe_load(g.text)
+    rooms = [sc["name"] for sc in doc0["scenes"] if not sc["name"].endswith("close-up")]
+    keys = sorted(g.design.keys)
+
+    def same_keys(doc: dict[str, Any]) -> None:
+        for k in keys[:2]:
+            thing(doc, k)["states"][0]["desc"]["hard"] = "A key."
+    assert any("label:" in p and "read the same" in p for p in replanted(same_keys))
+
+    def promise(doc: dict[str, Any]) -> None:
+        item = g.design.needs[0][0]
+        thing(doc, item)["states"][0]["transitions"][0]["reward"] += " You find the golden egg."
+    assert any("label:" in p and "golden egg" in p for p in replanted(promise))
+
+    def empty(doc: dict[str, Any]) -> None:
+        for sc in doc["scenes"]:
+            if sc["name"].endswith("close-up"):
+                sc.pop("items", None)
+                sc.pop("tools", None)
+                return
+    assert any("label:" in p and "is empty" in p for p in prove(
+        yaml.safe_dump(_emptied(empty), sort_keys=False), g.design, "e.yaml")[1])
+    from escapebench.games.loading import load_own_text
+    from escapebench.generate.proof import label_problems
+
+    doc = yaml.safe_load(g.text)
+    door = next(th for _, th in things(doc) if any(
+        "change_visible, scene" in x for st in th["states"]
+        for tr in st.get("transitions", []) for x in tr["trigger"]))
+    door["name"] = f"{rooms[-1]} door"  # names the last room, opens the second
+    text = yaml.safe_dump(doc, sort_keys=False)
+    normal = next(d for d in load_own_text(text, "door.yaml") if d.difficulty == "normal")
+    assert any("names another room" in p for p in label_problems(normal))
+
+
+def _emptied(edit: Any) -> dict[str, Any]:
+    """The tier-2 document with a close-up's things taken out (and the reference steps and
+    waits that used them, so only the emptiness is new)."""
+    doc = yaml.safe_load(tier2().text)
+    edit(doc)
+    return doc
+
+
+def test_misleading_words_are_rejected() -> None:
+    """A number called a word, a "no longer stands in your way" for a letter that never
+    blocked a way, a detail promising what never comes, and a thing that does not belong in
+    the theme are each rejected below and in easy."""
+    from escapebench.generate.make import _proof_data
+    from escapebench.generate.proof import text_problems
+
+    g = tier2()
+    clue = next(iter(g.design.clues))
+    item = next(i for i, *_ in g.design.needs)
+
+    def word(doc: dict[str, Any]) -> None:
+        d = thing(doc, clue)["states"][0]["desc"]
+        d["normal"] = d["normal"].replace("There is ", "There is a word, ", 1)
+    assert any("words:" in p and "called a word" in p for p in replanted(word))
+
+    def way(doc: dict[str, Any]) -> None:
+        st = thing(doc, item)["states"]
+        st[0]["desc"] = {k: v.replace("blocks", "sits by") if v else v
+                         for k, v in st[0]["desc"].items()}
+        st[1]["desc"] = f"The {item} no longer stands in your way."
+    assert any("never blocked a way" in p for p in replanted(way))
+
+    def promise(doc: dict[str, Any]) -> None:
+        thing(doc, item)["states"][0]["desc"]["normal"] += \
+            " It catches the eye though you cannot say why."
+    assert any("promises what never comes" in p for p in replanted(promise))
+    normal = next(d for d in g.settings if d.difficulty == "normal")
+    tool = normal.tools[0].name
+    assert any("does not belong" in p for p in text_problems(
+        normal, _proof_data()["promises"], [tool]))
+
+
+def test_pronouns_agree_and_no_name_is_counted() -> None:
+    """"You work the tweezers loose and take it." and "A tweezers" are rejected, and so is
+    a thing named by an ordinal ("second floor marks")."""
+    from escapebench.games.loading import load_own_text
+    from escapebench.generate.proof import text_problems
+
+    g = tier2()
+    doc = yaml.safe_load(g.text)
+    filler = next(th for _, th in things(doc) if not th["states"][0].get("transitions")
+                  and th.get("interactable", True) and "neg_reward" in th["states"][0])
+    filler["name"] = "second dead palm"
+    item = next(i for i, *_ in g.design.needs)
+    normal = next(d for d in load_own_text(yaml.safe_dump(doc, sort_keys=False), "p.yaml")
+                  if d.difficulty == "normal")
+    problems = text_problems(normal)
+    assert any("named by an ordinal" in p for p in problems), problems
+    plural = yaml.safe_load(g.text)
+    thing(plural, item)["states"][0]["transitions"][0]["reward"] = \
+        "You work the tweezers loose and take it."
+    thing(plural, item)["states"][0]["desc"]["normal"] += " Tweezers."
+    normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "q.yaml")
+                  if d.difficulty == "normal")
+    assert not any("plural" in p for p in text_problems(normal))  # no such thing here
+    _rename_tool(plural, "tweezers")
+    normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "r.yaml")
+                  if d.difficulty == "normal")
+    assert any("'it' for the plural 'tweezers'" in p for p in text_problems(normal))
+    thing(plural, item)["states"][0]["desc"]["normal"] += " A tweezers lies by it."
+    normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "s.yaml")
+                  if d.difficulty == "normal")
+    assert any("'a' before the plural" in p for p in text_problems(normal))
+
+
+def _rename_tool(doc: dict[str, Any], new: str) -> None:
+    """Rename a distractor tool (no step uses it) to ``new``, its reference click too."""
+    tools = [th for kind, th in things(doc) if kind == "tool" and not any(
+        st.get("apply_to") or st.get("wait_for") for st in th["states"])]
+    old = tools[0]["name"]
+    tools[0]["name"] = new
+    for step in doc["reference"]:
+        step["action"] = step["action"].replace(f"click({old})", f"click({new})")
+
+
+def test_a_detail_linking_a_tool_to_an_unrelated_obstacle_is_rejected() -> None:
+    """Wax dripped on a circuit board and a waxy candle that does not solve it; a stain
+    shared by a tool and an obstacle it has nothing to do with is a decoy."""
+    g = tier2()
+    item = next(i for i, *_ in g.design.needs)
+    doc = yaml.safe_load(g.text)
+    tool = next(th["name"] for kind, th in things(doc) if kind == "tool" and not any(
+        item in st.get("apply_to", []) for st in th["states"]) and th["name"] not in g.design.keys)
+
+    def stain(doc: dict[str, Any]) -> None:
+        thing(doc, item)["states"][0]["desc"]["normal"] += " A bit of soot has settled on it."
+        for st in thing(doc, tool)["states"]:
+            st["desc"]["normal"] += " Soot streaks one side."
+    problems = replanted(stain)
+    assert any("decoy:" in p and "soot" in p for p in problems), problems
+
+
+def test_the_data_keeps_the_version_6_promises() -> None:
+    """Every obstacle kind's texts ask (in a need clause) only for what at least three objects
+    of the table have together; every craft says which part gives each of its properties;
+    no detail or clue carrier holds a phrase that promises what never comes, or calls a
+    number a word or a name; and no sign a code lock shows is written anywhere else."""
+    from escapebench.generate.proof import asked_properties
+
+    t = table()
+    w = words()
+    asks = {p: re.compile(r"\b(?:" + "|".join(re.escape(x) for x in [*c["words"],
+                                                                    *c.get("asks", [])])
+                          + r")(?:s|es|d|ed|ing|y|ly)?\b") for p, c in t["cues"].items()}
+    for ob in t["obstacles"]:
+        asked = set().union(*(asked_properties(x, asks)
+                              for x in [*ob["desc"].values(), ob["fail"]]), {ob["needs"]})
+        solvers = [o["name"] for o in t["objects"] if asked <= set(o["properties"])]
+        assert len(solvers) >= 3, (ob["kind"], sorted(asked), solvers)
+    for c in t["crafts"]:
+        gives = c["because"]
+        assert set(gives) == set(c["properties"]), c["result"]
+        assert all(set(v) <= set(c["parts"]) and v for v in gives.values()), c["result"]
+    themes = [yaml.safe_load(p.read_text(encoding="utf-8"))
+              for p in sorted((DATA / "themes").glob("*.yaml"))]
+    texts = [*w["details"], *w["place_details"]] + [
+        x for th in themes for x in [*th.get("details", []), *th["clue_carriers"]]]
+    for x in texts:
+        assert not [p for p in w["promises"] if p in x.lower()], x
+    for carrier in (c for th in themes for c in th["clue_carriers"]):
+        assert not re.search(r"\b(?:name|word|letter)s?\b", carrier), carrier
+    everything = (yaml.safe_dump(t) + yaml.safe_dump(themes)).lower()
+    for sign in w["signs"]:
+        assert not re.search(rf"\b{sign}s?\b", everything), sign

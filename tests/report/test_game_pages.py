@@ -98,7 +98,7 @@ def test_a_generated_game_page_marks_its_scenes_locks_tools_and_creative_steps(
             assert any(x.startswith(m.group(2) + " (needs ") and m.group(1) in x for x in locks)
 
 
-def test_a_builtin_game_page_lists_its_parts_and_says_creative_steps_are_unmarked(
+def test_a_builtin_game_page_lists_its_parts_and_how_to_mark_creative_steps(
     site: Path,
 ) -> None:
     tutorial = next(d for d in load_games(["tutorial"]) if d.difficulty == "normal")
@@ -107,7 +107,8 @@ def test_a_builtin_game_page_lists_its_parts_and_says_creative_steps_are_unmarke
     assert items(html, "scenes") == [s.name for s in tutorial.scenes]
     assert items(html, "tools") == [t.name for t in tutorial.tools]
     assert "door (needs the code 427)" in items(html, "locks")
-    assert "only generated games know which of their steps are creative" in html
+    # the tutorial has no creative step; the page says how a game file marks them
+    assert "a game file marks its creative steps with <code>creative: true</code>" in html
 
 
 def test_a_second_build_keeps_the_pictures_it_drew(site: Path, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from escapebench.engine.env import EscapeGame, StepResult
 
 if TYPE_CHECKING:
-    from escapebench.protocols.base import HintView, Protocol
+    from escapebench.protocols.base import HintView, PromptProtocol
 
 AgentMode = Literal["free explore", "try action", "help"]
 DEFAULT_MEMORY = 10  # steps of working memory in a model agent's prompt (paper section 5.1)
@@ -40,7 +40,7 @@ class TurnContext:
     step: int  # 0-based index of the step about to be taken
     position: str  # "first scene -> ... -> current scene", as the protocol shows it
     hint: Hint | None = None
-    protocol: Protocol | None = None
+    protocol: PromptProtocol | None = None
     """What the model reads and how answers are read (None: the escapebench protocol)."""
     observation: str | None = None
     """The observation as the protocol renders it (None: the escapebench protocol's screen)."""

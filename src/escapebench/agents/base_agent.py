@@ -34,7 +34,7 @@ from escapebench.llm.base import (
     SamplingSettings,
     settings_record,
 )
-from escapebench.protocols.base import HintView, HistoryStep, Protocol
+from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol
 from escapebench.protocols.escapebench import (
     NO_ACTION_READ,
     EscapebenchProtocol,
@@ -48,7 +48,7 @@ __all__ = ["NO_ACTION_READ", "BaseAgent", "call_record", "hint_position", "proto
 _ESCAPEBENCH = EscapebenchProtocol()
 
 
-def protocol_of(ctx: TurnContext) -> Protocol:
+def protocol_of(ctx: TurnContext) -> PromptProtocol:
     """The protocol of this turn (the escapebench protocol when the harness names none)."""
     return ctx.protocol or _ESCAPEBENCH
 
@@ -118,7 +118,7 @@ class BaseAgent(Agent):
         self.memory_size = memory
         self.sampling = sampling or SamplingSettings()
         # Up to 2 * memory - 1 steps: the protocol picks its window from them (the escapebench
-        # protocol's slides in blocks, see Protocol.history_window).
+        # protocol's slides in blocks, see PromptProtocol.history_window).
         self.memory: deque[HistoryStep] = deque(maxlen=max(2 * memory - 1, 0))
 
     # ----------------------------------------------------------------- contract

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import signal
 import sys
 import threading
@@ -15,7 +16,7 @@ import threading
 from escapebench.bench.costs import add_price_arguments, prices_from_args
 from escapebench.bench.result_tables import format_usage, print_table
 from escapebench.bench.settings import RunConfigError, RunSettings, add_run_options, settings_from
-from escapebench.bench.suite import RunOutcome, run_suite
+from escapebench.bench.suite import InterruptedBeforePlay, RunOutcome, run_suite
 from escapebench.exit_codes import (
     EXIT_INTERRUPTED,
     EXIT_MODEL_UNAVAILABLE,
@@ -125,6 +126,10 @@ def main(args: argparse.Namespace) -> int:
     except (RunConfigError, GameFileError) as exc:
         print(f"escapebench run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except InterruptedBeforePlay:
+        print("escapebench run: interrupted before any episode started; nothing was played "
+              "or written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         # The episodes stopped at a step boundary and the tables were written (run_suite).
         print("escapebench run: interrupted; finished steps are kept: run the same command "
@@ -183,4 +188,15 @@ def main(args: argparse.Namespace) -> int:
             f"resume once {when}.",
             file=sys.stderr,
         )
+    if outcome.finished == outcome.planned and outcome.exit_code == 0:
+        print(_next_commands(outcome), file=sys.stderr)
     return outcome.exit_code
+
+
+def _next_commands(outcome: RunOutcome) -> str:
+    """What to try next with a finished run: its report, a comparison with another run."""
+    run = shlex.quote(str(outcome.out))
+    return (
+        f"next: escapebench report {run} --out report/   (tables, figures, trajectory viewer)\n"
+        f"      escapebench compare {run} OTHER_RUN   (paired differences to another run)"
+    )

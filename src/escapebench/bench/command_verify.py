@@ -77,6 +77,8 @@ def main(args: argparse.Namespace) -> int:
                   f"replayed as logged ({check.seconds:.1f} s, {rate:.1f} episodes/s)")
         else:
             all_ok = False
+            for note in check.notes:
+                print(f"{folder}: note: {note}; the run was written by another escapebench")
             print(f"{folder}: NOT VERIFIED: {len(check.failed)} of {len(check.episodes)} "
                   f"episodes differ from their logs"
                   + (f"; {len(check.problems)} problem(s) of the folder" if check.problems

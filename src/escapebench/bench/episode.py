@@ -45,7 +45,7 @@ from escapebench.bench.records import (
 )
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import Protocol, Session
+from escapebench.protocols.base import PromptProtocol, Session
 from escapebench.protocols.escapebench import EscapebenchProtocol, position_text
 
 __all__ = [  # the log's names are re-exported: callers know them from here
@@ -124,7 +124,7 @@ class Episode:
         on_record: RecordCallback | None = None,
         step_scope: StepScope | None = None,
         fsync: bool = True,
-        protocol: Protocol | None = None,
+        protocol: PromptProtocol | None = None,
     ) -> None:
         self.spec = spec
         self.protocol = protocol or EscapebenchProtocol()
@@ -291,7 +291,7 @@ async def play_episode(
     effects: tuple[ReferenceEffect, ...] | None = None,
     on_step: ProgressCallback | None = None,
     fsync: bool = True,
-    protocol: Protocol | None = None,
+    protocol: PromptProtocol | None = None,
 ) -> EpisodeResult:
     """Play ``spec`` with ``agent``, logging to ``folder``; resume if a log is there."""
     episode = Episode(

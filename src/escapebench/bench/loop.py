@@ -50,7 +50,7 @@ from escapebench.bench.records import (
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.outcome import OUTCOME_KINDS, Outcome
-from escapebench.protocols.base import HintView, Protocol, Session
+from escapebench.protocols.base import HintView, PromptProtocol, Session
 
 __all__ = [
     "AgentNotes",
@@ -181,7 +181,7 @@ class EscapeEnv(TurnLoop):
     """The engine and a protocol session: a turn is the protocol's view of the state, a step
     is the protocol's play of the decision's answer and the record of what it did."""
 
-    def __init__(self, defn: GameDefinition, protocol: Protocol) -> None:
+    def __init__(self, defn: GameDefinition, protocol: PromptProtocol) -> None:
         self.defn = defn
         self.protocol = protocol
         self.game = EscapeGame(defn)
@@ -481,7 +481,7 @@ class LogSteps(Wrapper):
 
 def episode_loop(
     defn: GameDefinition,
-    protocol: Protocol,
+    protocol: PromptProtocol,
     *,
     hints: HintOptions | None = None,
     max_steps: int,

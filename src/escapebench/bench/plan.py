@@ -24,7 +24,7 @@ from escapebench.bench.metrics import RESULT_VERSION
 from escapebench.bench.records import EPISODES_DIR
 from escapebench.bench.settings import RunConfigError, RunSettings
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import Protocol
+from escapebench.protocols.base import PromptProtocol
 from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION
 
 FINGERPRINT_KEYS: tuple[str, ...] = (
@@ -85,7 +85,7 @@ class RunPlan:
     model_name: str
     fingerprint: dict[str, Any]
     games: list[dict[str, Any]]
-    protocol: Protocol | None = None
+    protocol: PromptProtocol | None = None
     # settings left out by --skip-unplayable: {"setting", "source", "reason", "errors"}
     skipped: list[dict[str, Any]] = field(default_factory=list)
 
@@ -264,7 +264,7 @@ def plan_run(
     )
 
 
-def protocol_for(settings: RunSettings) -> Protocol:
+def protocol_for(settings: RunSettings) -> PromptProtocol:
     """The run's protocol (``--protocol``; by default ``original`` for games of an original
     checkout), or :class:`RunConfigError` in one line saying what to pass."""
     from escapebench.catalog import split_specs
@@ -277,7 +277,7 @@ def protocol_for(settings: RunSettings) -> Protocol:
         raise RunConfigError(str(exc)) from None
 
 
-def protocol_record(protocol: Protocol) -> dict[str, Any]:
+def protocol_record(protocol: PromptProtocol) -> dict[str, Any]:
     """What decides results of a protocol (its name, version and the sha256 of the files its
     texts come from), for the fingerprint; where the files were is not in it."""
     return {k: v for k, v in protocol.record().items() if k != "source"}

@@ -56,6 +56,11 @@ from escapebench.llm.base import ChatModel, ModelUnavailableError, ServerNotReac
 from escapebench.llm.cache import ResponseCacheError
 
 
+class InterruptedBeforePlay(KeyboardInterrupt):
+    """Ctrl-C while the run was still being planned (its games loaded or generated): no
+    episode had started and nothing was written."""
+
+
 @dataclass
 class RunOutcome:
     """What a run did."""
@@ -105,8 +110,11 @@ async def run_suite(
     model_name = model.name if model is not None else NO_MODEL
     sample_agent = make_episode_agent(settings, model, 0)
     agent_settings = normalized(sample_agent.settings())
-    # The agent's own name labels its results ("escape-no-foresight" for that ablation).
-    plan = plan_run(settings, model_name, agent_settings, sample_agent.name)
+    try:
+        # The agent's own name labels its results ("escape-no-foresight" for that ablation).
+        plan = plan_run(settings, model_name, agent_settings, sample_agent.name)
+    except KeyboardInterrupt:  # while making the games of a gen: spec: nothing was played
+        raise InterruptedBeforePlay from None
     if read_run_json(plan.out) is None:
         refuse_foreign_folder(plan.out)  # before the lock file is made in it
     with folder_lock(plan.out):

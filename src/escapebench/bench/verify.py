@@ -55,7 +55,7 @@ from escapebench.bench.records import (
 )
 from escapebench.bench.settings import RunConfigError
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import Protocol
+from escapebench.protocols.base import PromptProtocol
 
 __all__ = [
     "BUNDLE_MANIFEST",
@@ -189,6 +189,7 @@ class RunCheck:
     folder: Path
     episodes: list[EpisodeCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # of the folder, not of one episode
+    notes: list[str] = field(default_factory=list)  # versions that differ from this one's
     files: dict[str, str] = field(default_factory=dict)  # relative path -> sha256, checked
     seconds: float = 0.0
 
@@ -220,14 +221,14 @@ def _shown(value: Any) -> str:
 
 
 def _first_difference(logged: dict[str, Any], replayed: dict[str, Any],
-                      skip: frozenset[str]) -> str | None:
+                      skip: frozenset[str], where: str = "the log") -> str | None:
     for key in sorted(set(logged) | set(replayed)):
         if key in skip:
             continue
         if key not in logged:
-            return f"{key} is missing from the log"
+            return f"{key} is not in {where} (replayed {_shown(replayed[key])})"
         if key not in replayed:
-            return f"{key} is logged but not produced by play ({_shown(logged[key])})"
+            return f"{key} is in {where} but not produced by play ({_shown(logged[key])})"
         if not _same(logged[key], replayed[key]):
             return f"{key}: logged {_shown(logged[key])}, replayed {_shown(replayed[key])}"
     return None
@@ -304,7 +305,7 @@ def _load_game(entry: dict[str, Any], games_dirs: Sequence[Path]) -> _Game:
 
 
 def _protocol(run: dict[str, Any], games: Sequence[GameDefinition],
-              original_source: Path | None) -> Protocol:
+              original_source: Path | None) -> PromptProtocol:
     from escapebench.protocols import OriginalSourceError, make_protocol
 
     recorded = run.get("protocol") or {"name": "escapebench"}
@@ -317,10 +318,23 @@ def _protocol(run: dict[str, Any], games: Sequence[GameDefinition],
         raise VerifyError(f"the run's protocol {name!r}: {exc}") from None
     now = _as_json(protocol_record(protocol))
     if not _same(_as_json(recorded), now):
-        raise VerifyError(
-            f"the protocol here is not the run's: {_first_difference(recorded, now, frozenset())}"
-        )
+        diff = _first_difference(recorded, now, frozenset(), "run.json")
+        raise VerifyError(f"the protocol here is not the run's: {diff}")
     return protocol
+
+
+def _version_notes(run: dict[str, Any]) -> list[str]:
+    """The versions ``run.json`` records that are not this escapebench's: a run of another
+    version may differ where a text or a metric changed between them."""
+    from escapebench import __version__
+    from escapebench.bench.metrics import RESULT_VERSION
+    from escapebench.bench.plan import prompt_version
+    from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION
+
+    now = {"escapebench_version": __version__, "prompt_version": prompt_version(),
+           "observation_version": OBSERVATION_VERSION, "result_version": RESULT_VERSION}
+    return [f"{key} is {run[key]!r} in run.json, {value!r} here" for key, value in now.items()
+            if key in run and run[key] != value]
 
 
 # ---------------------------------------------------------------------- one episode
@@ -335,7 +349,7 @@ def _read_records(folder: Path) -> list[dict[str, Any]]:
 
 
 async def _check_episode(
-    folder: Path, run: dict[str, Any], defn: GameDefinition, protocol: Protocol,
+    folder: Path, run: dict[str, Any], defn: GameDefinition, protocol: PromptProtocol,
     scratch: Path,
 ) -> EpisodeCheck:
     episode_id = folder.name
@@ -390,7 +404,8 @@ async def _check_episode(
         check.problem = (f"step {len(replayed)}: the log has {len(records)} steps but the "
                          f"episode ends after {len(replayed)}")
         return check
-    diff = _first_difference(logged_json, _as_json(result.to_dict()), TIMING_FIELDS)
+    diff = _first_difference(logged_json, _as_json(result.to_dict()), TIMING_FIELDS,
+                             "result.json")
     if diff:
         check.problem = f"result.json: {diff}"
         return check
@@ -453,6 +468,7 @@ def verify_run(
     except RunConfigError as exc:
         raise VerifyError(str(exc)) from None
     check = RunCheck(folder)
+    check.notes = _version_notes(run)
     games: dict[str, _Game] = {}
     for entry in run.get("games") or []:
         if isinstance(entry, dict) and entry.get("setting"):

@@ -90,7 +90,7 @@ class StepResult(NamedTuple):
         return self.key_steps_gained > 0 or self.tools_gained > 0
 
 
-# Trigger operations, compiled once per definition (see _Plan._compile), by what they change.
+# Trigger operations, compiled once per definition (see _RuleTables._compile), by what they change.
 _OP_ITEM_VISIBLE, _OP_ITEM_INTERACT = "item visible", "item interactable"
 _OP_ITEM_STATE, _OP_ITEM_TOUCH = "item state", "item touched"
 _OP_TOOL_VISIBLE, _OP_TOOL_STATE = "tool visible", "tool state"
@@ -136,10 +136,10 @@ class _OfferedWait(NamedTuple):
     tracked: bool
 
 
-class _Plan:
+class _RuleTables:
     """What the engine derives once per definition to keep ``step`` and lookups cheap.
 
-    Kept in ``defn.derived`` and shared by every game of the definition (read-only, except the
+    Kept in ``defn.caches`` and shared by every game of the definition (read-only, except the
     bounded memos of normalized names and of recipes, which depend on the definition alone).
     Name groups keep file order, so the first visible match is the one a scan over the screen
     would find; trigger targets are resolved in advance the way the engine always resolved them
@@ -410,16 +410,16 @@ def clear_memos(*definitions: GameDefinition) -> None:
     """
     clear_parse_memo()
     for d in definitions:
-        plan = d.derived.get("plan")
-        if plan is not None:
-            plan.clear_memos()
+        tables = d.caches.get("rule tables")
+        if tables is not None:
+            tables.clear_memos()
 
 
-def _plan_of(d: GameDefinition) -> _Plan:
-    plan = d.derived.get("plan")
-    if plan is None:
-        plan = d.derived["plan"] = _Plan(d)
-    return plan
+def _tables_of(d: GameDefinition) -> _RuleTables:
+    tables = d.caches.get("rule tables")
+    if tables is None:
+        tables = d.caches["rule tables"] = _RuleTables(d)
+    return tables
 
 
 class EscapeGame:
@@ -443,20 +443,20 @@ class EscapeGame:
         "key_steps",
         "tools_collected",
         "ended",
-        "_plan",
+        "_tables",
         "watcher",
     )
 
     def __init__(self, defn: GameDefinition) -> None:
         self.defn = defn
-        self._plan = _plan_of(defn)
+        self._tables = _tables_of(defn)
         self.watcher: StateWatcher = NO_WATCHER
         self.reset()
 
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
         """Start over from the definition's initial state."""
-        start = self._plan.start  # the initial state, read once from the definition
+        start = self._tables.start  # the initial state, read once from the definition
         self.scene = 0
         self.scene_visible = list(start.scene_visible)
         self.item_visible = list(start.item_visible)
@@ -613,7 +613,7 @@ class EscapeGame:
                 out.append((link.label, target))
         return out
 
-    # A name group (see _Plan) holds every thing of that name; these pick the one on screen.
+    # A name group (see _RuleTables) holds every thing of that name; these pick the one on screen.
     def _first_item(self, group: tuple[int, ...]) -> int | None:
         """The first item of ``group`` that is visible (and not turned into a tool)."""
         iv, ip = self.item_visible, self.item_present
@@ -649,15 +649,15 @@ class EscapeGame:
 
     def _find_item(self, name: str) -> int | None:
         """The first visible item of the current scene with this name (in any case)."""
-        plan = self._plan
-        return self._first_item(plan.items_in_scene[self.scene].get(plan.norm(name), ()))
+        tables = self._tables
+        return self._first_item(tables.items_in_scene[self.scene].get(tables.norm(name), ()))
 
     def _find_scene_tool(self, name: str) -> int | None:
-        plan = self._plan
-        return self._first_scene_tool(plan.tools_in_scene[self.scene].get(plan.norm(name), ()))
+        tables = self._tables
+        return self._first_scene_tool(tables.tools_in_scene[self.scene].get(tables.norm(name), ()))
 
     def _find_bag_tool(self, name: str) -> int | None:
-        found = self._plan.tools_by_name.get(self._plan.norm(name))
+        found = self._tables.tools_by_name.get(self._tables.norm(name))
         return self._first_bag_tool(found) if found else None
 
     def resolve(self, action: str | Call | Action) -> Action | Outcome:
@@ -694,7 +694,7 @@ class EscapeGame:
         for ``input`` the text may hold commas too, and the item is what follows the last
         usable comma.
         """
-        recipe = self._plan.recipe(self.scene, verb, text)
+        recipe = self._tables.recipe(self.scene, verb, text)
         if verb == "click":
             items, tools = recipe
             i = self._first_item(items)
@@ -785,7 +785,7 @@ class EscapeGame:
         return ("craft", a, b)
 
     def _split(self, text: str, find_left: Any, find_right: Any) -> tuple[int, int] | None:
-        bound = _most_commas(text, self._plan.items_in_scene[self.scene])  # click: items only
+        bound = _most_commas(text, self._tables.items_in_scene[self.scene])  # click: items only
         for left, right in split_candidates(text, left_commas=bound, right_commas=bound):
             a = find_left(left)
             if a is not None:
@@ -837,25 +837,25 @@ class EscapeGame:
 
     def _play(self, found: _Resolved) -> StepResult:
         """Carry out an action matched to indices (see :meth:`_resolve`)."""
-        plan = self._plan
+        tables = self._tables
         kind, a, b = found
         if kind == "click_item":
-            return self._offer(f"click({plan.item_names[a]})", a, "click", "")
+            return self._offer(f"click({tables.item_names[a]})", a, "click", "")
         if kind == "apply":
-            tool = plan.tool_names[a]
-            return self._offer(f"apply({tool}, {plan.item_names[b]})", b, "apply", tool, a)
+            tool = tables.tool_names[a]
+            return self._offer(f"apply({tool}, {tables.item_names[b]})", b, "apply", tool, a)
         if kind == "click_tool":
             return self._collect(a)
         if kind == "input":
             return self._offer(
-                f"input({b}, {plan.item_names[a]})", a, "input", plan.norm(str(b))
+                f"input({b}, {tables.item_names[a]})", a, "input", tables.norm(str(b))
             )
         if kind == "move":
             self.scene = a
             name = self.defn.scenes[a].name
             return StepResult(
                 f"move({name})", True, False, "", (Event("moved", name),), 0, 0, False,
-                plan.moved_outcome[a],
+                tables.moved_outcome[a],
             )
         return self._craft(a, b)  # type: ignore[arg-type]
 
@@ -874,11 +874,11 @@ class EscapeGame:
         self.bag.append(t)
         self.tools_collected += 1
         self.watcher.tool_collected(self, t)
-        name = self._plan.tool_names[t]
-        event = self._plan.tool_collected[t]
+        name = self._tables.tool_names[t]
+        event = self._tables.tool_collected[t]
         return StepResult(
             f"click({name})", True, False, "", (event,), 0, 1, False,
-            self._plan.collected_outcome[t],
+            self._tables.collected_outcome[t],
         )
 
     def _offer(self, action: str, i: int, kind: str, arg: str, tool: int = -1) -> StepResult:
@@ -888,22 +888,22 @@ class EscapeGame:
         input text normalized. Marking the tool used and releasing it are written out here
         rather than called: this is the body of most successful steps.
         """
-        plan = self._plan
-        if plan.past_possible:
+        tables = self._tables
+        if tables.past_possible:
             saved = self.snapshot()  # (see below: a step that would show a state past the last)
         if not self.item_interact[i]:
             # The original engine refuses these outright; nothing changes.
-            return StepResult(action, False, True, "", (), 0, 0, False, plan.stuck_outcome[i])
+            return StepResult(action, False, True, "", (), 0, 0, False, tables.stuck_outcome[i])
         if tool >= 0:
             tool_state = self.tool_state[tool]
-            target = plan.item_names[i]
+            target = tables.item_names[i]
             if not self._uses_left(tool, target):  # not on its list, or struck off it
                 return self._fail(action, kind, i, tool)
         # The first transition wait matching the offer, preferring one not yet satisfied. Clicks
         # match any click wait, tools their own name; inputs compare without case or
         # surrounding space (the original's case-sensitive comparison is a documented bug, and
         # models cannot see the expected case).
-        matches = plan.wait_index[i][self.item_state[i]][kind].get(arg)
+        matches = tables.wait_index[i][self.item_state[i]][kind].get(arg)
         if matches is None:
             return self._fail(action, kind, i, tool)
         _, _, counted_key, _, fired, ends_game, ops, tracked = matches[0]
@@ -919,7 +919,7 @@ class EscapeGame:
             counted.add(counted_key)
             self.key_steps += 1
             gained = 1
-            events = [plan.item_key_step[i]]
+            events = [tables.item_key_step[i]]
         if tool >= 0:
             used_key = (tool, tool_state)
             used = self.used.get(used_key)
@@ -931,14 +931,14 @@ class EscapeGame:
             if tool >= 0:
                 self._release_if_spent(tool, events)
             return StepResult(
-                action, True, False, "", tuple(events), gained, 0, False, plan.partial_outcome[i]
+                action, True, False, "", tuple(events), gained, 0, False, tables.partial_outcome[i]
             )
         # The original engine's rule: a tool spent in its last state leaves the bag before the
         # triggers fire; one spent in an earlier state stays, and a trigger may move it on.
         if tool >= 0:
             self._release_if_spent(tool, events)
         tools_before = self.tools_collected
-        if ops and plan.past_possible:
+        if ops and tables.past_possible:
             try:
                 self._fire(i, ops, events)
             except PastStateError as exc:
@@ -982,7 +982,7 @@ class EscapeGame:
         item = self.defn.items[i]
         state = item.states[self.item_state[i]]
         wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
-        names = (item.name,) if tool < 0 else (self._plan.tool_names[tool], item.name)
+        names = (item.name,) if tool < 0 else (self._tables.tool_names[tool], item.name)
         failure = "no_effect"
         if wants and kind == "apply":
             failure = "wrong_tool"
@@ -995,7 +995,7 @@ class EscapeGame:
         """Whether ``target`` is still on tool ``t``'s list in its current state (listed, and
         not yet struck off as often as it is listed)."""
         s = self.tool_state[t]
-        listed = self._plan.tool_target_counts[t][s].get(target, 0)
+        listed = self._tables.tool_target_counts[t][s].get(target, 0)
         if not listed:
             return False
         struck = self.used.get((t, s))
@@ -1031,7 +1031,7 @@ class EscapeGame:
         position = self.bag.index(t)
         del self.bag[position]
         self.watcher.bag_removed(position)
-        events.append(self._plan.tool_used[t])
+        events.append(self._tables.tool_used[t])
 
     def _craft(self, a: int, b: int) -> StepResult:
         d = self.defn
@@ -1048,7 +1048,7 @@ class EscapeGame:
                 key = (1, dst, s, 0)
                 done = self.satisfied.setdefault(key, set())
                 done.add(wi)
-                events = [self._plan.tool_crafted[dst]]
+                events = [self._tables.tool_crafted[dst]]
                 self._mark_used(src, dst_name)
                 self._release_if_spent(src, events)
                 gained = 0
@@ -1056,7 +1056,7 @@ class EscapeGame:
                     self.counted.add((1, dst, s, 0, wi))
                     self.key_steps += 1
                     gained = 1
-                    events.insert(0, self._plan.tool_key_step[dst])
+                    events.insert(0, self._tables.tool_key_step[dst])
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
                     self.watcher.bag_changed()
@@ -1067,11 +1067,11 @@ class EscapeGame:
 
     # ------------------------------------------------------------------ triggers
     def _fire(self, i: int, ops: tuple[_Op, ...], events: list[Event]) -> None:
-        """Apply the compiled triggers of a transition of item ``i`` (see ``_Plan``), telling
+        """Apply the compiled triggers of a transition of item ``i`` (see ``_RuleTables``), telling
         the screen what changed (see ``ScreenCache``). Once a state past the last is in play,
         the rest goes through :meth:`_fire_past`, and the step is checked at the end."""
         screen = self.watcher
-        item_scene = self._plan.item_scene
+        item_scene = self._tables.item_scene
         past: list[tuple[str, int]] = []  # (operation, target) set to a state past the last
         for op, target, value, event in ops:
             if past:

@@ -177,7 +177,7 @@ class GameDefinition:
     # Caches of data derived from the definition (the engine's tables, observation texts),
     # built on first use and kept with the definition they belong to. Looking one up here is
     # cheap; hashing a whole definition (as a functools cache would) is not.
-    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    caches: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Name lookups. For items the first one in file order wins when a name repeats (the

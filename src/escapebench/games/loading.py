@@ -732,6 +732,33 @@ def builtin_files() -> list[Path]:
 
 
 GAME_FILE = re.compile(r"\.ya?ml$", re.IGNORECASE)
+GENERATED_LIST = "generated.json"
+"""The list ``escapebench generate`` writes last into its folder: the games it made."""
+
+
+def _as_generated(spec: str, folder: Path, files: list[Path]) -> list[Path]:
+    """``files`` (the game files of ``folder``), checked against the folder's
+    :data:`GENERATED_LIST` when it has one: a generated folder is played as its list says, and
+    a folder whose files and list differ (games added or lost since) is refused."""
+    listing = folder / GENERATED_LIST
+    if not listing.is_file():
+        return files
+    try:
+        data = json.loads(listing.read_text(encoding="utf-8"))
+        listed = [str(g["file"]) for g in data["games"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise GameFileError(spec, f"its {GENERATED_LIST} cannot be read") from None
+    names = {f.name for f in files}
+    extra, missing = sorted(names - set(listed)), sorted(set(listed) - names)
+    if extra or missing:
+        parts = [f"not listed: {', '.join(extra[:3])}{' ...' if len(extra) > 3 else ''}"
+                 if extra else "", f"missing: {', '.join(missing[:3])}"
+                 f"{' ...' if len(missing) > 3 else ''}" if missing else ""]
+        raise GameFileError(spec, (
+            f"{GENERATED_LIST} lists {len(listed)} games but the folder holds {len(names)} "
+            f"game files ({'; '.join(p for p in parts if p)}); generate the folder again, or "
+            "name the files to play"))
+    return files
 
 
 def game_files(spec: str) -> list[Path]:
@@ -746,7 +773,7 @@ def game_files(spec: str) -> list[Path]:
         files = sorted(x for x in p.iterdir() if x.is_file() and GAME_FILE.search(x.name))
         if not files:
             raise _no_game_files(spec, p)
-        return files
+        return _as_generated(spec, p, files)
     if p.is_file():
         return [p]
     kind = file_kind(p)
@@ -804,7 +831,7 @@ def _game_files(spec: str) -> list[Path]:
         )
         if not files:  # an existing folder: not a built-in game's name, whatever it is called
             raise _no_game_files(spec, p)
-        return files
+        return _as_generated(spec, p, files)
     if p.is_file():
         return [p]
     if any(c in spec for c in "*?["):

@@ -15,7 +15,7 @@ from typing import Any
 
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols import Protocol
+from escapebench.protocols import PromptProtocol
 from escapebench.protocols.escapebench import EscapebenchProtocol
 
 
@@ -89,7 +89,7 @@ def hint_teleport(record: dict[str, Any]) -> str | None:
 
 def replay(
     defn: GameDefinition, steps: list[TraceStep], *, states: bool,
-    protocol: Protocol | None = None,
+    protocol: PromptProtocol | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Play ``steps`` from the initial state; one record per step, as each is played.
 

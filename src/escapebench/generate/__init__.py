@@ -8,8 +8,8 @@
 * :mod:`~escapebench.generate.make`: candidates checked and proven, rejects replaced.
 * :mod:`~escapebench.generate.data`: the affordance table, themes and words (``data/``).
 
-This package imports only :mod:`escapebench.engine` and :mod:`escapebench.games`; ``games``
-imports it lazily where a ``gen:`` spec is resolved.
+This package imports only :mod:`escapebench.engine` and :mod:`escapebench.games`;
+:mod:`escapebench.catalog` imports it where a ``gen:`` spec is resolved.
 """
 
 from escapebench.generate.knobs import KNOB_NAMES, TIERS, Knobs, knobs_for

@@ -24,6 +24,7 @@ from typing import Any
 
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
+from escapebench.generate.proof import asked_properties, cue_pattern, plural_name
 
 __all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
@@ -44,18 +45,31 @@ MATERIALS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "st
 # words that tell two things of one kind apart, when a name is taken: neither a material
 # nor a colour, so they contradict no description
 # (nor a size: the theme's templates say "A small {name}")
-TWIN_WORDS = ["second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-              "tenth", "eleventh", "twelfth", "spare"]
+# (version 6: by where or what they are, never counted: a "second floor marks" reads as an
+# upper storey, and a "second" may be met before any first)
+TWIN_WORDS = ["north", "south", "east", "west", "inner", "outer", "side", "corner", "upper",
+              "lower", "left", "right", "middle", "spare"]
 
 
+_BLOCKING = re.compile(r"\bblocks?\b|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
+_CALLED_WORD = re.compile(r"\b(?:names?|words?|letters?)\b")
+_LINK: list[re.Pattern[str] | None] = []
+_LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
+_ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
+_ASK_RX: dict[str, re.Pattern[str]] = {}
 _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
 # a template's adjective before a word telling a thing apart ("A small second wall safe")
+# rooms told apart by words no door or thing uses (no "north staff door" onto a mineral room
+# while a "north mineral room" lies elsewhere)
+SCENE_TWINS = ["little", "great", "back", "front", "lower", "upper", "inner", "outer", "old",
+               "new", "quiet", "narrow"]
+TWIN_WORDS = [w for w in TWIN_WORDS if w not in SCENE_TWINS]
 _TWIN_AFTER_ADJ = re.compile(
     r"\b([Aa]n?|[Tt]he) (tall|heavy|small|round|red|painted|leather|green|covered) ("
-    + "|".join(TWIN_WORDS) + r") ")
+    + "|".join(ORDINALS) + r") ")
 
 
 def _twin_first(text: str) -> str:
@@ -73,13 +87,69 @@ def _article(text: str) -> str:
 
 def _plural(name: str) -> bool:
     """Whether a thing's name is a plural or a pair (``tongs``, ``frozen peas``)."""
-    return name.endswith("s") and not name.endswith(("ss", "us"))
+    return plural_name(name)
+
+
+def _a(name: str) -> str:
+    """``A name`` (the article is fixed later), or ``Name`` for a plural (``Tongs``)."""
+    return name[:1].upper() + name[1:] if _plural(name) else f"A {name}"
+
+
+def _it(name: str) -> str:
+    return "them" if _plural(name) else "it"
+
+
+_THEY_VERBS = {"is": "are", "does": "do", "has": "have", "was": "were", "weighs": "weigh",
+               "bends": "bend", "gives": "give", "leaves": "leave", "slides": "slide",
+               "stays": "stay", "sounds": "sound", "reaches": "reach", "throws": "throw",
+               "makes": "make", "blocks": "block", "pulls": "pull", "lets": "let",
+               "holds": "hold", "keeps": "keep", "soaks": "soak", "clings": "cling",
+               "stretches": "stretch", "scrapes": "scrape", "carries": "carry",
+               "ends": "end", "slips": "slip", "weigh": "weigh", "can": "can"}
+
+
+def _agree(text: str, name: str) -> str:
+    """``text`` with "it" after a plural ``name`` in its clause made "them" ("the key clicks
+    onto them"), "its" made "their"."""
+    if not _plural(name):
+        return text
+    def clause(m: re.Match[str]) -> str:
+        c = m.group(0)
+        at = c.lower().find(name.lower())
+        if at < 0:
+            return c
+        rest = re.sub(r"\bits\b", "their", re.sub(r"\bit\b", "them", c[at:]))
+        return c[:at] + rest
+    return re.sub(r"[^.!?;:]+", clause, text)
+
+
+def _they(sentence: str) -> str:
+    """A sentence about one thing ("It bends easily.") said of a plural ("They bend
+    easily."), for a pair's hint (tongs, chopsticks)."""
+    def verb(m: re.Match[str]) -> str:
+        v = m.group(2)
+        return f"{m.group(1)} {_THEY_VERBS.get(v, v)}"
+    out = re.sub(r"\b(It|it) (\w+)", lambda m: verb(m).replace("It", "They", 1)
+                 .replace("it", "they", 1), sentence)
+    out = re.sub(r"\bIts\b", "Their", out)
+    out = re.sub(r"\bits\b", "their", out)
+    return re.sub(r"\bit\b", "them", out)
 
 
 def has_cue(text: str, cue_words: list[str]) -> bool:
     """Whether ``text`` holds one of ``cue_words`` (each a whole word or the start of one)."""
-    low = text.lower()
-    return any(re.search(r"\b" + re.escape(w) + _SUFFIX, low) for w in cue_words)
+    key = tuple(cue_words)
+    rx = _HAS_CUE.get(key)
+    if rx is None:
+        if len(_HAS_CUE) > 4096:
+            _HAS_CUE.clear()
+        rx = _HAS_CUE[key] = re.compile(
+            r"\b(?:" + "|".join(re.escape(w) for w in cue_words) + r")" + _SUFFIX
+        ) if cue_words else re.compile(r"(?!)")
+    return rx.search(text.lower()) is not None
+
+
+_HAS_CUE: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
 _SUFFIX = r"(?:s|es|d|ed|ing|y|ly)?\b"  # a cue word counts with its plural or verb endings
@@ -117,6 +187,14 @@ class Design:
     needs: list[tuple[str, str, bool, str]] = field(default_factory=list)
     keys: set[str] = field(default_factory=set)  # the key tools (a key is tried as a key)
     parts: set[str] = field(default_factory=set)  # craft parts and crafted tools, and distractors
+    # version 6: each code lock (lock, answer, sign its marks share), each mark's lock
+    codes: list[tuple[str, str, str]] = field(default_factory=list)
+    clues: dict[str, str] = field(default_factory=dict)
+    props: dict[str, list[str]] = field(default_factory=dict)  # solving tool -> properties
+    # (part, tool, result, obstacle) of each craft
+    crafts: list[tuple[str, str, str, str]] = field(default_factory=list)
+    related: set[tuple[str, str]] = field(default_factory=set)  # names that belong together
+    theme: str = ""
 
 
 class _Builder:
@@ -125,13 +203,24 @@ class _Builder:
         self.rng = rng
         self.aff = affordances()
         self.theme = rng.choice(themes())
+        self.signs_used: set[str] = set()
+        self.hard_seen: set[str] = set()  # the hard texts of the objects taken so far
+        self.scene_words = {w for kind in ("scenes", "closeups") for x in self.theme[kind]
+                            for w in x["name"].split()}
+        # a key named like a lock it does not open is a decoy ("rusty key", "rusty padlock")
+        self.lock_words = {w for kind in ("locks", "containers", "doors")
+                           for x in self.theme.get(kind, [])
+                           for w in re.findall(r"[a-z]+", f"{x['name']} {x.get('locked', '')}")
+                           } | {
+            w for ob in self.aff["obstacles"] for x in ob["item"] for w in x.split()}
+        self.carriers_used: set[str] = set()
         self.game_id = game_id
         self.names: set[str] = set()
         self.used_objects: set[str] = set()
         self.scenes: list[dict[str, Any]] = []       # rendered scene maps (walk scenes + close-ups)
         self.parent: dict[str, str] = {}             # close-up -> its scene; scene -> previous
         self.ref: list[tuple[str, str]] = []         # (scene name, action)
-        self.design = Design(doc={})
+        self.design = Design(doc={}, theme=self.theme["name"])
         self.crafts_left = knobs.crafts
         self.creative_count = 0
         self.property_count = 0
@@ -139,7 +228,7 @@ class _Builder:
         self.closeups: set[str] = set()
         self.alive: set[str] = set()  # obstacles that are people or animals
         self.key_speakers: set[str] = set()  # obstacles whose texts speak of a key
-        self.cue_of: dict[str, list[str]] = {}  # creative tool -> cue words of its property
+        self.cue_of: dict[str, set[str]] = {}  # creative tool -> the properties it must cue
         # fairness: the texts of every non-key tool so far, and the properties obstacles need;
         # no tool but an obstacle's solution may read as having what the obstacle needs
         self.tool_texts: list[str] = []
@@ -154,12 +243,13 @@ class _Builder:
         self.details = self.detail_pool()
 
     # -- names -------------------------------------------------------------------------------
-    def unique(self, base: str) -> str:
-        """``base``, or ``base`` told apart by a word it does not hold yet (``small``,
+    def unique(self, base: str, twin_words: list[str] | None = None) -> str:
+        """``base``, or ``base`` told apart by a word it does not hold yet (``north``,
         ``spare``...: never a material or a colour) when the name is taken."""
         name = base
         held = set(base.split())
-        twins = [w for w in TWIN_WORDS if w not in held]
+        twins = [w for w in (twin_words or TWIN_WORDS) if w not in held
+                 and w not in self.scene_words]
         n = 0
         while name in self.names:
             name = f"{twins[n]} {base}" if n < len(twins) else f"{base} {n}"
@@ -169,10 +259,12 @@ class _Builder:
 
     def new_key(self) -> str:
         """A key named by a word no other key of the game has (``iron key``, ``bent key``)."""
-        free = [w for w in KEY_WORDS if f"{w} key" not in self.names]
+        free = [w for w in KEY_WORDS if f"{w} key" not in self.names
+                and w not in self.lock_words]
         if not free:  # a large game: a shape and a tint ("bent brass key"), never two tints
             free = [f"{a} {b}" for a in KEY_WORDS if a not in _TINTS for b in KEY_WORDS
-                    if b in _TINTS and f"{a} {b} key" not in self.names]
+                    if b in _TINTS and f"{a} {b} key" not in self.names
+                    and a not in self.lock_words and b not in self.lock_words]
         name = self.unique(f"{self.pick(free)} key" if free else "spare key")
         self.design.keys.add(name)
         return name
@@ -187,6 +279,12 @@ class _Builder:
         for key, value in fill.items():
             text = text.replace("{" + key + "}", value)
         return text
+
+    def loose_desc(self, tool: str) -> str:
+        """A variant of a wedged tool's sentence; for a plural none that says "it"."""
+        options = [o for o in self.words["loose_desc"]
+                   if not (_plural(tool) and re.search(r"\bit\b", o))]
+        return options[self.wrng.randrange(len(options))].replace("{tool}", tool)
 
     def key_desc(self, key: str) -> str:
         """A variant of a key's sentence whose words do not fight the key's name (no "notched
@@ -212,6 +310,37 @@ class _Builder:
         self.wrng.shuffle(pool)
         return pool
 
+    def links_in(self, texts: list[Any]) -> set[str]:
+        """The link words (a stain, a material, a colour) ``texts`` hold."""
+        if not _LINK:
+            _LINK.append(cue_pattern(self.words.get("link_words", [])))
+        rx = _LINK[0]
+        if rx is None:
+            return set()
+        out: set[str] = set()
+        for t in texts:
+            if not t:
+                continue
+            found = _LINKS_OF.get(t)
+            if found is None:
+                if len(_LINKS_OF) > 100_000:
+                    _LINKS_OF.clear()
+                found = _LINKS_OF[t] = frozenset(
+                    m.group(0).rstrip("s") for m in rx.finditer(t.lower()))
+            out |= found
+        return out
+
+    def item_links(self) -> set[str]:
+        """The link words the items of the game so far hold (names and descriptions)."""
+        texts: list[Any] = []
+        for sc in self.scenes:
+            for e in sc["items"]:
+                texts.append(e["item"]["name"])
+                for st in e["item"]["states"]:
+                    d = st["desc"]
+                    texts += d.values() if isinstance(d, dict) else [d]
+        return self.links_in(texts)
+
     def cued_props(self, texts: list[str], props: set[str] | None = None) -> set[str]:
         """The properties (of ``props``, or all) whose cue words ``texts`` hold."""
         out: set[str] = set()
@@ -225,7 +354,7 @@ class _Builder:
 
     # -- layout ------------------------------------------------------------------------------
     def add_scene(self, base: str, desc: str, visible: bool) -> dict[str, Any]:
-        sc = {"name": self.unique(base), "desc": desc, "visible": visible,
+        sc = {"name": self.unique(base, SCENE_TWINS), "desc": desc, "visible": visible,
               "scene_relations": {}, "items": [], "tools": []}
         self.scenes.append(sc)
         return sc
@@ -287,7 +416,7 @@ class _Builder:
         for s in range(len(walk)):
             chains = max(1, min(k.breadth, per[s] or 1))
             units = [per[s] // chains + (1 if c < per[s] % chains else 0) for c in range(chains)]
-            door_t = self.pick(self.theme["doors"])
+            door_t = self.pick(self.doors_for(s, walk))
             door = self.unique(door_t["name"])
             keys: list[str] = []
             steps_at: list[list[tuple[str, str]]] = []
@@ -306,6 +435,20 @@ class _Builder:
             self.way_on(s, walk, keys, door_t, door)
         self.distractors(rooms)
         return self.finish()
+
+    def doors_for(self, s: int, walk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The theme's doors whose names name no room of the game but the one they open (no
+        "yard door" onto the flour loft); all of them if none is left."""
+        target = walk[s + 1]["name"] if s + 1 < len(walk) else ""
+        taken = {w for sc in self.scenes if sc["name"] != target
+                 for w in sc["name"].removesuffix(" close-up").split()}
+        generic = {"door", "gate", "hatch", "room", "shutter", "trapdoor"}
+        fit = [d for d in self.theme["doors"] if not (set(d["name"].split()) - generic) & taken]
+        if fit:
+            return fit
+        # every door of the theme names a room here: one named by where it leads
+        name = f"{target} door" if target else "way out"
+        return [{**d, "name": name} for d in self.theme["doors"][:1]]
 
     def way_on(self, s: int, walk: list[dict[str, Any]], keys: list[str],
                door_t: dict[str, Any], door: str) -> None:
@@ -352,7 +495,7 @@ class _Builder:
         key = self.new_key()
         need: dict[str, Any] = {"tool": key, "desc": _t(
             f"A {key}. It looks like it fits a door lock.", self.key_desc(key),
-            "A key."),
+            f"A {key}."),
             "apply_to": [door], "key": True}
         seq: list[list[tuple[str, str]]] = []
         for u in range(units):
@@ -395,17 +538,18 @@ class _Builder:
             src = self.unique(src_name)
             # a source (a tap, a stove) stands in the room, not in a close-up
             host = self.scene_of(where["name"])
-            cap = f"A {tool}"  # "A penknife, its edge dull."
+            cap = _a(tool)  # "A penknife, its edge dull."; "Scissors, ..."
             tmap["states"] = [
-                {"desc": prep["before"].replace("{tool}", cap), "apply_to": [src]},
-                {"desc": prep["after"].replace("{tool}", cap), "apply_to": target}]
+                {"desc": _agree(prep["before"].replace("{tool}", cap), tool),
+                 "apply_to": [src]},
+                {"desc": _agree(prep["after"].replace("{tool}", cap), tool), "apply_to": target}]
             self.place_item(where, {"name": src, "states": [
                 {"desc": _t(f"A {src}; you could fill something here.",
                             self.word("source_desc", src=src), f"A {src}."),
                  "transitions": [{"wait_for": [f"apply, {tool}"],
                                   "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
-                                  "reward": prep["done"].replace("{tool}", tool)
-                                  .replace("{source}", src)}]},
+                                  "reward": _agree(prep["done"].replace("{tool}", tool)
+                                                   .replace("{source}", src), tool)}]},
                 {"desc": self.word("source_used", src=src)}]}, "By the wall")
             # (placed in the room that holds ``where``)
             host["items"].append(where["items"].pop())
@@ -423,10 +567,12 @@ class _Builder:
             loose = self.unique(f"{tool} stuck fast")
             tmap["visible"] = False
             self.place_item(where, {"name": loose, "states": [{
-                "desc": _t(f"A {tool}, wedged in place. Pull it loose to take it.",
-                           self.word("loose_desc", tool=tool), f"A {tool}."),
+                "desc": _t(f"{_a(tool)}, wedged in place. Pull {_it(tool)} loose to take "
+                           f"{_it(tool)}.",
+                           self.loose_desc(tool), f"A {tool}."),
                 "transitions": [{"wait_for": ["click"], "trigger": [f"become_tool, {tool}"],
-                                 "reward": f"You work the {tool} loose and take it."}]}]},
+                                 "reward": f"You work the {tool} loose and take "
+                                           f"{_it(tool)}."}]}]},
                 "Wedged in place")
             self.place_tool(where, tmap, "In your hands")
             pre.append((where["name"], f"click({loose})"))
@@ -469,7 +615,7 @@ class _Builder:
         self.design.edges.append((key, cont, "key"))
         self.design.node_kind[cont] = "lock"
         return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
-                                              self.key_desc(key), "A key."),
+                                              self.key_desc(key), f"A {key}."),
                       "apply_to": [cont], "key": True}
 
     def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]],
@@ -480,10 +626,17 @@ class _Builder:
         # fair: no tool of the game so far reads as having what the obstacle needs (a lump of
         # wax refused at a stuck zip); such a game is rejected by the proof
         cued = self.cued_props(self.tool_texts) | self.needed
-        obs_t = self.pick([ob for ob in obstacles if ob["needs"] not in cued] or obstacles)
+        # no link word (oil, wax) shared with a tool so far: a pool of oil and an oil lamp
+        # that does not clear it are a decoy
+        tool_links = self.links_in(self.tool_texts)
+        fair = [ob for ob in obstacles if ob["needs"] not in cued] or obstacles
+        obs_t = self.pick([ob for ob in fair if not self.links_in(
+            [*ob["desc"].values(), ob["fail"]]) & tool_links] or fair)
         prop = obs_t["needs"]
-        item = self.unique(self.pick(obs_t["item"]))
-        need = self.solver_for(prop, item)
+        names = [x for x in obs_t["item"] if not self.links_in(
+            [x, *obs_t["desc"].values()]) & tool_links] or obs_t["item"]
+        item = self.unique(self.pick(names))
+        need = self.solver_for(prop, item, obs_t)
         self.needed.add(prop)
         self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
         tool = need["tool"]
@@ -497,9 +650,10 @@ class _Builder:
             {"desc": desc,
              "neg_reward": _t(fail, fail, None),
              "transitions": [{"wait_for": [f"apply, {tool}"], "trigger": ["change_state, 1"],
-                              "reward": obs_t["solved"].replace("{tool}", need.get("result", tool))
-                              .replace("{item}", item)}]},
-            {"desc": self.word("solved_desc", item=item)}]}
+                              "reward": _agree(obs_t["solved"].replace(
+                                  "{tool}", need.get("result", tool)).replace("{item}", item),
+                                  need.get("result", tool))}]},
+            {"desc": self.solved_desc(item, desc)}]}
         self.place_item(where, imap, self.pick(
             ["In the wall", "On the floor", "Up high", "Behind a curtain", "In the middle"]))
         steps.append((where["name"], f"apply({tool}, {item})"))
@@ -515,8 +669,39 @@ class _Builder:
                 f"{tool} (name suggests {need['suggests']}) applied to {item} for being {prop}")
         return imap, need
 
-    def solver_for(self, prop: str, item: str) -> dict[str, Any]:
+    def asked_of(self, obs: dict[str, Any] | None, prop: str) -> set[str]:
+        """What an obstacle kind's texts (any version, and its refusal) ask for: its need and
+        what its need clauses name ("anything flat and hard could turn it": flat, rigid)."""
+        if obs is None:
+            return {prop}
+        key = obs["kind"]
+        if key not in _ASKED:
+            if not _ASK_RX:
+                _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
+                                if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
+            texts = [*obs["desc"].values(), obs["fail"]]
+            _ASKED[key] = frozenset({obs["needs"]}.union(
+                *(asked_properties(t, _ASK_RX) for t in texts if t)))
+        return set(_ASKED[key]) | {prop}
+
+    def reads_against(self, texts: list[str], asked: set[str]) -> bool:
+        """Whether ``texts`` read as the opposite of a property in ``asked`` (a string that
+        coils, where something must push)."""
+        opp = self.aff.get("opposites", {})
+        return bool(self.cued_props(texts, {opp[q] for q in asked if q in opp}))
+
+    def solved_desc(self, item: str, first: dict[str, str]) -> dict[str, str]:
+        """A dealt-with obstacle's text: "no longer stands in your way" only in a version
+        whose first text said it blocked a way (a heap across the hatch)."""
+        plain, way = self.word("solved_desc", item=item), self.word("solved_way", item=item)
+        return {v: way if _BLOCKING.search((first[v] or "").lower()) else plain
+                for v in ("easy", "normal", "hard")}
+
+    def solver_for(self, prop: str, item: str, obs: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
         aff = self.aff
+        asked = self.asked_of(obs, prop)
+        kind = obs["kind"] if obs else ""
         self.property_count += 1
         want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
         objs = {o["name"]: o for o in aff["objects"]}
@@ -536,9 +721,15 @@ class _Builder:
             part lacks, so the obstacle says why it alone will not do; None: not fair."""
             having = [x for x in c["parts"] if prop in objs.get(x, {}).get("properties", [])
                       or self.cued_props(part_texts(x), {prop})]
-            if not having:
+            gives = c.get("because", {})
+            # version 6: what the obstacle asks must come from both parts (a card adds
+            # nothing to a rubber band at a drive wheel)
+            if not having and set(c["parts"]) <= set(gives.get(prop, [])):
                 return ""
-            for q in aff.get("why", {}):
+            for q, w in aff.get("why", {}).items():
+                if kind not in w.get("obstacles", []) or not set(c["parts"]) <= set(
+                        gives.get(prop, [])) | set(gives.get(q, [])):
+                    continue
                 if q != prop and q in c["properties"] and not any(
                         q in objs.get(x, {}).get("properties", [])
                         or self.cued_props(texts(objs[x]["desc"]) if x in objs else [x], {q})
@@ -546,13 +737,13 @@ class _Builder:
                     return q
             return None
 
-        crafts = [c for c in aff.get("crafts", []) if prop in c["properties"]
+        crafts = [c for c in aff.get("crafts", []) if asked <= set(c["properties"])
                   and not (set(c["parts"]) & self.used_objects)
                   and not (set(c["parts"]) & self.names)
-                  and why(c) is not None
+                  and why(c) is not None and why(c) not in avoid
                   and not self.cued_props([t for x in c["parts"] for t in (
                       texts(objs[x]["desc"]) if x in objs else [x])], avoid)
-                  and not self.cued_props(texts(c["desc"]), avoid)]
+                  and not self.cued_props([c["result"], *texts(c["desc"])], avoid)]
         if prop in self.cued_props(self.tool_texts, {prop}):  # a tool so far reads as it
             crafts = []
         if crafts and self.crafts_left > 0:
@@ -560,17 +751,34 @@ class _Builder:
             c = self.pick(crafts)
             a, b = c["parts"]
             self.used_objects |= {a, b}
+            self.hard_seen |= {objs[x]["desc"]["hard"] for x in (a, b) if x in objs}
             self.names |= {a, b}
             self.design.parts |= {a, b}
-            self.tool_texts += [*part_texts(a), *part_texts(b), *texts(c["desc"])]
+            self.tool_texts += [*part_texts(a), *part_texts(b)]
             part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
                                            "apply_to": [b]}]}
+            q = why(c)
+            made = self.product_desc(c, asked | ({q} if q else set()))
+            self.tool_texts += texts(made)
             states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
-                      {"desc": c["desc"], "apply_to": [item]}]
+                      {"desc": made, "apply_to": [item]}]
+            self.design.props[b] = list(c["properties"])
+            self.design.crafts.append((a, b, c["result"], item))
+            self.design.related |= {(a, b), (a, item)}
             return {"tool": b, "states": states, "parts": [part], "result": c["result"],
-                    "why": why(c)}
-        cands = [o for o in aff["objects"] if prop in o["properties"]
-                 and o["name"] not in self.used_objects and o["name"] not in self.names]
+                    "why": q}
+        misfit = {o["name"] for o in aff["objects"] if self.theme["name"] in o.get("not_in", [])}
+        cands = [o for o in aff["objects"] if asked <= set(o["properties"])
+                 and o["name"] not in self.used_objects and o["name"] not in self.names
+                 and o["name"] not in misfit]
+        taken = self.item_links()
+        cands = [o for o in cands if not self.links_in([o["name"], *o["desc"].values()])
+                 & taken] or cands
+        # every tool can be told apart in every version (no two "A bottle.")
+        cands = [o for o in cands if o["desc"]["hard"] not in self.hard_seen] or cands
+        # no solution reads as the opposite of what the obstacle asks (any version)
+        cands = [o for o in cands if not self.reads_against(
+            [v for v in o["desc"].values() if v], asked)]
         cands = [o for o in cands if not self.cued_props(texts(
             o["desc"] if o["properties"][0] == prop else self.cued(o, prop)), avoid)] or cands
         creative = [o for o in cands if o["properties"][0] != prop]
@@ -579,9 +787,14 @@ class _Builder:
         if not pool:
             key = self.unique(f"{self.pick(COLORS)} pry bar")
             self.tool_texts += [f"A {key}; it is {prop}.", f"A {key}."]
-            return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.", "A bar."),
+            self.design.props[key] = sorted(asked)
+            hints = "".join(" " + self.aff["cues"][q]["hint"] for q in sorted(asked))
+            return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.{hints}",
+                                            "A bar."),
                     "apply_to": [item]}
         o = self.pick(pool)
+        self.hard_seen.add(o["desc"]["hard"])
+        self.design.props[o["name"]] = list(o["properties"])
         self.used_objects.add(o["name"])
         self.names.add(o["name"])
         is_creative = o["properties"][0] != prop
@@ -591,7 +804,10 @@ class _Builder:
         if is_creative:
             desc = self.cued(o, prop)
             self.design.cues.append((o["name"], item, prop))
-            self.cue_of[o["name"]] = self.aff["cues"][prop]["words"]
+            self.cue_of[o["name"]] = {prop}
+        for q in sorted(asked - {prop, o["properties"][0]}):  # the other needs asked: hinted
+            desc = self.cued({**o, "desc": desc}, q)
+            self.cue_of.setdefault(o["name"], set()).add(q)
         self.tool_texts += texts(desc)
         need: dict[str, Any] = {"tool": o["name"], "desc": desc, "apply_to": [item],
                                 "creative": is_creative, "suggests": o.get("suggests", "")}
@@ -607,17 +823,37 @@ class _Builder:
             need["loose"] = True
         return need
 
+    def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
+        """A crafted thing's descriptions: named as what it is in every version ("A blowpipe:
+        a straw pushed into a cane."), and in normal hinting what the obstacle asks."""
+        name = c["result"]
+        desc = {}
+        for v in ("easy", "normal", "hard"):
+            text = c["desc"][v]
+            if not re.search(r"\b" + re.escape(name) + r"\b", text.lower()):
+                text = f"{_a(name)}: {text[:1].lower()}{text[1:]}" if v != "hard" else \
+                    f"{_a(name)}."
+            desc[v] = text
+        for q in sorted(asked):
+            cue = self.aff["cues"][q]
+            if not has_cue(desc["normal"], cue["words"]):
+                desc["normal"] += " " + (_they(cue["hint"]) if _plural(c["parts"][1])
+                                         else cue["hint"])
+        return desc
+
     def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:
         """``o``'s descriptions with its property ``prop`` hinted in normal (the object's own
         hint or the property's, where the text holds no cue word yet) and stated in easy (the
         property's gloss); hard is left bare."""
         cue = self.aff["cues"][prop]
         desc = dict(o["desc"])
+        plural = _plural(o["name"])
         if not has_cue(desc["normal"], cue["words"]):
             hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
-            desc["normal"] = f"{desc['normal']} {hint}"
+            desc["normal"] = f"{desc['normal']} {_they(hint) if plural else hint}"
         if not has_cue(desc["easy"], cue["words"]):
-            desc["easy"] = f"{desc['easy']} It {self.aff['properties'][prop]}."
+            gloss = f"It {self.aff['properties'][prop]}."
+            desc["easy"] = f"{desc['easy']} {_they(gloss) if plural else gloss}"
         return desc
 
     def input_unit(self, s: int, rooms: list[list[dict[str, Any]]], where: dict[str, Any],
@@ -629,12 +865,22 @@ class _Builder:
         n = 3 if s < 3 else 4  # digits of the code
         digits = [str(self.rng.randrange(10)) for _ in range(n)]
         code = "".join(digits)
+        # version 6: the lock shows a sign and every mark of its code the same one, so each
+        # mark is tied to its lock in words (two locks' "II" marks are no coin flip)
+        signs = [x for x in self.words["signs"] if x not in self.signs_used]
+        sign = signs[self.wrng.randrange(len(signs))] if signs else ""
+        self.signs_used.add(sign)
+        painted = f" A small {sign} is painted on it." if sign else ""
+        by = f", beside a small painted {sign}" if sign else ""
+        by_hard = f", marked with a {sign}" if sign else ""
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
         where_digits = ("the whole code is written on a note nearby" if self.k.indirection == 0 else
-                        f"its digits are written around the place, marked I to {MARKS[n - 1]}")
+                        f"its digits are written around the place, marked I to {MARKS[n - 1]}"
+                        + (f", each beside a {sign} like this one" if sign else ""))
         item = {"name": cont, "states": [
-            {"desc": _t(f"{locked} It takes a {n}-digit code; {where_digits}.",
-                        f"{locked} {n} digits.", f"A {cont}. {n} digits."),
+            {"desc": _t(f"{locked}{painted} It takes a {n}-digit code; {where_digits}.",
+                        f"{locked}{painted} {n} digits.",
+                        f"A {cont}{by_hard}. {n} digits."),
              "neg_reward": _t("Wrong code. Look for the note." if self.k.indirection == 0 else
                               "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
@@ -645,6 +891,7 @@ class _Builder:
         steps.append((where["name"], f"input({code}, {cont})"))
         self.design.key_steps.append(f"input({code}, {cont})")
         self.design.node_kind[cont] = "code"
+        self.design.codes.append((cont, code, sign))
         if self.k.indirection == 0:  # the whole code on one note, as the tutorial has it
             spot = self.pick(rooms[s])
             clue = self.unique("code note")
@@ -655,31 +902,53 @@ class _Builder:
                 self.wrng.shuffle(order)
             marked = [f"{MARKS[i]} = {digits[i]}" for i in order]
             self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
-                f"A note: the code of the {cont} is {code}.",
-                f"A note that reads '{', '.join(marked)}'.",
-                f"A note: {'; '.join(m.replace(' = ', '-') for m in marked)}.")}]}, "Here")
+                f"A note{by}: the code of the {cont} is {code}.",
+                f"A note{by} that reads '{', '.join(marked)}'.",
+                f"A note{by_hard}: {'; '.join(m.replace(' = ', '-') for m in marked)}.")}]},
+                "Here")
             self.design.edges.append((clue, cont, "clue"))
             self.design.node_kind[clue] = "clue"
+            self.design.clues[clue] = cont
             return item, None
-        # one clue per digit, spread over this scene and earlier ones
+        # one clue per digit, spread over this scene and earlier ones; all of one lock's
+        # marks are written the same way (one carrier), and no two locks share a carrier
+        carriers = [c for c in th["clue_carriers"] if c not in self.carriers_used
+                    and not self.links_in([c]) & self.lock_words] or list(th["clue_carriers"])
+        carrier = carriers[self.wrng.randrange(len(carriers))]
+        self.carriers_used.add(carrier)
+        clues: list[str] = []
         for i, d in enumerate(digits):
             room = rooms[self.rng.randrange(s + 1)]
             spot = self.pick(room)
-            carrier = self.pick(th["clue_carriers"])
-            place = self.pick(["wall", "floor", "door frame", "window", "beam", "table leg"])
-            clue = self.unique(f"{place} marks")
+            place, clue = self.mark_place(spot)
             text = carrier.replace("{place}", place)
             lvl = self.k.indirection
-            easy = f"There is {text}: the {ORDINALS[i]} digit of the {cont} code is {d}."
-            normal = (f"There is {text}: '{MARKS[i]} = {d}'." if lvl < 2
-                      else f"There is {text}: a {d} beside {i + 1} dot{'s' if i else ''}.")
-            hard = f"{text.capitalize()}: {MARKS[i]}-{d}." if lvl < 2 else \
-                f"{text.capitalize()}: {d} {'.' * (i + 1)}"
+            dots = ["one dot", "two dots", "three dots", "four dots", "five dots", "six dots"][i]
+            easy = f"There is {text}{by}: the {ORDINALS[i]} digit of the {cont} code is {d}."
+            normal = (f"There is {text}{by}: '{MARKS[i]} = {d}'." if lvl < 2
+                      else f"There is {text}{by}: a {d} beside {dots}.")
+            hard = (f"{text[:1].upper()}{text[1:]}{by_hard}: {MARKS[i]}-{d}." if lvl < 2
+                    else f"{text[:1].upper()}{text[1:]}{by_hard}: {d} beside {dots}.")
             self.place_item(spot, {"name": clue, "interactable": False,
                                    "states": [{"desc": _t(easy, normal, hard)}]}, "Here")
             self.design.edges.append((clue, cont, "clue"))
             self.design.node_kind[clue] = "clue"
+            self.design.clues[clue] = cont
+            clues.append(clue)
+        self.design.related |= {(a, b) for a in clues for b in clues if a < b}
         return item, None
+
+    def mark_place(self, spot: dict[str, Any]) -> tuple[str, str]:
+        """Where a code mark is written, and the mark's name by it ("mark on the beam"): a
+        place no other mark of the game has, or the place told apart by its room."""
+        places = list(self.words["mark_places"])
+        free = [p for p in places if f"mark on the {p}" not in self.names]
+        if free:
+            place = free[self.wrng.randrange(len(free))]
+            return place, self.unique(f"mark on the {place}")
+        room = spot["name"].removesuffix(" close-up")
+        place = places[self.wrng.randrange(len(places))]
+        return f"{room} {place}", self.unique(f"mark on the {room} {place}")
 
     def distractors(self, rooms: list[list[dict[str, Any]]]) -> None:
         th = self.theme
@@ -689,6 +958,9 @@ class _Builder:
                 and not (set(o["properties"]) & self.needed)
                 and not self.cued_props([o["desc"]["normal"], o["desc"]["hard"] or ""],
                                         self.needed)]
+        taken = self.item_links()
+        objs = [o for o in objs if not self.links_in([o["name"], *o["desc"].values()]) & taken
+                and o["desc"]["hard"] not in self.hard_seen]
         self.rng.shuffle(fillers)
         self.rng.shuffle(objs)
         for i in range(self.k.distractors):
@@ -704,6 +976,9 @@ class _Builder:
                 self.design.node_kind[name] = "distractor"
             elif objs:
                 o = objs.pop()
+                while o["desc"]["hard"] in self.hard_seen and objs:
+                    o = objs.pop()
+                self.hard_seen.add(o["desc"]["hard"])
                 self.names.add(o["name"])
                 self.design.parts.add(o["name"])
                 self.place_tool(where, {"name": o["name"], "states": [{"desc": o["desc"]}]},
@@ -714,7 +989,24 @@ class _Builder:
 
     def dress(self) -> None:
         """Give every item and tool but the clues one detail sentence of how it looks (the
-        same on all its states), in the easy and normal versions; hard stays bare."""
+        same on all its states), in the easy and normal versions; hard stays bare.
+
+        Version 6: a detail holds no link word (a stain, a material, a colour) that any other
+        text of the game holds, so no detail links two things that have nothing to do with
+        each other (wax on a circuit board and a waxy candle)."""
+        def links(text: str) -> set[str]:
+            return self.links_in([text])
+
+        used: set[str] = set(self.signs_used)
+        for sc in self.scenes:
+            for entry in [*sc["items"], *sc["tools"]]:
+                thing = entry.get("item") or entry.get("tool")
+                used |= links(thing["name"])
+                for st in thing["states"]:
+                    desc = st["desc"]
+                    for v in (desc.values() if isinstance(desc, dict) else [desc]):
+                        if v:
+                            used |= links(v)
         for sc in self.scenes:
             for entry in [*sc["items"], *sc["tools"]]:
                 thing = entry.get("item") or entry.get("tool")
@@ -724,18 +1016,23 @@ class _Builder:
                 # person or an animal, nor for a pair ("tongs")
                 # nor for a key: its own sentence says how it looks ("A gold key ... painted
                 # the same red as the tower" beside a red key)
-                bare = (thing["name"] in self.alive or _plural(thing["name"])
+                bare = (thing["name"] in self.alive
+                        or _plural(thing["name"].removesuffix(" stuck fast"))
                         or thing["name"] in self.design.keys)
                 extra = "" if bare else " " + self.detail()
-                cue = self.cue_of.get(thing["name"])
+                cue = set(self.cue_of.get(thing["name"], ()))
+                code = self.design.node_kind.get(thing["name"]) == "code"  # digits: no "name"
                 tool = "tool" in entry
                 if tool:  # no tool reads, by its detail, as what an obstacle needs
-                    cue = list(cue or []) + [w for p in self.needed
-                                             for w in self.aff["cues"][p]["words"]]
+                    opp = self.aff.get("opposites", {})
+                    cue |= {q for p in self.needed for q in (p, opp.get(p)) if q}
 
-                def fits(d: str, cue: list[str] | None = cue, tool: bool = tool) -> bool:
+                def fits(d: str, cue: set[str] = cue, tool: bool = tool,
+                         used: set[str] = used, code: bool = code) -> bool:
                     # a tool's text is what the bag shows: nothing of where it lies
-                    return not (cue and has_cue(d, cue)) and not (tool and d in self.places)
+                    return not (cue and self.cued_props([d], cue)) \
+                        and not (tool and d in self.places) and not (links(d) & used) \
+                        and not (code and _CALLED_WORD.search(d.lower()))
 
                 if extra and not fits(extra.strip()):
                     # a creative tool's cue must be its own, not the detail's: the next
@@ -744,6 +1041,7 @@ class _Builder:
                     fit = next((i for i in range(len(self.details) - 1, -1, -1)
                                 if fits(self.details[i])), None)
                     extra = "" if fit is None else " " + self.details.pop(fit)
+                used |= links(extra)
                 for st in thing["states"]:
                     desc = st["desc"]
                     if isinstance(desc, str):
@@ -751,13 +1049,44 @@ class _Builder:
                     st["desc"] = {"easy": f"{desc['easy']}{extra}",
                                   "normal": f"{desc['normal']}{extra}", "hard": desc["hard"]}
 
+    def fill_empty(self) -> None:
+        """A close-up is named after what is there: one left empty gets a thing of the
+        theme to look at (a filler, inert), never a bare "Nothing in particular."."""
+        said = {e["item"]["states"][0]["desc"] for sc in self.scenes for e in sc["items"]
+                if isinstance(e["item"]["states"][0]["desc"], str)}
+        for sc in self.scenes:
+            if sc["name"] in self.closeups and not sc["items"] and not sc["tools"]:
+                options = [(f, d) for f in self.theme["filler_items"] for d in f["desc"]
+                           if d not in said] or [
+                    (f, d) for f in self.theme["filler_items"] for d in f["desc"]
+                    if not _plural(f["name"])]  # told apart by their details
+                if not options:
+                    continue
+                fresh = [(f, d) for f, d in options if f["name"] not in self.names] or options
+                f, text = fresh[self.wrng.randrange(len(fresh))]
+                said.add(text)
+                name = self.unique(f["name"])
+                self.place_item(sc, {"name": name, "states": [
+                    {"desc": text,
+                     "neg_reward": {"easy": f["fail"] + " It is only there for show.",
+                                    "normal": f["fail"], "hard": None}}]}, "Nearby")
+                self.design.node_kind[name] = "distractor"
+
     def finish(self) -> Design:
+        self.fill_empty()
         self.dress()
+        plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:])
+                   for sc in self.scenes for e in [*sc["items"], *sc["tools"]]
+                   if _plural(n := (e.get("item") or e.get("tool"))["name"])]
         for sc in self.scenes:  # "A iron key" -> "An iron key", in every text of a thing
             for entry in [*sc["items"], *sc["tools"]]:
                 for st in (entry.get("item") or entry.get("tool"))["states"]:
                     st["desc"] = {k: _article(v) if isinstance(v, str) else v
                                   for k, v in st["desc"].items()}
+                    for rx, cap in plurals:  # "A tweezers, wedged in place." -> "Tweezers, ..."
+                        st["desc"] = {k: rx.sub(lambda m, c=cap: c if m.start() == 0 else
+                                                m.group(1), v) if isinstance(v, str) else v
+                                      for k, v in st["desc"].items()}
         for sc in self.scenes:
             if not sc["items"]:
                 sc.pop("items")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
-__all__ = ["KNOB_NAMES", "TIERS", "Knobs", "knobs_for"]
+__all__ = ["KNOB_NAMES", "KNOB_RANGES", "MAX_COUNT", "MAX_SEED", "TIERS", "Knobs",
+           "allow_large", "count_problem", "knob_range", "knobs_for"]
 
 
 @dataclass(frozen=True)
@@ -37,11 +39,55 @@ TIERS: dict[int, Knobs] = {
 
 KNOB_NAMES = tuple(f.name for f in fields(Knobs))
 
+KNOB_RANGES: dict[str, tuple[float, float]] = {
+    "scenes": (1, 30),
+    "steps": (1, 60),
+    "breadth": (1, 6),
+    "crafts": (0, 10),
+    "inputs": (0, 10),
+    "creative": (0.0, 1.0),
+    "distractors": (0, 40),
+    "indirection": (0, 2),
+    "closeups": (0, 4),
+}
+"""The values each knob may take (both ends included; docs/generator.md lists them): past
+them the generator runs out of words and places, or takes hours for one game."""
+_DEFAULT_RANGES = {int: (0, 100), float: (0.0, 1.0)}  # a knob not in the table above
+
+MAX_COUNT = 10_000
+"""Games one ``gen:`` spec (or ``generate --count``) may ask for unless large counts are
+allowed (``--allow-large``): at about a second a game, 10,000 is hours of generation."""
+MAX_SEED = 2**63 - 1
+_large = {"allowed": False}
+
+
+def allow_large(allowed: bool = True) -> None:
+    """Let ``gen:`` specs and ``generate`` ask for more than :data:`MAX_COUNT` games (the
+    verbs' ``--allow-large``; for this process)."""
+    _large["allowed"] = allowed
+
+
+def count_problem(count: int, *, what: str = "count") -> str | None:
+    """Why ``count`` games cannot be asked for (None: they can)."""
+    if count < 1:
+        return f"{what} must be at least 1"
+    if count > MAX_COUNT and not _large["allowed"]:
+        return (f"{what}={count} is more than {MAX_COUNT:,} games (hours of generation); "
+                "pass --allow-large to generate them all the same")
+    return None
+
+
+def knob_range(name: str) -> tuple[float, float]:
+    """The values knob ``name`` may take (both ends included)."""
+    kind = type(getattr(Knobs(), name))
+    return KNOB_RANGES.get(name, _DEFAULT_RANGES[kind])
+
 
 def knobs_for(tier: int, overrides: dict[str, str] | None = None) -> Knobs:
     """The preset of ``tier`` with ``overrides`` (``name -> text``) applied.
 
-    Raises ValueError naming an unknown tier or knob, or a value that is not a number.
+    Raises ValueError naming an unknown tier or knob, or a value that is not a number or is
+    out of its range (:data:`KNOB_RANGES`; infinity and NaN are out of every range).
     """
     if tier not in TIERS:
         raise ValueError(f"tier must be 1-5, not {tier}")
@@ -49,11 +95,15 @@ def knobs_for(tier: int, overrides: dict[str, str] | None = None) -> Knobs:
     for name, text in (overrides or {}).items():
         if name not in KNOB_NAMES:
             raise ValueError(f"unknown knob {name!r} (knobs: {', '.join(KNOB_NAMES)})")
+        is_float = isinstance(getattr(Knobs(), name), float)
         try:
-            value: float | int = float(text) if name == "creative" else int(text)
+            value: float | int = float(text) if is_float else int(text)
         except ValueError:
-            raise ValueError(f"knob {name}={text!r} is not a number") from None
-        if value < 0 or (name in ("scenes", "steps", "breadth") and value < 1):
-            raise ValueError(f"knob {name}={text!r} is out of range")
+            kind = "a number" if is_float else "a whole number"
+            raise ValueError(f"knob {name}={text!r} is not {kind}") from None
+        low, high = knob_range(name)
+        if not math.isfinite(value) or not low <= value <= high:
+            shown = f"{low:g} to {high:g}" if is_float else f"{int(low)} to {int(high)}"
+            raise ValueError(f"knob {name}={text!r} is out of range ({name} takes {shown})")
         k = replace(k, **{name: value})
     return k

@@ -3,11 +3,17 @@ and proven, the failed ones replaced by the next sub-seed."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import random
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import yaml
 
@@ -17,12 +23,19 @@ from escapebench.games.validation import check_definition
 from escapebench.gc_pause import collections_paused
 from escapebench.generate.build import Design, build_design
 from escapebench.generate.data import affordances
-from escapebench.generate.knobs import Knobs, knobs_for
+from escapebench.generate.data import words as word_data
+from escapebench.generate.knobs import MAX_SEED, Knobs, count_problem, knobs_for
 from escapebench.generate.proof import (
     abstract_reaches_end,
+    code_problems,
+    craft_problems,
+    cue_agreement_problems,
     cue_problems,
+    decoy_problems,
     fair_problems,
+    label_problems,
     naming_problems,
+    text_problems,
 )
 
 GENERATOR_VERSION = "5"
@@ -58,6 +71,8 @@ def parse_gen_spec(spec: str) -> GenSpec:
         if not sep:
             raise ValueError(f"{spec}: {part!r} should be name=value")
         if key in ("tier", "count", "seed"):
+            if len(value.strip()) > 30:  # (int() of a long text is slow, or refused)
+                raise ValueError(f"{spec}: {key} is too long ({len(value)} characters)")
             try:
                 vals[key] = int(value)
             except ValueError:
@@ -65,9 +80,16 @@ def parse_gen_spec(spec: str) -> GenSpec:
         else:
             over.append((key, value))
     out = GenSpec(vals.get("tier", 2), vals.get("count", 1), vals.get("seed", 0), tuple(over))
-    knobs_for(out.tier, dict(out.overrides))  # refuse bad knobs now
-    if out.count < 1:
-        raise ValueError(f"{spec}: count must be at least 1")
+    # Every bound checked now, before any game is made: one line each.
+    try:
+        knobs_for(out.tier, dict(out.overrides))
+    except ValueError as exc:
+        raise ValueError(f"{spec}: {exc}") from None
+    problem = count_problem(out.count)
+    if problem is not None:
+        raise ValueError(f"{spec}: {problem}")
+    if not 0 <= out.seed <= MAX_SEED:
+        raise ValueError(f"{spec}: seed must be from 0 to {MAX_SEED}")
     return out
 
 
@@ -178,6 +200,17 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
     description hints the property it is used for)."""
     settings = load_own_text(text, source, doc)
     problems: list[str] = []
+    data = _proof_data()
+    # the obstacles' own texts before they are solved, in every version (what they ask for)
+    asks_in: dict[str, list[str]] = {}
+    for d in settings:
+        for item, *_ in design.needs:
+            if item in d.item_index:
+                st = d.items[d.item_index[item]].states[0]
+                asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    seen: dict[str, Any] = {}  # what each code lock's marks are, for all three versions
+    related = {(tool, item) for tool, item, _kind in design.edges} | {
+        (a, b) for a, b in design.related}
     for d in settings:
         # the three versions share all logic: the solver runs once, on the normal version
         report = check_definition(d, text, run_solver=d.difficulty == "normal")
@@ -194,6 +227,20 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             problems += [f"{d.setting}: fair: {m}"
                          for m in fair_problems(d, design.needs, words, design.keys,
                                                        design.parts)]
+        # version 6: one answer per code, cues that agree with the answer, crafts that make
+        # sense, labels that tell the truth, words that do not mislead, no decoy links
+        problems += [f"{d.setting}: code: {m}" for m in code_problems(d, design.codes, seen)]
+        problems += [f"{d.setting}: agree: {m}" for m in cue_agreement_problems(
+            d, design.needs, design.props, data["asks"], words, data["opposite"],
+            data["first"], asks_in)]
+        problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
+            d, design.crafts, data["because"], design.needs)]
+        problems += [f"{d.setting}: label: {m}" for m in label_problems(d)]
+        problems += [f"{d.setting}: words: {m}" for m in text_problems(
+            d, data["promises"], data["misfits"].get(design.theme, ()))]
+        if d.difficulty != "easy":
+            problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
+                d, data["links"], related, design.clues)]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")
@@ -221,6 +268,28 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
     return settings, problems
 
 
+_DATA: dict[str, Any] = {}
+
+
+def _proof_data() -> dict[str, Any]:
+    """What the version-6 rules read of the data files, gathered once."""
+    if not _DATA:
+        aff, w = affordances(), word_data()
+        cues = aff["cues"]
+        _DATA["asks"] = {p: [*c["words"], *c.get("asks", [])] for p, c in cues.items()}
+        _DATA["opposite"] = dict(aff.get("opposites", {}))
+        _DATA["first"] = {o["name"]: o["properties"][0] for o in aff["objects"]}
+        _DATA["because"] = {tuple(c["parts"]): c.get("because", {}) for c in aff["crafts"]}
+        misfits: dict[str, list[str]] = {}
+        for o in aff["objects"]:
+            for theme in o.get("not_in", []):
+                misfits.setdefault(theme, []).append(o["name"])
+        _DATA["misfits"] = misfits
+        _DATA["promises"] = list(w.get("promises", []))
+        _DATA["links"] = list(w.get("link_words", []))
+    return _DATA
+
+
 def generate_one(tier: int, seed: int, index: int, knobs: Knobs) -> Generated:
     """The ``index``-th game of ``(tier, seed)``: the first sub-seed whose candidate is
     proven. Raises RuntimeError after :data:`MAX_TRIES` failed candidates."""
@@ -236,7 +305,8 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
             design = build_design(knobs, _sub_rng(seed, tier, index, attempt), game_id)
             text = render(design.doc)
             settings, problems = prove(text, design, f"{game_id}.yaml", design.doc)
-        except (ValueError, KeyError, IndexError) as exc:  # a candidate the data cannot fill
+        except (ValueError, KeyError, IndexError, StopIteration) as exc:  # a candidate the
+            # data cannot fill
             problems = [f"build failed: {type(exc).__name__}: {exc}"]
         if not problems:
             return Generated(game_id, text, settings, design, rejects=attempt,
@@ -246,12 +316,67 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
 
 
 def generate_games(tier: int, count: int, seed: int,
-                   overrides: dict[str, str] | None = None) -> list[Generated]:
-    """``count`` proven games of ``tier`` from ``seed`` (deterministic)."""
+                   overrides: dict[str, str] | None = None, *,
+                   progress: Callable[[int, int], None] | None = None) -> list[Generated]:
+    """``count`` proven games of ``tier`` from ``seed`` (deterministic); ``progress(done,
+    count)`` is called after each game. Ctrl-C stops it at once (see :func:`interruptible`)."""
     knobs = knobs_for(tier, overrides)
-    return [generate_one(tier, seed, i, knobs) for i in range(count)]
+    out: list[Generated] = []
+    with interruptible():
+        for i in range(count):
+            out.append(generate_one(tier, seed, i, knobs))
+            if progress is not None:
+                progress(i + 1, count)
+    return out
 
 
-def generate_spec(spec: GenSpec) -> list[Generated]:
-    """The games a ``gen:`` spec names."""
-    return generate_games(spec.tier, spec.count, spec.seed, dict(spec.overrides))
+def generate_spec(spec: GenSpec, *, stream: IO[str] | None = None) -> list[Generated]:
+    """The games a ``gen:`` spec names; a generation that takes more than a few seconds says
+    how far it is on ``stream`` (default: stderr) every few seconds."""
+    return generate_games(spec.tier, spec.count, spec.seed, dict(spec.overrides),
+                          progress=Progress(spec.text(), stream))
+
+
+class Progress:
+    """``escapebench: generating SPEC: N of M games, about T left (Ctrl-C stops)``, first after
+    :attr:`AFTER_S` seconds, then every :attr:`EVERY_S` seconds; nothing for a quick spec."""
+
+    AFTER_S = 2.0
+    EVERY_S = 5.0
+
+    def __init__(self, label: str, stream: IO[str] | None = None) -> None:
+        self.label = label
+        self.stream = stream
+        self.started = time.monotonic()
+        self.next = self.started + self.AFTER_S
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now < self.next or done >= total:
+            return
+        self.next = now + self.EVERY_S
+        left = (now - self.started) / done * (total - done)
+        when = (f"{left / 3600:.1f} h" if left >= 3600 else f"{left / 60:.0f} min"
+                if left >= 60 else f"{left:.0f} s")
+        print(f"escapebench: generating {self.label}: {done} of {total} games, about {when} "
+              "left (Ctrl-C stops)", file=self.stream or sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt at once while the block runs, also inside an asyncio
+    loop (``escapebench run`` resolves its games there; the loop's own handler only cancels
+    its task when the loop next gets control, which generation does not give it). A process
+    that ignores SIGINT (started in the background) keeps ignoring it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None, signal.default_int_handler):
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -14,7 +14,11 @@ shortcut.
 :func:`naming_problems` is the proof's last part: where a text of a version names a solution
 outright (the generator asks it of the normal and hard versions). :func:`cue_problems` asks
 the opposite of the normal version: that a creative step's tool does hint, in its own
-description, the property it is used for.
+description, the property it is used for. Generator version 6 adds :func:`code_problems` (one
+answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its solution has),
+:func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
+truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
+detail links unrelated things).
 """
 
 from __future__ import annotations
@@ -22,12 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from escapebench.engine.model import GameDefinition
 
-__all__ = ["abstract_reaches_end", "blocked_reaches_end", "cue_problems", "fair_problems",
-           "naming_problems", "parse_step"]
+__all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
+           "cue_pattern",
+           "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
+           "fair_problems", "label_problems", "naming_problems", "parse_step", "plural_name",
+           "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -55,6 +63,14 @@ def abstract_reaches_end(defn: GameDefinition, blocked: Iterable[str] = ()) -> b
     is monotone (it only asks that things *ever* hold), so the order the rules are tried in
     does not change the fixed point: the answer is the one a round-by-round iteration gives.
     """
+    return _fixed_point(defn, blocked, stop_at_end=True)[0]
+
+
+def _fixed_point(defn: GameDefinition, blocked: Iterable[str], stop_at_end: bool
+                 ) -> tuple[bool, set[int], set[int], set[tuple[int, int]], set[int]]:
+    """The over-approximation's fixed point with the steps ``blocked`` never taken: whether
+    it reaches ``GAME END``, and the scenes reached, the items ever visible, the item states
+    ever reached and the tools ever in the bag (stopped early at the end if ``stop_at_end``)."""
     block = {parse_step(s) for s in blocked}
     c = _compiled(defn)
     d = defn
@@ -131,6 +147,7 @@ def abstract_reaches_end(defn: GameDefinition, blocked: Iterable[str] = ()) -> b
                 tool_st[idx].add(value)
                 touch(("tool", idx))
 
+    ended = False
     reach_from(0)
     while todo:
         rule = todo.pop()
@@ -169,10 +186,12 @@ def abstract_reaches_end(defn: GameDefinition, blocked: Iterable[str] = ()) -> b
                 continue
             done.add(rule)
             if tr.ends_game:
-                return True
+                ended = True
+                if stop_at_end:
+                    break
             for trig in tr.triggers:
                 effect(i, trig)
-    return False
+    return ended, reach, item_vis, item_st, bag
 
 
 def _met(kind: str, arg: str, item: str, t: int | None, bag: set[int],
@@ -460,4 +479,447 @@ def fair_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, st
                     out.append(f"{tool.name!r} reads as {prop} ({st.desc!r}) but is refused at "
                                f"{item!r}")
                     break
+    return out
+
+
+# -- generator version 6: fair by proof, and words that do not mislead --------------------------
+
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6}
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+_NUMBER = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+# the marks a clue can carry: "II = 5" / "II-5" (a place by its Roman numeral), "a 5 beside
+# two dots" (a place by its dots), "the second digit of the X code is 5" and "the code of the
+# X is 512" (a place, or the whole code, tied to its lock by name)
+_MARK_ROMAN = re.compile(r"(?<![\w-])(VI|IV|V|I{1,3}) ?(?:=|-) ?(\d)\b")
+_MARK_DOTS = re.compile(r"\b(\d) beside (\d|one|two|three|four|five|six) dots?\b")
+_MARK_ORD = re.compile(r"\b(first|second|third|fourth|fifth|sixth) digit of the (.+?) code is "
+                       r"(\d)\b")
+_MARK_WHOLE = re.compile(r"\bcode of the (.+?) is (\d+)\b")
+_DIGITS = re.compile(r"\b(\d+) digits\b")
+_ANY_DIGIT = re.compile(r"\d")
+
+
+def visible_marks(text: str) -> list[tuple[int, str, str]]:
+    """The code marks ``text`` shows, each as ``(place, digit, lock named or "")``; a whole
+    code tied to a lock gives one mark per digit."""
+    out: list[tuple[int, str, str]] = []
+    if not _ANY_DIGIT.search(text):
+        return out
+    for m in _MARK_WHOLE.finditer(text):
+        out += [(p + 1, d, m.group(1)) for p, d in enumerate(m.group(2))]
+    for m in _MARK_ORD.finditer(text):
+        out.append((_ORDINAL[m.group(1)], m.group(3), m.group(2)))
+    for m in _MARK_ROMAN.finditer(text):
+        out.append((_ROMAN[m.group(1)], m.group(2), ""))
+    for m in _MARK_DOTS.finditer(text):
+        n = m.group(2)
+        out.append((int(n) if n.isdigit() else _NUMBER[n], m.group(1), ""))
+    return out
+
+
+def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
+                  seen: dict[str, Any] | None = None) -> list[str]:
+    """Where the marks a player can see before a code lock opens do not determine exactly
+    one code, its answer (empty when every code lock's marks do).
+
+    ``codes`` holds each code lock as ``(lock, answer, sign)``: ``sign`` a word the lock's
+    own first description and the marks meant for it both hold (a painted crown), "" for none.
+    Seen before the lock opens: the descriptions, in every state ever reached, of the items
+    ever visible in the abstraction with the lock's input never made (so marks behind it
+    do not count). A mark is tied to a lock in words when it names the lock (easy: "the second
+    digit of the cake tin code") or holds the lock's sign (which the lock's text must hold);
+    a mark tied to another lock does not count; an untied mark counts for every lock. For
+    each place of the code (the lock says how many digits), the values the counted marks
+    claim must be exactly the answer's digit: two marks for one place with different values
+    are a coin flip, no mark a blind search.
+    """
+    out: list[str] = []
+    codes = list(codes)
+    signs = {lock: sign for lock, _, sign in codes}
+    for lock, answer, sign in codes:
+        if lock not in defn.item_index:
+            out.append(f"code lock {lock!r} is missing")
+            continue
+        i = defn.item_index[lock]
+        own = defn.items[i].states[0].desc
+        if sign and not _mentions(own, sign):
+            out.append(f"code lock {lock!r} does not show its sign {sign!r}: {own!r}")
+        found = _DIGITS.search(own)
+        n = int(found.group(1)) if found else len(answer)
+        # what can be seen before it opens: the versions share all logic, so ``seen`` (one
+        # dict per game) keeps it for the next version
+        key = f"input({answer}, {lock})"
+        if seen is not None and key in seen:
+            item_vis, item_st = seen[key]
+        else:
+            _, _, item_vis, item_st, _ = _fixed_point(defn, [key], False)
+            if seen is not None:
+                seen[key] = (item_vis, item_st)
+        texts = [defn.items[j].states[s].desc for j, s in item_st
+                 if j in item_vis and j != i and s < len(defn.items[j].states)]
+        claims: dict[int, set[str]] = {p: set() for p in range(1, n + 1)}
+        for text in texts:
+            marks = visible_marks(text)
+            if not marks:
+                continue
+            tied = {x for x, sg in signs.items() if sg and _mentions(text, sg)}
+            for place, digit, named in marks:
+                owners = {named} if named else tied
+                if named:  # the longest lock name it holds ("the side cake tin code")
+                    owners = {x for x in signs if named == x} or {
+                        x for x in signs if named.endswith(" " + x)} or {named}
+                if owners and lock not in owners:
+                    continue
+                if place in claims:
+                    claims[place].add(digit)
+        for place in range(1, n + 1):
+            want = answer[place - 1] if place <= len(answer) else "?"
+            got = claims[place]
+            if got != {want}:
+                what = "no visible mark" if not got else f"marks {sorted(got)}"
+                out.append(f"code {lock!r}: place {place} has {what} before it opens "
+                           f"(answer {want})")
+    return out
+
+
+def cue_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for ``words`` as cue words (whole, with plural or verb endings); kept."""
+    return _cue_rx_of(tuple(words))
+
+
+@lru_cache(maxsize=1024)
+def _cue_rx_of(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words)
+                      + r")(?:s|es|d|ed|ing|y|ly)?\b") if words else None
+
+
+_NEGATED = re.compile(r"\b(?:not|without|never|no)(?: \w+){1,2}")
+_NEED_CLAUSE = re.compile(r"\b(?:would|could|needs?|must|only|have to|has to|help)\b")
+_CLAUSES = re.compile(r"[^.;:!?]+")
+
+
+def asked_properties(text: str, asks: dict[str, re.Pattern[str]]) -> set[str]:
+    """The properties a text says something needs: the cue (or ``asks``) words of each
+    property in its clauses that speak of a need ("something greasy would make it slide",
+    "Whatever does it will have to reach a long way.")."""
+    out: set[str] = set()
+    for clause in _CLAUSES.findall(text.lower()):
+        if _NEED_CLAUSE.search(clause):
+            out |= {p for p, rx in asks.items() if rx.search(clause)}
+    return out
+
+
+_ASKED_IN: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str]],
+                           props: dict[str, list[str]], asks: dict[str, list[str]],
+                           cue_words: dict[str, list[str]], opposite: dict[str, str],
+                           first: dict[str, str], texts_of: dict[str, list[str]]
+                           ) -> list[str]:
+    """Where an obstacle's texts ask for a property its solving tool lacks, or the solving
+    tool's text reads as the opposite of what is asked, or (normal) does not read as it.
+
+    ``needs`` holds each property obstacle as ``(obstacle, property, crafted, why)``;
+    ``props`` each solving tool's properties (a crafted tool's: the craft's); ``asks`` the
+    words by which a need clause asks for each property (its cue words and more);
+    ``opposite`` the property each one contradicts (hot and cold); ``first`` each object's
+    property its name suggests; ``texts_of`` every version's texts of each obstacle (the
+    obstacle's own descriptions and failure texts before it is solved: "something greasy
+    would make it slide" on a hinge a glass marble opens is a lie). In the version ``defn``,
+    the solving tool's descriptions in the states that apply to the obstacle must hold no cue
+    of a property opposite to one asked, and in the normal version a cue of each asked
+    property its name does not suggest (a hard version may be bare).
+    """
+    out: list[str] = []
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    cue_rx = {p: rx for p, w in cue_words.items() if (rx := cue_pattern(w)) is not None}
+    for item, prop, _crafted, _why in needs:
+        solver = next((t for t in defn.tools for st in t.states if item in st.apply_to), None)
+        if solver is None:
+            out.append(f"{item!r} has no solving tool")
+            continue
+        have = set(props.get(solver.name, []))
+        asked = {prop}
+        for text in texts_of.get(item, []):  # its own name asks nothing ("warm tile")
+            key = (text, item)
+            got = _ASKED_IN.get(key)
+            if got is None:
+                if len(_ASKED_IN) > 50_000:
+                    _ASKED_IN.clear()
+                got = _ASKED_IN[key] = frozenset(asked_properties(_without(text, item), ask_rx))
+            asked |= got
+        if not asked <= have:
+            out.append(f"{item!r} asks for {sorted(asked - have)}, which its solution "
+                       f"{solver.name!r} does not have")
+        for st in solver.states:
+            if item not in st.apply_to:
+                continue
+            low = _NEGATED.sub(" ", st.desc.lower())  # "does not bend" is no bending
+            against = [q for q in asked if q in opposite and (rx := cue_rx.get(opposite[q]))
+                       and rx.search(low) and not (cue_rx.get(q) and cue_rx[q].search(low)
+                                                   and opposite[q] in have)]
+            if against:
+                out.append(f"{solver.name!r} reads as {opposite[against[0]]} ({st.desc!r}) "
+                           f"where {item!r} asks for {against[0]}")
+            if defn.difficulty == "normal":
+                missing = [q for q in sorted(asked) if first.get(solver.name) != q
+                           and q in cue_rx and not cue_rx[q].search(st.desc.lower())]
+                if missing:
+                    out.append(f"{solver.name!r} does not read as {missing[0]} ({st.desc!r}), "
+                               f"which {item!r} asks for")
+    return out
+
+
+def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, str]],
+                   because: dict[tuple[str, str], dict[str, list[str]]],
+                   needs: Iterable[tuple[str, str, bool, str]]) -> list[str]:
+    """Where a craft makes no physical sense, or its product is not named as what it is.
+
+    ``crafts`` holds each craft as ``(part, tool, result, obstacle)``; ``because`` maps
+    ``(part, tool)`` to which parts give the product each of its properties (the affordance
+    table's ``because``). What the obstacle asks (its property, and the ``why`` it states)
+    must come from both parts together: a card with a rubber band round it is no better belt
+    than the rubber band. The crafted state's description names the result in every
+    version ("A blowpipe: a straw pushed into a cane.").
+    """
+    out: list[str] = []
+    asked = {item: {prop} | ({why} if why else set()) for item, prop, _c, why in needs}
+    for part, tool, result, item in crafts:
+        gives = because.get((part, tool))
+        if gives is None:
+            out.append(f"no affordance data for crafting {part!r} into {tool!r}")
+            continue
+        from_parts = {x for q in asked.get(item, set()) for x in gives.get(q, [])}
+        if not {part, tool} <= from_parts:
+            out.append(f"crafting {part!r} into {tool!r} adds nothing {item!r} asks for "
+                       f"({sorted(asked.get(item, set()))} comes from {sorted(from_parts)})")
+        t = defn.tool_index.get(tool)
+        if t is None:
+            continue
+        for st in defn.tools[t].states[1:]:
+            if not _mentions(st.desc, result):
+                out.append(f"crafted {tool!r} is not named as the {result!r}: {st.desc!r}")
+    return out
+
+
+_GENERIC = frozenset({"the", "a", "an", "of", "to", "door", "gate", "hatch", "room", "close",
+                      "up", "shutter", "trapdoor", "and", "on", "in", "at", "by"})
+_FIND = re.compile(r"\b(?:You find|It is) the ([a-z][a-z ]*?)\.")
+_ONTO = re.compile(r"\bopens onto the ([a-z][a-z ]*?)\.")
+
+
+def _content(name: str) -> set[str]:
+    return set(_WORD.findall(name.lower())) - _GENERIC
+
+
+def label_problems(defn: GameDefinition) -> list[str]:
+    """Where a label or a reward tells something untrue, or two things cannot be told apart.
+
+    A door (an item whose transition shows a scene) names no other scene of the game than
+    the one it opens ("The yard door opens onto the flour loft."); a way's label names no
+    scene but the one it leads to; a reward saying "You find the X" or "It is the X" shows
+    tool X, and one saying it "opens onto the Y" shows scene Y; no close-up or room, named
+    after what is there, is empty; and no two tools (nor two items) read the same in a state
+    they start in ("A key." for every key of a hard version).
+    """
+    d = defn
+    out: list[str] = []
+    words = {sc.name: _content(sc.name) for sc in d.scenes}
+    for it in d.items:
+        for st in it.states:
+            for tr in st.transitions:
+                shown = {str(t.target) for t in tr.triggers if t.kind == "change_visible"
+                         and t.target_kind == "scene" and t.value is True}
+                tools = {str(t.target) for t in tr.triggers if t.kind == "change_visible"
+                         and t.target_kind == "tool" and t.value is True}
+                tools |= {str(t.value) for t in tr.triggers if t.kind == "become_tool"}
+                if shown:
+                    allowed = set().union(*(words.get(x, set()) for x in shown))
+                    others = {w for sc, ws in words.items() if sc not in shown for w in ws}
+                    wrong = (_content(it.name) & others) - allowed
+                    if wrong:
+                        out.append(f"door {it.name!r} names another room ({sorted(wrong)[0]!r})"
+                                   f" than the {sorted(shown)[0]!r} it opens")
+                reward = tr.reward or ""
+                for m in _FIND.finditer(reward):
+                    if m.group(1) not in tools:
+                        out.append(f"{it.name!r} promises the {m.group(1)!r}, which it does "
+                                   f"not show: {reward!r}")
+                for m in _ONTO.finditer(reward):
+                    if m.group(1) not in shown and "GAME END" not in reward:
+                        out.append(f"{it.name!r} opens onto the {m.group(1)!r}, which it does "
+                                   f"not show: {reward!r}")
+    for sc in d.scenes:
+        for ln in sc.links:
+            named = {x for x in words if x != ln.target and _mentions(ln.label, x)
+                     and not _mentions(ln.target, x)}
+            if named:
+                out.append(f"the way {ln.label!r} from {sc.name!r} names {sorted(named)[0]!r} "
+                           f"but leads to {ln.target!r}")
+        if not sc.items and not sc.tools:
+            out.append(f"{sc.name!r} is empty")
+    for kind, things in (("tool", d.tools), ("item", d.items)):
+        seen: dict[str, str] = {}
+        for th in things:
+            text = th.states[0].desc if th.states else ""
+            if text and text in seen:
+                out.append(f"{kind}s {seen[text]!r} and {th.name!r} read the same: {text!r}")
+            seen.setdefault(text, th.name)
+    return out
+
+
+_CALLED = re.compile(r"\b(?:names?|words?|letters?|initials|signatures?|spelt|spelled)\b")
+_ORDINAL_NAME = re.compile(r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
+                           r"tenth|eleventh|twelfth)\b")
+_WAY = re.compile(r"\bin your way\b|\bno longer blocks\b|\bno longer bars\b")
+_BLOCKING = re.compile(r"\bblocks?\b|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
+_COLLECTIVE = re.compile(r"^(?:an? |the )?[a-z ]*?\b(?:pair|bag|box|bunch|handful|set|packet|roll|"
+                         r"sheet|pot|jar|stick|length|coil|bundle|stack|tin|bottle|bowl|"
+                         r"strip|sprig|string|punnet|tub|heap|pile|wad|jug) of\b")
+_PRONOUN = re.compile(r"\b(?:it|its|it's)\b", re.IGNORECASE)
+_SENTENCES = re.compile(r"[^.!?;:]+[.!?;:]?")
+
+
+_HEAD = re.compile(r" (?:beyond|on|in|of|under|behind|across|at|by|with|for|over|round) ")
+
+
+def plural_name(name: str) -> bool:
+    """Whether a thing's name is a plural or a pair (``tongs``, ``frozen peas``), by its head
+    noun ("switch beyond the railings" is one switch)."""
+    head = _HEAD.split(name, maxsplit=1)[0]
+    return head.endswith("s") and not head.endswith(("ss", "us", "is", "ous"))
+
+
+@lru_cache(maxsize=4096)
+def _word_rx(name: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(name) + r"\b")
+
+
+def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
+                  misfits: Iterable[str] = ()) -> list[str]:
+    """Where the words of a version mislead (empty when none do).
+
+    * a number is never called a word, a name or a letter ("a word painted on the floor:
+      'III = 8'"; "a word lock" that takes digits);
+    * twins are named by what they are, not counted: no name holds an ordinal ("second floor
+      marks" reads as an upper storey, and a "second" met before any first);
+    * pronouns agree in number: no "A tongs", and no "it" for a plural in the sentence
+      naming it or in its own description ("You work the tweezers loose and take it.");
+    * "no longer stands in your way" only for a thing whose first description blocked a way
+      ("The blank letter no longer stands in your way.");
+    * no text holds one of ``promises`` (phrases of a detail that promises what never comes:
+      "catches the eye though you cannot say why", "does nothing"), nor a ``{placeholder}``;
+    * no thing is one of ``misfits`` (things that do not belong in the game's theme: a
+      snowball in a glasshouse).
+    """
+    d = defn
+    out: list[str] = []
+    promise = [p.lower() for p in promises]
+    misfit = set(misfits)
+    plurals = [x.name for x in (*d.items, *d.tools) if plural_name(x.name)]
+    plural_rx = [(n, _word_rx(n)) for n in plurals]
+
+    def check(text: str | None, owner: str, own: bool, said: bool = True) -> None:
+        if not text:
+            return
+        low = text.lower()
+        if ("{" in text or "}" in text):
+            out.append(f"{owner!r}: a placeholder is left in {text!r}")
+        if _CALLED.search(low) and (visible_marks(text) or _DIGITS.search(text)):
+            out.append(f"{owner!r}: a number is called a word or a name: {text!r}")
+        for p in promise:
+            if p in low:
+                out.append(f"{owner!r}: {p!r} promises what never comes: {text!r}")
+        for name, rx in plural_rx:
+            if name not in low:
+                continue
+            if _word_rx("a " + name).search(low) or _word_rx("an " + name).search(low):
+                out.append(f"{owner!r}: 'a' before the plural {name!r}: {text!r}")
+            for sent in (_SENTENCES.findall(low) if said else ()):
+                m = rx.search(sent)
+                if m and _PRONOUN.search(sent[m.end():]) and not _COLLECTIVE.search(sent):
+                    out.append(f"{owner!r}: 'it' for the plural {name!r}: {text!r}")
+                    break
+        if own and plural_name(owner) and not _COLLECTIVE.search(low):
+            first = _SENTENCES.findall(low)
+            if any(_PRONOUN.search(s) for s in first):
+                out.append(f"{owner!r}: its own text calls the plural 'it': {text!r}")
+
+    for sc in d.scenes:
+        if _ORDINAL_NAME.search(sc.name):
+            out.append(f"scene {sc.name!r} is named by an ordinal")
+        check(sc.desc, sc.name, False, said=False)
+    for it in d.items:
+        if _ORDINAL_NAME.search(it.name):
+            out.append(f"item {it.name!r} is named by an ordinal")
+        if it.name in misfit:
+            out.append(f"item {it.name!r} does not belong in this place")
+        blocking = bool(it.states) and bool(_BLOCKING.search(it.states[0].desc.lower()))
+        for st in it.states:
+            check(st.desc, it.name, True)
+            check(st.neg_reward, it.name, False)
+            if _WAY.search(st.desc.lower()) and not blocking:
+                out.append(f"{it.name!r} never blocked a way: {st.desc!r}")
+            for tr in st.transitions:
+                check(tr.reward, it.name, False)
+    for tl in d.tools:
+        if _ORDINAL_NAME.search(tl.name):
+            out.append(f"tool {tl.name!r} is named by an ordinal")
+        if tl.name in misfit:
+            out.append(f"tool {tl.name!r} does not belong in this place")
+        for st in tl.states:
+            check(st.desc, tl.name, True)
+    return out
+
+
+_LINKS_IN: dict[tuple[re.Pattern[str], str], frozenset[str]] = {}
+
+
+def decoy_problems(defn: GameDefinition, link_words: Iterable[str],
+                   related: Iterable[tuple[str, str]], clues: Iterable[str] = ()) -> list[str]:
+    """Where a detail links a tool or a code mark to an obstacle it has nothing to do with
+    (empty when none does).
+
+    ``link_words`` are the words a reader takes for a link (a stain, a material, a colour:
+    wax on a circuit board and a waxy candle, marks piped in icing and an icing bag);
+    ``related`` the pairs of names that do belong together (a tool and the obstacle it
+    solves, a part and what it is crafted into, a mark and its lock); ``clues`` the code
+    marks. An obstacle is an item with a transition waiting for a tool or a code. No tool or
+    mark may share a link word with an obstacle or a mark it is not related to.
+    """
+    d = defn
+    rx = cue_pattern(link_words)
+    if rx is None:
+        return []
+    pairs = {frozenset(p) for p in related}
+    clue_set = set(clues)
+    obstacles = {it.name for it in d.items if any(
+        w.kind in ("apply", "input") for st in it.states for tr in st.transitions
+        for w in tr.waits)}
+    def found(texts: list[str]) -> set[str]:
+        out: set[str] = set()
+        for t in texts:
+            got = _LINKS_IN.get((rx, t))
+            if got is None:
+                if len(_LINKS_IN) > 100_000:
+                    _LINKS_IN.clear()
+                got = _LINKS_IN[(rx, t)] = frozenset(
+                    m.group(0).rstrip("s") for m in rx.finditer(t.lower()))
+            out |= got
+        return out
+
+    words = {it.name: found([it.name, *(st.desc for st in it.states)]) for it in d.items
+             if it.name in obstacles or it.name in clue_set}
+    tool_words = {tl.name: found([tl.name, *(st.desc for st in tl.states)]) for tl in d.tools}
+    out: list[str] = []
+    sides = [*words.items(), *tool_words.items()]
+    for a, wa in sides:
+        if not wa or (a not in clue_set and a not in tool_words):
+            continue
+        for b, wb in words.items():
+            shared = wa & wb
+            if shared and a != b and frozenset((a, b)) not in pairs:
+                out.append(f"{a!r} and {b!r} share {sorted(shared)[0]!r} but have nothing to "
+                           f"do with each other")
     return out

@@ -3,6 +3,9 @@
 * :mod:`escapebench.integrations.gym` (extra ``gym``): Gymnasium environments, one id per
   built-in setting (``escapebench/lab-hard-v0``) and a generic ``escapebench/game-v0``;
   ``import escapebench.gym`` registers them.
+* :mod:`escapebench.integrations.openenv` (extra ``openenv``): an OpenEnv environment (typed
+  Action / Observation / State, its FastAPI server; ``escapebench openenv`` serves it), playing
+  the Gymnasium environment.
 * :mod:`escapebench.integrations.verifiers` (extra ``verifiers``): a verifiers taskset and
   environment for language-model RL (``vf-eval``, prime-rl).
 * :mod:`escapebench.integrations.inspect` (extra ``inspect``): the Inspect AI task

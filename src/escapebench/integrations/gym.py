@@ -59,7 +59,7 @@ from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import builtin_files, load_file
 from escapebench.integrations.texts import choose_protocol, texts_version
-from escapebench.protocols import HistoryStep, Protocol
+from escapebench.protocols import HistoryStep, PromptProtocol
 from escapebench.protocols.base import Session
 from escapebench.protocols.escapebench import prompts
 
@@ -254,7 +254,7 @@ class EscapeBenchEnv(gym.Env[str, str]):
         protocol: what the learner reads and how its actions are read, as ``run --protocol``
             takes it: ``"escapebench"`` (ours), ``"original"`` (the original harness's texts
             and parser, read from a checkout: ``original_source``, or the checkout ``game``
-            comes from), or a :class:`~escapebench.protocols.Protocol`; None: ``original``
+            comes from), or a :class:`~escapebench.protocols.PromptProtocol`; None: ``original``
             for a game of an original checkout, else ``escapebench`` (as ``run`` chooses).
         original_source: the original release's checkout, for ``protocol="original"``.
     """
@@ -270,7 +270,7 @@ class EscapeBenchEnv(gym.Env[str, str]):
         step_cost: float = 0.0,
         valid_actions: bool = True,
         render_mode: str | None = None,
-        protocol: str | Protocol | None = None,
+        protocol: str | PromptProtocol | None = None,
         original_source: str | Path | None = None,
     ) -> None:
         if reward not in ("progress", "sparse"):
@@ -583,7 +583,7 @@ class GeneratedEnv(EscapeBenchEnv):
     def __init__(self, tier: int = 2, difficulty: str = "normal", *,
                  reward: RewardMode = "progress", step_cost: float = 0.0,
                  valid_actions: bool = True, render_mode: str | None = None,
-                 protocol: str | Protocol | None = None) -> None:
+                 protocol: str | PromptProtocol | None = None) -> None:
         self.tier = int(tier)
         self.difficulty = difficulty
         super().__init__(self._game(0), reward=reward, step_cost=step_cost,

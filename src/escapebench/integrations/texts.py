@@ -3,7 +3,7 @@
 Both environments send every observation through :func:`environment_text`, so that what a
 policy or a model reads is decided by the protocol chosen (``escapebench`` by default, or
 ``original`` with a checkout of the original release): its position line, its screen, its
-feedback and hint, laid out by :meth:`~escapebench.protocols.base.Protocol.environment_text`.
+feedback and hint, laid out by :meth:`~escapebench.protocols.base.PromptProtocol.environment_text`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from escapebench.agents.base import Hint
 from escapebench.engine.env import EscapeGame
-from escapebench.protocols import HintView, HistoryStep, Protocol, Session, make_protocol
+from escapebench.protocols import HintView, HistoryStep, PromptProtocol, Session, make_protocol
 from escapebench.protocols.escapebench import prompts
 
 #: Recorded with results of the escapebench protocol: a change to its environment layout
@@ -21,18 +21,18 @@ from escapebench.protocols.escapebench import prompts
 TEXTS_VERSION = f"integrations-v1+{prompts.PROMPT_VERSION}"
 
 
-def texts_version(protocol: Protocol) -> str:
+def texts_version(protocol: PromptProtocol) -> str:
     """What a learner's texts under ``protocol`` are, as results record it."""
     return TEXTS_VERSION if protocol.name == "escapebench" else protocol.label
 
 
 def choose_protocol(
-    protocol: str | Protocol | None, games: Sequence[str] = (),
+    protocol: str | PromptProtocol | None, games: Sequence[str] = (),
     original_source: str | Path | None = None,
-) -> Protocol:
+) -> PromptProtocol:
     """A protocol given by name (None: the default for ``games``, as ``run`` picks it) or
     as itself."""
-    if isinstance(protocol, Protocol):
+    if isinstance(protocol, PromptProtocol):
         return protocol
     return make_protocol(protocol, games, original_source)
 
@@ -43,7 +43,7 @@ def hint_view(session: Session, hint: Hint | None) -> HintView | None:
 
 
 def environment_text(
-    protocol: Protocol,
+    protocol: PromptProtocol,
     session: Session,
     game: EscapeGame,
     *,

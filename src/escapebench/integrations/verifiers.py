@@ -5,7 +5,7 @@ One task is one setting; one rollout is one episode of our own harness
 (:class:`escapebench.bench.episode.Episode`, with the paper's hint system), in which the model
 under training is the player: every step the observation in the words of the protocol chosen
 (``protocol``: ``escapebench`` by default, ``original`` with a checkout; see
-:meth:`escapebench.protocols.base.Protocol.environment_text`) is the user turn, and the
+:meth:`escapebench.protocols.base.PromptProtocol.environment_text`) is the user turn, and the
 model's answer is read by that protocol's rules, as ``run`` reads an agent's. The rewards come
 from the same progress signal as the harness and the Gymnasium environment: ``progress`` (key
 steps + tools collected, over their totals, in [0, 1]) and ``escaped``; the paper's metrics
@@ -45,8 +45,9 @@ from escapebench.bench.metrics import EpisodeResult
 from escapebench.catalog import load_games, source_of, split_specs
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.integrations.extras import warn_openai_clash
 from escapebench.integrations.texts import choose_protocol, environment_text, texts_version
-from escapebench.protocols import HistoryStep, Protocol
+from escapebench.protocols import HistoryStep, PromptProtocol
 from escapebench.protocols.escapebench import prompts
 from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
 
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 TASKSET_ID = "escapebench-verifiers"
+warn_openai_clash()  # one line where Inspect is installed too (it needs openai>=3.4)
 #: The system prompt: the escapebench action prompt with the answer format.
 SYSTEM_PROMPT = prompts.ACTION_SYSTEM_PROMPT + "\n\n" + prompts.CHAIN_OF_THOUGHT_INSTRUCTION
 DEFAULT_MAX_STEPS = 50
@@ -111,7 +113,7 @@ def _definitions(config: EscapeBenchTasksetConfig) -> list[GameDefinition]:
     return load_games(config.games, config.difficulties)
 
 
-def system_prompt(protocol: Protocol) -> str:
+def system_prompt(protocol: PromptProtocol) -> str:
     """The system turn under ``protocol``: its action prompt (ours with the answer format)."""
     if protocol.name == "escapebench":
         return SYSTEM_PROMPT

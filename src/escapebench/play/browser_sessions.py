@@ -14,6 +14,8 @@ Session ids are random tokens made here; anything else is refused before the dis
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import re
@@ -159,12 +161,42 @@ class PlayStore:
         return self.sessions_dir / f"{sid}.json"
 
     def _write(self, sid: str, item: _Open) -> None:
+        """Write the session's save (whole: a temporary file renamed); a save that cannot be
+        written (the disk full) leaves no temporary file and is a :class:`PlayRequestError`
+        507 saying so."""
         data = {"format": SAVE_WRAPPER, "episode": item.episode, "browser": item.browser,
                 "save": item.session.save()}
         path = self._path(sid)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        try:
+            tmp.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            full = exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+            raise PlayRequestError(507, (
+                "the disk is full" if full else f"the game cannot be saved ({exc.strerror or exc})"
+            ) + ": this step was not saved, so it is undone; free space and try again") from None
+
+    def _saved(self, sid: str, item: _Open) -> Callable[[], None]:
+        """A function that writes the session's save, or, when the save cannot be written,
+        puts the game back where its save on disk says (what the player saw accepted must be
+        what a restart finds) and raises the 507."""
+
+        def write() -> None:
+            try:
+                self._write(sid, item)
+            except PlayRequestError:
+                try:
+                    save = self._read(sid).get("save") or {}
+                    item.session = PlaySession.from_save(item.session.defn, save)
+                except (PlayRequestError, CommandError):
+                    with self._lock:  # no save to go back to: the game is not kept
+                        self._open.pop(sid, None)
+                raise
+
+        return write
 
     def _read(self, sid: str) -> dict[str, Any]:
         path = self._path(sid)
@@ -236,7 +268,12 @@ class PlayStore:
         with item.lock:  # (held while kept: not idle until its save is written)
             with self._lock:
                 self._keep(sid, item)
-            self._write(sid, item)
+            try:
+                self._write(sid, item)
+            except PlayRequestError:
+                with self._lock:  # a game without a save is not started
+                    self._open.pop(sid, None)
+                raise
             return self._view(sid, item)
 
     def view(self, sid: str) -> dict[str, Any]:
@@ -260,9 +297,9 @@ class PlayStore:
                 try:
                     item.episode = item.session.write_result(self.data_dir).name
                 except CommandError as exc:
-                    self._write(sid, item)  # the game's last step is kept all the same
+                    self._saved(sid, item)()  # the game's last step is kept all the same
                     raise PlayRequestError(409, f"the result cannot be saved: {exc}") from None
-            self._write(sid, item)
+            self._saved(sid, item)()
             return self._view(sid, item)
 
     def hint(self, sid: str) -> dict[str, Any]:
@@ -272,7 +309,7 @@ class PlayStore:
             if item.session.ended:
                 raise PlayRequestError(409, "this game is over; start a new one")
             item.session.request_hint()
-            self._write(sid, item)
+            self._saved(sid, item)()
             return self._view(sid, item)
 
     def unfinished(self, browser: str | None = None) -> list[dict[str, Any]]:

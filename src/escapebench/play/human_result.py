@@ -41,7 +41,7 @@ from escapebench.bench import (
 )
 from escapebench.engine.model import GameDefinition
 from escapebench.play.errors import PlayError
-from escapebench.protocols.base import Protocol
+from escapebench.protocols.base import PromptProtocol
 
 HUMAN_AGENT = "human"
 HUMAN_MODEL = "none"  # no model plays; all people pool into one "human" row of the tables
@@ -52,7 +52,8 @@ _WRITE_LOCK = threading.Lock()
 
 
 def human_run_plan(
-    defn: GameDefinition, policy: HintPolicy, max_steps: int, protocol: Protocol, out_dir: Path
+    defn: GameDefinition, policy: HintPolicy, max_steps: int, protocol: PromptProtocol,
+    out_dir: Path,
 ) -> RunPlan:
     """A one-game run plan describing human play, for ``run.json``."""
     options = policy.options

@@ -85,7 +85,7 @@ from escapebench.play.saves import (
     save_target,
     write_save_file,
 )
-from escapebench.protocols.base import Protocol, Session
+from escapebench.protocols.base import PromptProtocol, Session
 from escapebench.protocols.escapebench import EscapebenchProtocol
 
 FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
@@ -162,7 +162,7 @@ class PlaySession:
         hints: HintOptions | None = None,
         max_steps: int = DEFAULT_MAX_STEPS,
         effects: tuple[ReferenceEffect, ...] | None = None,
-        protocol: Protocol | None = None,
+        protocol: PromptProtocol | None = None,
     ) -> None:
         self.defn = defn
         self.protocol = protocol or EscapebenchProtocol()
@@ -188,8 +188,8 @@ class PlaySession:
         return self.env.game
 
     @property
-    def texts(self) -> Session:
-        """The protocol session: the observation and feedback the person reads."""
+    def protocol_session(self) -> Session:
+        """The protocol's session: the observation and feedback the person reads."""
         return self.env.unwrapped.session
 
     @property
@@ -384,7 +384,7 @@ class PlaySession:
             "engine": self.game.snapshot(),
             "hint_state": self.policy.snapshot(),
             "protocol": self.protocol.label,
-            "protocol_state": self.texts.snapshot(),
+            "protocol_state": self.protocol_session.snapshot(),
             "pending_hint": turn.hint is not None,
             "last_feedback": self.last_feedback,
             "records": [r.to_json() for r in self.records],

@@ -10,10 +10,12 @@ games come from an original checkout, ``escapebench`` otherwise.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
+from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
 from escapebench.protocols.original.source import (
     OriginalSourceError,
     find_source,
@@ -27,12 +29,20 @@ __all__ = [
     "HintView",
     "HistoryStep",
     "OriginalSourceError",
-    "Protocol",
+    "PromptProtocol",
     "Session",
     "default_protocol_name",
     "find_source",
     "make_protocol",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Protocol":  # the name until 0.1.0, easily read as typing.Protocol
+        warnings.warn("escapebench.protocols.Protocol is now PromptProtocol; the old name "
+                      "goes away in the next release", DeprecationWarning, stacklevel=2)
+        return PromptProtocol
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_protocol_name(games: Sequence[str], original_source: str | Path | None = None) -> str:
@@ -47,7 +57,7 @@ def make_protocol(
     name: str | None,
     games: Sequence[str] = (),
     original_source: str | Path | None = None,
-) -> Protocol:
+) -> PromptProtocol:
     """The protocol ``name`` (None: the default for ``games``).
 
     Raises :class:`OriginalSourceError` (one line saying what to pass) when ``original`` has

@@ -1,10 +1,10 @@
 """The contract of a protocol: what a model reads and how its answers are read.
 
-A :class:`Protocol` is chosen once per run (``--protocol``); it makes a :class:`Session` per
+A :class:`PromptProtocol` is chosen once per run (``--protocol``); it makes a :class:`Session` per
 episode. The harness (``escapebench.bench.episode``) asks the session, every step, for the
 position line (:meth:`Session.begin_step`) and the observation, and has it play the action
 (:meth:`Session.play`: parse the answer by the protocol's rules, step the engine, render the
-feedback). Agents build their prompts with the protocol (:meth:`Protocol.action_messages` and
+feedback). Agents build their prompts with the protocol (:meth:`PromptProtocol.action_messages` and
 the pieces it is made of), so the same agent speaks either protocol.
 
 The engine itself holds no protocol text that a model reads in the ``original`` protocol: it
@@ -72,7 +72,7 @@ class Session(ABC):
         pass
 
 
-class Protocol(ABC):
+class PromptProtocol(ABC):
     """What a model reads (system prompt, user prompt, history, hint, observation, feedback)
     and how its answers are parsed; ``name`` and ``version`` are recorded with every result."""
 

@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from escapebench.protocols import Protocol, make_protocol
+from escapebench.protocols import PromptProtocol, make_protocol
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def protocol_from_args(args: argparse.Namespace, games: Sequence[str]) -> Protocol:
+def protocol_from_args(args: argparse.Namespace, games: Sequence[str]) -> PromptProtocol:
     """The protocol the options of :func:`add_protocol_arguments` name, for ``games`` (see
     :func:`escapebench.protocols.make_protocol`, whose errors it raises)."""
     return make_protocol(

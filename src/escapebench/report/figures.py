@@ -284,6 +284,76 @@ def steps_by_difficulty(results: Sequence[EpisodeResult], out_dir: Path) -> Figu
                           "fig13-steps-by-difficulty")
 
 
+TRIES_BINS = 10
+"""Figure 14's tries axis: 0 to 9 failed tries, then one bin for 10 or more."""
+
+
+def _tries_shares(solves: Sequence[tuple[int, int]]) -> tuple[list[float], list[float]]:
+    """For (tries, candidates) pairs: the share (%) of solves per tries bin, and the share a
+    blind player who never repeats a failure would give (tries uniform on 0..k-1)."""
+    seen = [0.0] * (TRIES_BINS + 1)
+    blind = [0.0] * (TRIES_BINS + 1)
+    for tries, k in solves:
+        seen[min(tries, TRIES_BINS)] += 1
+        for t in range(k):
+            blind[min(t, TRIES_BINS)] += 1 / k
+    n = len(solves)
+    return [100 * x / n for x in seen], [100 * x / n for x in blind]
+
+
+def tries_before_success(results: Sequence[EpisodeResult], out_dir: Path) -> Figure | None:
+    """Figure 14 with a chance line: failed tries before each tool solve, per agent, beside
+    what a blind player without repetition would need on the same solves."""
+    by_series: dict[str, list[tuple[int, int]]] = {}
+    for r in results:
+        for s in r.tool_solve_log:
+            if int(s.get("candidates", 0)) >= 2:
+                by_series.setdefault(_series(r), []).append(
+                    (int(s["tries"]), int(s["candidates"])))
+    if not by_series:
+        return None
+    order = _order(list(by_series))
+    choice = {s.agent_label: s.tool_choice for s in _choice_rows(results)}
+    fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
+    xs = list(range(TRIES_BINS + 1))
+    for name in order:
+        seen, blind = _tries_shares(by_series[name])
+        color = _color(name, order)
+        score = choice.get(name)
+        label = f"{name} ({len(by_series[name])} solves"
+        label += f", tool choice {score:.2f})" if score is not None else ")"
+        ax.plot(xs, seen, marker="o", color=color, label=label, linestyle=_linestyle(name))
+        ax.plot(xs, blind, color=color, linestyle="--", alpha=0.55, linewidth=1)
+    ax.plot([], [], color="gray", linestyle="--", label="blind pick, same solves (chance)")
+    ax.set_xticks(xs)
+    ax.set_xticklabels([str(x) for x in xs[:-1]] + [f"{TRIES_BINS}+"])
+    ax.set_xlabel("failed tries before the solve (since the solving tool was in the bag)")
+    ax.set_ylabel("share of tool solves (%)")
+    ax.set_title("Tries before success per tool solve, against chance")
+    ax.legend(fontsize=7)
+    return Figure(
+        "fig14", "Tries before success, against chance (fig. 14)",
+        "For every tool the player applied or crafted itself (no hint showing), the failed "
+        "tries at that solve before it; dashed, in the same colour: what a player picking "
+        "blindly among the same candidates, never repeating a failure, would need on the "
+        "same solves. A curve above its dashed line at 0 chose better than chance. Tool "
+        "choice: 1 = the right tool first, 0 = blind, -1 = random with repeats "
+        "(docs/metrics.md).",
+        _save(fig, out_dir, "fig14-tries-before-success"),
+    )
+
+
+@dataclass(frozen=True)
+class _ChoiceRow:
+    agent_label: str
+    tool_choice: float | None
+
+
+def _choice_rows(results: Sequence[EpisodeResult]) -> list[_ChoiceRow]:
+    return [_ChoiceRow(_series(s), s.tool_choice)
+            for s in summaries(results, intervals=False)]
+
+
 ALL_FIGURES = (
     hints_by_action_type,
     completed_vs_steps,
@@ -291,6 +361,7 @@ ALL_FIGURES = (
     progress_intervals,
     hints_by_difficulty,
     steps_by_difficulty,
+    tries_before_success,
 )
 
 

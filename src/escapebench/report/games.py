@@ -30,7 +30,7 @@ __all__ = ["GAMES_DIR", "GamePage", "game_pages", "marked_parts"]
 
 GAMES_DIR = "games"
 # Bumped when the drawing or the page's lists change, so kept pictures are drawn again.
-PAGE_VERSION = "2"
+PAGE_VERSION = "3"
 
 
 @dataclass
@@ -47,6 +47,7 @@ class GamePage:
     locks: list[str] = field(default_factory=list)  # "item (needs tool)" / "item (needs a code)"
     tools: list[str] = field(default_factory=list)
     creative: list[str] = field(default_factory=list)  # creative steps, as sentences
+    generated: bool = False  # a game of a gen: spec (its design knows its creative steps)
 
     @property
     def page(self) -> str:
@@ -198,7 +199,8 @@ def game_pages(runs: Sequence[RunFolder], out_dir: Path,
         if slug in slugs:  # the same game name with another file
             slug = safe_slug(f"{game}-{str(rec.get('sha256') or 'x')[:8]}")
         slugs.add(slug)
-        page = GamePage(game, settings, _source(rec), slug)
+        page = GamePage(game, settings, _source(rec), slug,
+                        generated=isinstance(rec.get("generated"), dict))
         key = hashlib.sha256(json.dumps(
             [PAGE_VERSION, __version__, rec.get("setting"), rec.get("sha256"),
              rec.get("generated")], sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -245,7 +247,15 @@ def _draw(page: GamePage, rec: dict[str, Any], finder: _Finder, png: Path, meta:
         page.creative = list(design.creative)
         draw_design(design, png, d)
     else:
-        draw_definition(d, png)
+        # the steps the game file marks creative (`creative: true`, docs/game-format.md)
+        from escapebench.bench.tool_choice import creative_keys
+
+        marked = creative_keys(d)
+        page.creative = [f"{a} applied to {b}" if verb == "apply" else f"craft({a}, {b})"
+                         for verb, a, b in sorted(marked)]
+        draw_definition(d, png, frozenset(
+            w.arg for it in d.items for st in it.states for tr in st.transitions
+            if tr.creative for w in tr.waits if w.kind == "apply"))
     data = {k: v for k, v in asdict(page).items() if k in ("scenes", "locks", "tools",
                                                               "creative")}
     meta.write_text(json.dumps(data), encoding="utf-8")

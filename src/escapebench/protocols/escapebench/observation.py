@@ -81,9 +81,9 @@ class ObservationTexts:
 
 def texts_for(defn: GameDefinition) -> ObservationTexts:
     """The fixed pieces of every observation, built once per definition and kept with it."""
-    texts = defn.derived.get("observation")
+    texts = defn.caches.get("observation")
     if texts is None:
-        texts = defn.derived["observation"] = _build_texts(defn)
+        texts = defn.caches["observation"] = _build_texts(defn)
     return texts
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
+from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
 from escapebench.protocols.escapebench import prompts
 from escapebench.protocols.escapebench.feedback import FeedbackTexts
 from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION, observation_text
@@ -35,9 +35,9 @@ def position_text(game: EscapeGame) -> str:
 
 def feedback_texts(defn: GameDefinition) -> FeedbackTexts:
     """The feedback renderings of ``defn``'s outcomes, kept with the definition."""
-    texts = defn.derived.get("escapebench feedback")
+    texts = defn.caches.get("escapebench feedback")
     if texts is None:
-        texts = defn.derived["escapebench feedback"] = FeedbackTexts()
+        texts = defn.caches["escapebench feedback"] = FeedbackTexts()
     return texts
 
 
@@ -73,7 +73,7 @@ class EscapebenchSession(Session):
         return HintView(" -> ".join(ref.path), ref.action, steps_in_help)
 
 
-class EscapebenchProtocol(Protocol):
+class EscapebenchProtocol(PromptProtocol):
     """Our texts and the forgiving parser (``parse_action_answer``)."""
 
     name = "escapebench"

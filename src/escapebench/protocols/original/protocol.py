@@ -37,7 +37,7 @@ import yaml
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.engine.outcome import Outcome
-from escapebench.protocols.base import HintView, HistoryStep, Protocol, Session
+from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
 from escapebench.protocols.original.source import (
     USAGE_HINT,
     Message,
@@ -268,7 +268,7 @@ def _raw_reference(defn: GameDefinition) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------ the protocol
-class OriginalProtocol(Protocol):
+class OriginalProtocol(PromptProtocol):
     """The original harness's texts and answer rules, read from a checkout.
 
     Args:
