@@ -41,6 +41,7 @@ def damage(path: Path) -> None:
         fh.write(bytes(range(256)) * 16)
 
 
+@pytest.mark.slow
 def test_a_damaged_cache_is_refused_in_one_line_naming_it(server, tmp_path, capsys) -> None:
     cache = tmp_path / "responses.sqlite"
     with cache_module.ResponseCache(cache) as answers:
@@ -61,6 +62,7 @@ def test_a_damaged_cache_is_refused_in_one_line_naming_it(server, tmp_path, caps
     assert server.request_count > asked
 
 
+@pytest.mark.slow
 def test_a_cache_that_goes_bad_during_the_run_stops_it_in_one_line(
     server, tmp_path, capsys, monkeypatch
 ) -> None:

@@ -266,3 +266,17 @@ async def test_a_log_of_another_game_is_refused(mini: GameDefinition, tmp_path):
     )
     with pytest.raises(EpisodeLogError, match="does not replay as logged"):
         await play_episode(spec(mini, max_steps=40), EchoAgent(model=model()), tmp_path)
+
+
+async def test_each_step_reports_the_model_calls_sent_and_the_time_they_took(
+    mini: GameDefinition, tmp_path
+):
+    # What the live display's "s per call" is made of: calls sent to the model and their time.
+    seen: list[StepProgress] = []
+    slow = ScriptedChatModel(lambda messages: pick_answer({"messages": list(messages)}),
+                             latency_s=0.02)
+    await play_episode(spec(mini, max_steps=3), EchoAgent(model=slow), tmp_path,
+                       on_step=seen.append)
+    last = seen[-1]
+    assert last.sent_calls == last.model_calls >= 2
+    assert 0.02 * last.sent_calls <= last.model_wait_s < 1.0 * last.sent_calls

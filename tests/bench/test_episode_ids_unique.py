@@ -86,3 +86,15 @@ def test_plan_run_refuses_two_episodes_with_one_id(mini_game_file, tmp_path, mon
 def test_ids_of_different_settings_differ(a: str, b: str) -> None:
     assert episode_id(a, "base", "m", 0) != episode_id(b, "base", "m", 0)
     assert episode_id("closet-easy", "base", "m", 0) == "closet-easy__base__m__r0"
+
+
+def test_the_report_names_an_unfinished_long_setting_whole(mini_game_file, tmp_path) -> None:
+    from escapebench.report.runs import load_runs
+
+    game = game_copy(mini_game_file, tmp_path, LONG + "only")
+    out = tmp_path / "run"
+    assert cli_main(command([game], out)) == 0
+    (episode,) = (out / "episodes").iterdir()
+    (episode / "result.json").unlink()  # as if the run had stopped in the middle
+    (run,) = load_runs([out])
+    assert [e.describe()["setting"] for e in run.episodes] == [LONG + "only-easy"]

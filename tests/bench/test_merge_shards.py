@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from escapebench.cli import main as cli
 from tests.bench.answers import pick_answer, stuck_answer
 from tests.bench.conftest import MINI_GAME
@@ -52,6 +54,7 @@ def test_a_missing_episode_is_still_refused(tmp_path, capsys) -> None:
     assert "shard 2/2 missing; 1 planned episode missing: mini-hard__explorer__none__r0" in err
 
 
+@pytest.mark.slow
 def test_shards_of_two_servers_are_refused_unless_allowed_then_recorded(
     tmp_path, capsys
 ) -> None:

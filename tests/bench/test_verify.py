@@ -125,7 +125,9 @@ def test_a_changed_game_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture
     code, out = verify(capsys, str(run))
     assert code == 1
     assert "has changed since the run (sha256" in out
-    assert verification_status(run) == "verified"  # the folder itself did not change
+    # the folder itself did not change, but it no longer verifies: no longer shown verified
+    assert "its verified.json of an earlier check is removed" in out
+    assert verification_status(run) is None
 
 
 def test_a_results_table_edited_fails(harness_runs: dict[str, Path], tmp_path: Path,
@@ -174,7 +176,7 @@ def test_bundle_packs_the_run_its_game_and_a_manifest(harness_runs: dict[str, Pa
 
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = verify(capsys, str(tmp_path / "nowhere"))
-    assert code == 2 and out.count("\n") == 1 and "is not a folder" in out
+    assert code == 2 and out.count("\n") == 1 and "neither a result folder nor a bundle" in out
     code, out = verify(capsys, str(tmp_path))
     assert code == 1 and "is not a result folder (no run.json)" in out
     assert "Traceback" not in out
@@ -219,3 +221,113 @@ def test_the_report_shows_which_runs_are_verified(harness_runs: dict[str, Path],
     html = (tmp_path / "site" / "index.html").read_text()
     assert '<td class="verified"><b>verified</b></td>' in html
     assert '<td class="verified">not verified</td>' in html
+
+
+def test_a_folder_written_before_the_tool_choice_score_still_verifies(
+        harness_runs: dict[str, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Its result.json files and results.csv lack the tool-choice fields: checked as written."""
+    import csv
+
+    from escapebench.bench.metrics import TOOL_CHOICE_FIELDS
+
+    run = copy_of(harness_runs["explorer"], tmp_path)
+    for path in (run / "episodes").glob("*/result.json"):
+        data = json.loads(path.read_text())
+        path.write_text(json.dumps({k: v for k, v in data.items()
+                                    if k not in TOOL_CHOICE_FIELDS}, indent=1))
+    with (run / "results.csv").open(newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [i for i, name in enumerate(rows[0]) if name not in TOOL_CHOICE_FIELDS]
+    with (run / "results.csv").open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([[r[i] for i in keep] for r in rows])
+    code, out = verify(capsys, str(run))
+    assert code == 0, out
+    # an old table edited is still caught
+    lines = (run / "results.csv").read_text().splitlines()
+    lines[1] = lines[1].replace(",True,", ",False,", 1)
+    (run / "results.csv").write_text("\n".join(lines) + "\n")
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "results.csv line 2 is not the table of the results" in out
+
+
+def rewrite_member(bundle: Path, name: str, change, *, manifest: bool) -> Path:
+    """A copy of ``bundle`` with member ``name`` changed (and, with ``manifest``, its hash in
+    the manifest too, as someone who edits a result and packs it again would)."""
+    import hashlib
+
+    out = bundle.with_name("edited-" + bundle.name)
+    with zipfile.ZipFile(bundle) as src, zipfile.ZipFile(out, "w") as dst:
+        files = json.loads(src.read(BUNDLE_MANIFEST))
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == name:
+                data = change(data)
+                if manifest:
+                    files["files"][name] = hashlib.sha256(data).hexdigest()
+            if info.filename != BUNDLE_MANIFEST:
+                dst.writestr(info.filename, data)
+        dst.writestr(BUNDLE_MANIFEST, json.dumps(files))
+    return out
+
+
+def test_a_bundle_verifies_and_an_edited_one_fails(harness_runs: dict[str, Path],
+                                                   tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    run = copy_of(harness_runs["escape-solver"], tmp_path)
+    bundle = tmp_path / "submission.zip"
+    assert verify(capsys, str(run), "--bundle", str(bundle))[0] == 0
+    code, out = verify(capsys, str(bundle))
+    assert code == 0 and f"{bundle}: VERIFIED: 3 episodes" in out, out
+    name = next(n for n in zipfile.ZipFile(bundle).namelist() if n.endswith("result.json"))
+
+    def fewer_steps(data: bytes) -> bytes:
+        result = json.loads(data)
+        result["total_steps"] -= 1
+        return json.dumps(result).encode()
+
+    edited = rewrite_member(bundle, name, fewer_steps, manifest=False)
+    code, out = verify(capsys, str(edited))
+    assert code == 1 and "does not have the sha256 its manifest records" in out
+    repacked = rewrite_member(bundle, name, fewer_steps, manifest=True)
+    code, out = verify(capsys, str(repacked))
+    assert code == 1 and "result.json: total_steps: logged" in out
+
+
+def test_a_run_of_the_original_protocol_verifies_with_its_checkout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The original harness's texts and answer parser, read from the checkout run.json names:
+    answers it cannot read, hints and forced steps included."""
+    import asyncio
+    import io
+
+    from escapebench.bench.settings import RunSettings
+    from escapebench.bench.suite import run_suite
+    from escapebench.llm.scripted import ScriptedChatModel
+    from tests.conftest import UPSTREAM
+    from tests.support.original_harness import make_checkout
+
+    if not (UPSTREAM / "original" / "src").is_dir():
+        pytest.skip("needs ../shared/upstream (the original code and data)")
+    checkout = make_checkout(tmp_path)
+    game = checkout / "data" / "game1-1.yaml"
+    answers = ["Action: click(nothing)", "I do not know.", *FUMBLING]
+    settings = RunSettings(
+        agent="base", model="fumbler", games=[str(game)], out=tmp_path / "run", max_steps=14,
+        quiet=True, fsync=False, no_cache=True, protocol="original", patience=3, help_steps=2,
+    )
+    model = ScriptedChatModel(answers, name="fumbler", cycle=True)
+    outcome = asyncio.run(run_suite(settings, model=model, stream=io.StringIO()))
+    assert not outcome.failed
+    run = tmp_path / "run"
+    assert json.loads((run / "run.json").read_text())["protocol"]["name"] == "original"
+    code, out = verify(capsys, str(run))
+    assert code == 0, out
+    # without the checkout it names what to pass
+    moved = tmp_path / "moved"
+    checkout.rename(moved)
+    code, out = verify(capsys, str(run), "--games", str(moved / "data"))
+    assert code == 1 and "the run's protocol 'original'" in out
+    code, out = verify(capsys, str(run), "--games", str(moved / "data"), "--original-source",
+                       str(moved))
+    assert code == 0, out

@@ -59,8 +59,8 @@ def test_solver_state_copies_cover_the_whole_play_state(tmp_path: Path) -> None:
         *solver._LIST_FIELDS, *solver._SET_MAP_FIELDS, *solver._VALUE_FIELDS,
         *solver._SET_FIELDS,
     }
-    # defn and the plan are the definition's; a watcher (a screen) is told to forget
-    assert covered | {"defn", "_plan", "watcher"} == set(EscapeGame.__slots__)
+    # defn and the rule tables are the definition's; a watcher (a screen) is told to forget
+    assert covered | {"defn", "_tables", "watcher"} == set(EscapeGame.__slots__)
     (defn,) = load_file(write_shed(tmp_path))
     game = EscapeGame(defn)
     for step in defn.reference[:4]:

@@ -235,9 +235,11 @@ def test_picking_up_a_plural_says_them() -> None:
 
 @lru_cache(maxsize=1)
 def tier2() -> Any:
-    """One proven tier-2 game with a code lock and a crafted tool."""
+    """One proven tier-2 game with a code lock, a crafted tool and a close-up (a game draws
+    its own number of close-ups, none in some)."""
     return next(g for seed in range(40) for g in generate_games(2, 1, 900 + seed)
-                if g.design.codes and g.design.crafts)
+                if g.design.codes and g.design.crafts
+                and any(sc.name.endswith("close-up") for sc in g.settings[0].scenes))
 
 
 def replanted(edit: Any) -> list[str]:

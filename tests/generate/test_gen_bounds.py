@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -44,6 +45,7 @@ def test_a_knob_out_of_its_range_is_one_line_before_any_work(
     assert time.monotonic() - started < 5 and not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_a_count_past_10000_needs_allow_large(tmp_path: Path) -> None:
     proc = escapebench("estimate", "--games", "gen:tier=5,count=100000")
     try:
@@ -59,13 +61,20 @@ def test_a_count_past_10000_needs_allow_large(tmp_path: Path) -> None:
         knobs.allow_large(False)
 
 
+@pytest.mark.slow
 def test_a_large_generation_shows_progress_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     proc = escapebench("run", "--games", "gen:tier=3,count=500", "--out", str(tmp_path / "o"))
     try:
-        time.sleep(4)  # the first progress line comes after 2 s of generation
+        # the first progress line comes after the first game finished past 2 s of
+        # generation: wait for it (a loaded machine imports slowly), then press Ctrl-C
+        guard = threading.Timer(60, proc.kill)  # no line in a minute: fail, do not hang
+        guard.start()
+        first = proc.stderr.readline() if proc.stderr else ""
+        guard.cancel()
         proc.send_signal(signal.SIGINT)
         sent = time.monotonic()
         _, err = proc.communicate(timeout=10)
+        err = first + err
         stopped_after = time.monotonic() - sent
     finally:
         proc.kill()

@@ -82,6 +82,7 @@ main(["generate", "--tier", "1", "--count", "3", "--graph", "--out", sys.argv[1]
 """
 
 
+@pytest.mark.slow
 def test_a_kill_while_writing_leaves_no_folder_of_some_games(tmp_path, capsys) -> None:
     out = tmp_path / "gen"
     done = subprocess.run([sys.executable, "-c", KILL, str(out)], capture_output=True,
@@ -90,6 +91,8 @@ def test_a_kill_while_writing_leaves_no_folder_of_some_games(tmp_path, capsys) -
     assert not out.exists()
     capsys.readouterr()
     assert cli(["run", "--games", str(out), "--out", str(tmp_path / "run")]) == 2
+    assert generate(out, 1) == 0  # the next one writes it, and clears what the kill left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gen"]
 
 
 @pytest.mark.parametrize("change", ["added", "removed"])

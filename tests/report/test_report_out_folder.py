@@ -122,6 +122,7 @@ main(["report", sys.argv[1], "--out", sys.argv[2]])
 """
 
 
+@pytest.mark.slow
 def test_a_kill_during_report_leaves_the_old_report_whole(harness_runs, tmp_path) -> None:
     out = tmp_path / "site"
     assert cli_main(["report", str(harness_runs["explorer"]), str(harness_runs["base-fumbler"]),

@@ -79,6 +79,13 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "creative_choice",
 )
 
+#: Result fields and ``results.csv`` columns added with the tool-choice score: a result written
+#: before them lacks them (``escapebench verify`` accepts such a folder as it was written).
+TOOL_CHOICE_FIELDS: tuple[str, ...] = (
+    "tool_solves", "tool_tries", "tool_chance", "tool_choice", "apply_choice", "craft_choice",
+    "creative_solves", "creative_choice", "tool_solve_log",
+)
+
 #: Columns that describe the transport or the clock, not the play: they may differ between
 #: two runs whose results are the same (retries after server faults, wall time).
 ACCOUNTING_COLUMNS: frozenset[str] = frozenset({

@@ -42,7 +42,12 @@ from escapebench.agents.base import Agent, Decision, ModelCallRecord, TurnContex
 from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.folders import read_run_json
 from escapebench.bench.hints import HintOptions
-from escapebench.bench.metrics import ResultFileError, atomic_write_text, read_result_json
+from escapebench.bench.metrics import (
+    TOOL_CHOICE_FIELDS,
+    ResultFileError,
+    atomic_write_text,
+    read_result_json,
+)
 from escapebench.bench.plan import game_record, protocol_record
 from escapebench.bench.records import (
     EPISODES_DIR,
@@ -63,8 +68,10 @@ __all__ = [
     "EpisodeCheck",
     "LoggedAgent",
     "RunCheck",
+    "unpack_bundle",
     "verification_status",
     "verify_run",
+    "withdraw_verified",
     "write_bundle",
     "write_verified",
 ]
@@ -334,7 +341,7 @@ def _version_notes(run: dict[str, Any]) -> list[str]:
     now = {"escapebench_version": __version__, "prompt_version": prompt_version(),
            "observation_version": OBSERVATION_VERSION, "result_version": RESULT_VERSION}
     return [f"{key} is {run[key]!r} in run.json, {value!r} here" for key, value in now.items()
-            if key in run and run[key] != value]
+            if run.get(key) and run[key] != value]
 
 
 # ---------------------------------------------------------------------- one episode
@@ -404,7 +411,9 @@ async def _check_episode(
         check.problem = (f"step {len(replayed)}: the log has {len(records)} steps but the "
                          f"episode ends after {len(replayed)}")
         return check
-    diff = _first_difference(logged_json, _as_json(result.to_dict()), TIMING_FIELDS,
+    # a result written before the tool-choice score lacks its fields: checked as written
+    older = frozenset(f for f in TOOL_CHOICE_FIELDS if f not in logged_json)
+    diff = _first_difference(logged_json, _as_json(result.to_dict()), TIMING_FIELDS | older,
                              "result.json")
     if diff:
         check.problem = f"result.json: {diff}"
@@ -443,12 +452,28 @@ def _results_table_problem(folder: Path) -> str | None:
         write_results_csv(fresh, results, prices)
         want = fresh.read_text(encoding="utf-8").splitlines()
     have = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    if have and want and "tool_solves" not in have[0].split(","):
+        want = _without_columns(want, TOOL_CHOICE_FIELDS)  # written before those columns
     for k, (a, b) in enumerate(zip(have, want, strict=False)):
         if a != b:
             return f"{RESULTS_FILE} line {k + 1} is not the table of the results ({_shown(a)})"
     if len(have) != len(want):
         return f"{RESULTS_FILE} has {len(have)} lines, the results make {len(want)}"
     return None
+
+
+def _without_columns(lines: list[str], drop: Sequence[str]) -> list[str]:
+    """CSV lines (a header first) without the columns named in ``drop``."""
+    import csv
+    import io
+
+    rows = list(csv.reader(lines))
+    keep = [i for i, name in enumerate(rows[0]) if name not in drop]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    for row in rows:
+        writer.writerow([row[i] for i in keep if i < len(row)])
+    return buf.getvalue().splitlines()
 
 
 def verify_run(
@@ -495,9 +520,11 @@ def verify_run(
                 problem = game.problem if game else f"run.json records no game {setting}"
                 check.episodes.append(EpisodeCheck(sub.name, problem=problem))
                 continue
-            check.episodes.append(
-                asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
-            )
+            episode = asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
+            if episode.problem and run.get("agent") == "human":
+                episode.problem += (" (a person's play: verify replays it through the agents' "
+                                    "episode loop, which has no requested hints)")
+            check.episodes.append(episode)
     if not check.failed:
         table = _results_table_problem(folder)
         if table:
@@ -537,6 +564,23 @@ def write_verified(check: RunCheck) -> Path:
     }
     atomic_write_text(path, json.dumps(data, indent=1) + "\n")
     return path
+
+
+def withdraw_verified(folder: Path) -> bool:
+    """Remove the ``verified.json`` an earlier ``escapebench verify`` wrote into ``folder``
+    (a folder that no longer verifies is not shown as verified). A file of that name that
+    verify did not write is left alone. Returns whether one was removed."""
+    path = folder / VERIFIED_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not (isinstance(data, dict) and data.get("format") == VERIFY_FORMAT
+            and data.get("verdict") == "verified" and isinstance(data.get("files"), dict)):
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    return True
 
 
 def verification_status(folder: Path) -> str | None:
@@ -590,12 +634,12 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
         if path is None:
             raise VerifyError(f"game file {entry.get('file')} of {entry.get('setting')} not "
                               "found with its recorded sha256; give its folder with --games")
-        if path.name not in seen:
-            seen.add(path.name)
-            members.append((f"games/{path.name}", path))
-            reference = _reference_log(path)
-            if reference is not None:
-                members.append((f"games/reference/{reference.name}", reference))
+        reference = _reference_log(path)
+        for name, member in ((f"games/{path.name}", path),
+                             (f"games/reference/{reference.name}" if reference else "", reference)):
+            if member is not None and name not in seen:
+                seen.add(name)
+                members.append((name, member))
     manifest = {
         "format": VERIFY_FORMAT,
         "folder": folder.name,
@@ -612,6 +656,49 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
             out.unlink()
         raise
     return len(members)
+
+
+#: A bundle unpacks to at most this many bytes (a zip bomb is refused before unpacking).
+MAX_BUNDLE_BYTES = 4 << 30
+
+
+def unpack_bundle(bundle: Path, into: Path) -> tuple[Path, Path]:
+    """Unpack a bundle of :func:`write_bundle` into the folder ``into`` after checking it: every
+    member named in its manifest with the sha256 recorded there, nothing else, no path outside
+    the folder. Returns the run folder and the games folder. Raises :class:`VerifyError`."""
+    try:
+        z = zipfile.ZipFile(bundle)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise VerifyError(f"{bundle}: not a bundle ({exc})") from None
+    with z:
+        try:
+            manifest = json.loads(z.read(BUNDLE_MANIFEST))
+            files = manifest["files"]
+            if not isinstance(files, dict):
+                raise TypeError("files is not a mapping")
+        except (KeyError, ValueError, TypeError) as exc:
+            raise VerifyError(f"{bundle}: no readable {BUNDLE_MANIFEST} ({exc})") from None
+        infos = [i for i in z.infolist() if not i.is_dir() and i.filename != BUNDLE_MANIFEST]
+        names = {i.filename for i in infos}
+        if names != set(files):
+            extra = sorted(names - set(files)) or sorted(set(files) - names)
+            raise VerifyError(f"{bundle}: its members are not those of its manifest "
+                              f"({', '.join(extra[:3])})")
+        if sum(i.file_size for i in infos) > MAX_BUNDLE_BYTES:
+            raise VerifyError(f"{bundle}: unpacks to more than {MAX_BUNDLE_BYTES >> 30} GiB")
+        root = into.resolve()
+        for info in infos:
+            target = (root / info.filename).resolve()
+            if not target.is_relative_to(root) or not info.filename.startswith(("run/",
+                                                                              "games/")):
+                raise VerifyError(f"{bundle}: member {info.filename!r} is outside the bundle")
+            data = z.read(info)
+            if hashlib.sha256(data).hexdigest() != files[info.filename]:
+                raise VerifyError(f"{bundle}: {info.filename} does not have the sha256 its "
+                                  "manifest records (changed after packing)")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    return root / "run", root / "games"
 
 
 def _reference_log(game_file: Path) -> Path | None:

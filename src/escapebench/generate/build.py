@@ -169,6 +169,26 @@ def _cue_patterns(cues: dict[str, Any]) -> list[tuple[str, re.Pattern[str]]]:
     return _PATTERNS
 
 
+# near-misses: properties close to a need but not it (a tool with one, and without the need,
+# tempts a player who goes by the name rather than the property)
+NEAR: dict[str, tuple[str, ...]] = {
+    "magnetic": ("metal", "heavy"), "metal": ("magnetic", "conductive"),
+    "conductive": ("metal", "powered"), "sharp": ("pointed", "abrasive"),
+    "pointed": ("sharp", "thin"), "long": ("flexible", "rigid"), "thin": ("flat", "flexible"),
+    "flat": ("thin", "rigid"), "rigid": ("heavy", "flat"), "flexible": ("elastic", "long"),
+    "elastic": ("flexible", "sticky"), "heavy": ("rigid", "magnetic"),
+    "hollow": ("waterproof", "absorbent"), "hooked": ("pointed", "flexible"),
+    "insulating": ("waterproof", "absorbent"), "powered": ("luminous", "conductive"),
+    "sticky": ("elastic", "slippery"), "slippery": ("wet", "sticky"),
+    "abrasive": ("sharp", "rigid"), "absorbent": ("wet", "hollow"),
+    "waterproof": ("insulating", "hollow"), "wet": ("cold", "absorbent"),
+    "hot": ("luminous", "powered"), "cold": ("wet", "heavy"),
+    "luminous": ("hot", "reflective"), "reflective": ("transparent", "luminous"),
+    "transparent": ("reflective", "magnifying"), "magnifying": ("transparent", "reflective"),
+    "fragrant": ("sticky", "wet"), "loud": ("heavy", "elastic"),
+}
+
+
 def _t(easy: str, normal: str, hard: str | None) -> dict[str, Any]:
     return {"easy": easy, "normal": normal, "hard": hard}
 
@@ -219,7 +239,14 @@ class _Builder:
         self.used_objects: set[str] = set()
         self.scenes: list[dict[str, Any]] = []       # rendered scene maps (walk scenes + close-ups)
         self.parent: dict[str, str] = {}             # close-up -> its scene; scene -> previous
-        self.ref: list[tuple[str, str]] = []         # (scene name, action)
+        # the puzzle units in play order, what they need (placed once all are made), the
+        # tools lying in the open per walk scene (taken on entering it), and the doors
+        self.units: list[dict[str, Any]] = []
+        self.pending: list[dict[str, Any]] = []
+        self.open_tools: list[dict[str, Any]] = []
+        self.open_pickups: dict[int, list[tuple[str, str]]] = {}
+        self.doors: list[dict[str, Any]] = []
+        self.rooms: list[list[dict[str, Any]]] = []
         self.design = Design(doc={}, theme=self.theme["name"])
         self.crafts_left = knobs.crafts
         self.creative_count = 0
@@ -378,6 +405,12 @@ class _Builder:
         where["tools"].append({"position": position, "tool": tool})
 
     # -- building ----------------------------------------------------------------------------
+    def size(self, base: int, low: int = 1) -> int:
+        """``base`` drawn anew for this game within the ``vary`` share around it (variety
+        within a tier: no two games of a tier need the same size)."""
+        spread = round(base * self.k.vary)
+        return max(low, base + self.rng.randint(-spread, spread)) if spread else max(low, base)
+
     def build(self) -> Design:
         k = self.k
         th = self.theme
@@ -386,16 +419,19 @@ class _Builder:
         walk: list[dict[str, Any]] = []
         closeup_pool: list[dict[str, Any]] = []  # each close-up kind once before any repeats
         rooms: list[list[dict[str, Any]]] = []   # per walk scene: the scene and its close-ups
-        for s in range(k.scenes):
+        n_walk = self.size(k.scenes)
+        # close-ups per scene: this game's own density, drawn once (some games have none)
+        density = self.rng.randint(0, 2 * k.closeups) if k.vary else k.closeups
+        for s in range(n_walk):
             arch = archetypes[s % len(archetypes)]
-            sc = self.add_scene(arch["name"], self.pick(arch["desc"]), visible=(s == 0))
+            sc = self.add_scene(arch["name"], self.scene_desc(arch), visible=(s == 0))
             if s == 0:
                 sc["desc"] = f"{th['intro']} {sc['desc']}"
             else:
                 self.parent[sc["name"]] = walk[-1]["name"]
             walk.append(sc)
             group = [sc]
-            for _ in range(k.closeups):
+            for _ in range(density):
                 if not closeup_pool:
                     closeup_pool = list(th["closeups"])
                     self.rng.shuffle(closeup_pool)
@@ -410,31 +446,293 @@ class _Builder:
                 self.parent[cu["name"]] = sc["name"]
                 group.append(cu)
             rooms.append(group)
-        # units per scene, chains per scene
-        per = [k.steps // k.scenes + (1 if s < k.steps % k.scenes else 0) for s in range(k.scenes)]
-        inputs_at = set(range(min(k.inputs, k.scenes)))  # codes gate the first scenes
-        for s in range(len(walk)):
-            chains = max(1, min(k.breadth, per[s] or 1))
-            units = [per[s] // chains + (1 if c < per[s] % chains else 0) for c in range(chains)]
+        self.rooms = rooms
+        units = self.unit_plan(n_walk)
+        # the units, scene by scene, then each scene's door; what each needs is placed after
+        for s in range(n_walk):
+            for kind in units[s]:
+                self.make_unit(s, kind)
             door_t = self.pick(self.doors_for(s, walk))
             door = self.unique(door_t["name"])
-            keys: list[str] = []
-            steps_at: list[list[tuple[str, str]]] = []
-            for c in range(chains):
-                start_input = s in inputs_at and c == 0
-                key, steps = self.chain(s, rooms, max(1, units[c]), start_input, door)
-                keys.append(key)
-                steps_at.append(steps)
-            # the chains' steps may be done in any order: interleave them in the reference
-            order = [i for i, st in enumerate(steps_at) for _ in st]
-            self.rng.shuffle(order)
-            pos = [0] * len(steps_at)
-            for i in order:
-                self.ref.append(steps_at[i][pos[i]])
-                pos[i] += 1
+            keys = [self.new_key() for _ in range(max(1, k.breadth))]
             self.way_on(s, walk, keys, door_t, door)
+        self.place_needs()
         self.distractors(rooms)
+        self.lay_out()
+        self.top_up()
+        ref = self.reference()
+        first = next((i for i, (_, a) in enumerate(ref) if a.startswith("input(")), None)
+        if first is not None and first < len(ref) / 10:
+            raise ValueError("a code lock in the first tenth of the reference")
         return self.finish()
+
+    def unit_plan(self, n_walk: int) -> list[list[str]]:
+        """The kinds of this game's puzzle units, per walk scene, in play order: ``input``
+        (a code lock), ``click`` (a box that only has to be opened), ``lock`` (a small key)
+        and ``property`` (an obstacle asking for a tool). No code comes in the first sixth of
+        the units (a game does not open on its code lock)."""
+        k = self.k
+        total = max(n_walk, self.size(k.steps))
+        kinds = ["input"] * min(k.inputs, total) + ["click"] * min(k.clicks, total)
+        rest = total - len(kinds)
+        if rest > 0:
+            kinds += [self.rng.choice(["property", "property", "property", "lock"])
+                      for _ in range(rest)]
+        kinds = kinds[:total]
+        self.rng.shuffle(kinds)
+        early = max(1, -(-total // 6))
+        for i in range(min(early, total)):  # move an early code further on
+            if kinds[i] == "input":
+                j = next((j for j in range(early, total) if kinds[j] != "input"), None)
+                if j is not None:
+                    kinds[i], kinds[j] = kinds[j], kinds[i]
+        # at least one unit per walk scene, the rest spread at random
+        counts = [1] * n_walk
+        for _ in range(total - n_walk):
+            counts[self.rng.randrange(n_walk)] += 1
+        scene_of = [s for s, c in enumerate(counts) for _ in range(c)]
+        # every unit must show something needed later: from each unit on, the tools and keys
+        # asked for after it must be at least as many as the units. A code or a box asks for
+        # nothing, so one that breaks this trades places with an earlier lock or obstacle.
+        asks = {"property": 1, "lock": 1, "input": 0, "click": 0}
+        for _ in range(total):
+            avail = 0
+            bad = None
+            for slots, i in enumerate(range(total - 1, -1, -1), start=1):
+                if i == total - 1 or scene_of[i] != scene_of[i + 1]:
+                    avail += max(1, k.breadth)  # the keys into this scene's door
+                if slots > avail:
+                    bad = i
+                    break
+                avail += asks[kinds[i]]
+            if bad is None:
+                break
+            j = next((j for j in range(bad, -1, -1) if asks[kinds[j]]), None)
+            if j is None:
+                break
+            later = [i for i in range(j + 1, total) if not asks[kinds[i]]
+                     and (kinds[i] == "click" or j >= early)]
+            free = next((i for i in later if kinds[i] == "click"), None) or next(
+                iter(later), None)
+            if free is None:
+                break
+            kinds[j], kinds[free] = kinds[free], kinds[j]
+        out, i = [], 0
+        for c in counts:
+            out.append(kinds[i:i + c])
+            i += c
+        return out
+
+    def make_unit(self, s: int, kind: str) -> None:
+        """One puzzle unit of walk scene ``s``: its item placed, its solving step recorded,
+        and what it needs (a tool, a key; none for a code or a box) queued for placing."""
+        rooms = self.rooms
+        where = self.pick(rooms[s])
+        solve: list[tuple[str, str]] = []
+        need: dict[str, Any] | None
+        seen = None  # the walk scene an obstacle stands in: its tool comes before it opens
+        if kind == "property":  # an obstacle is room-sized: it stands in the room itself,
+            # sometimes an earlier one, where it waits in sight
+            seen = self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.6 else s
+            where = rooms[seen][0]
+            item, need = self.property_unit(where, solve, {"key": True})
+        elif kind == "input":
+            item, need = self.input_unit(s, rooms, where, solve)
+        elif kind == "lock":
+            item, need = self.lock_unit(where, solve)
+        else:
+            item, need = self.click_unit(where, solve), None
+        pos = len(self.units)
+        unit = {"pos": pos, "scene": s, "item": item, "where": where, "solve": solve,
+                "pre": [], "found": [], "pickups": [],
+                "key_only": item["name"] in self.key_speakers}
+        self.units.append(unit)
+        if need is not None:
+            self.queue_need(need, pos, s, where, unit["pre"], seen)
+
+    def click_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]) -> dict[str, Any]:
+        """A box, drawer or case that is shut but not locked: one click opens it."""
+        th = self.theme
+        cont = self.unique(self.pick(th["containers"])["name"])
+        ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
+        item = {"name": cont, "states": [
+            {"desc": _t(f"A {cont}, shut but not locked.", f"A {cont}, shut.", f"A {cont}."),
+             "transitions": [{"wait_for": ["click"], "trigger": ["change_state, 1"],
+                              "reward": f"You open the {cont}."}]},
+            {"desc": ct["opened"].replace("{name}", cont)}]}
+        self.place_item(where, item, self.pick(
+            ["Against the wall", "On a table", "Under the bench", "In a niche"]))
+        steps.append((where["name"], f"click({cont})"))
+        self.design.key_steps.append(f"click({cont})")
+        self.design.node_kind[cont] = "box"
+        return item
+
+    def queue_need(self, need: dict[str, Any], pos: float, s: int, where: dict[str, Any],
+                   pre: list[tuple[str, str]], seen: int | None = None) -> None:
+        """Queue the tools ``need`` asks for (the tool, or a crafted tool's two parts) to be
+        placed before position ``pos``; record the steps made just before the use (the craft,
+        the preparation at its source, which stands in the room of the use)."""
+        tool = need["tool"]
+        target = need.get("apply_to", [])
+        states = need.get("states") or [{"desc": need["desc"], "apply_to": target}]
+        tmap: dict[str, Any] = {"name": tool, "states": states}
+        if need.get("prepare"):
+            src_name, prep = need["prepare"]
+            src = self.unique(src_name)
+            host = self.scene_of(where["name"])  # a source stands in the room, not a close-up
+            cap = _a(tool)  # "A penknife, its edge dull."; "Scissors, ..."
+            tmap["states"] = [
+                {"desc": _agree(prep["before"].replace("{tool}", cap), tool),
+                 "apply_to": [src]},
+                {"desc": _agree(prep["after"].replace("{tool}", cap), tool), "apply_to": target}]
+            self.place_item(host, {"name": src, "states": [
+                {"desc": _t(f"A {src}; you could fill something here.",
+                            self.word("source_desc", src=src), f"A {src}."),
+                 "transitions": [{"wait_for": [f"apply, {tool}"],
+                                  "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
+                                  "reward": _agree(prep["done"].replace("{tool}", tool)
+                                                   .replace("{source}", src), tool)}]},
+                {"desc": self.word("source_used", src=src)}]}, "By the wall")
+            pre.append((host["name"], f"apply({tool}, {src})"))
+            self.design.key_steps.append(f"apply({tool}, {src})")
+            self.design.edges.append((src, tool, "prepares"))
+        self.design.node_kind.setdefault(tool, "tool")
+        key = bool(need.get("key"))
+        self.pending.append({"tmap": tmap, "pos": pos, "scene": s, "key": key,
+                             "seen": seen, "where": where})
+        for part in need.get("parts", []):
+            self.pending.append({"tmap": part, "pos": pos, "scene": s, "key": False,
+                                 "seen": seen, "where": where})
+            pre.insert(0, (where["name"], f"craft({part['name']}, {tool})"))
+            self.design.key_steps.append(f"craft({part['name']}, {tool})")
+            self.design.edges.append((part["name"], tool, "craft"))
+            self.design.node_kind.setdefault(part["name"], "tool")
+
+    def place_needs(self) -> None:
+        """Put every queued tool where a player finds it before its use: the first
+        ``held // 2`` lie in the open of the first scene (a batch to start with); each later
+        one in the earliest unit solved before it whose reward shows nothing yet, so tools
+        come long before their use and every unit shows something needed; when every earlier
+        unit already shows something, it joins one of their batches, or lies in the open of
+        its scene. An obstacle whose texts speak of a key shows exactly one key."""
+        ahead = self.k.held // 2
+        lag = max(1, self.k.held // 2)
+        empty = [u for u in self.units]  # units whose reward shows nothing yet, oldest first
+        for n, need in enumerate(sorted(self.pending, key=lambda x: x["pos"])):
+            if n < ahead and not need["key"]:
+                need["ahead"] = True
+                self.stow(need, None)
+                continue
+            if need["seen"] is not None:  # an obstacle's tool: from any unit at random
+                anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
+                            and self.may_show(u, need)]
+                if anywhere:
+                    # tools come in batches: most join a unit that already shows one
+                    batches = [u for u in anywhere if u.get("batch")]
+                    pool = batches if batches and self.rng.random() < 0.75 else anywhere
+                    # the older of two drawn: a tool found early is as likely as a new one
+                    host = min(self.pick(pool), self.pick(pool), key=lambda u: u["pos"])
+                    host["batch"] = True
+                    if host in empty:
+                        empty.remove(host)
+                    self.stow(need, host)
+                    continue
+            fits = [u for u in empty if self.may_show(u, need)]
+            # a tool is shown at least ``lag`` units before its use, at one of those units
+            # chosen at random: the tool that came last is no likelier to fit than any other
+            far = [u for u in fits if u["pos"] <= need["pos"] - lag]
+            fit = self.pick(far) if far else (fits[0] if fits else None)
+            if fit is not None:
+                empty.remove(fit)
+                self.stow(need, fit)
+                continue
+            batch = [u for u in self.units if u["pos"] <= need["pos"] - lag
+                     and self.may_show(u, need) and u["found"] and not u["key_only"]]
+            if batch and self.rng.random() < 0.7:
+                self.stow(need, self.pick(batch))
+            else:
+                seen = need["scene"] + 1 if need["seen"] is None else max(1, need["seen"])
+                self.stow(need, None, self.rng.randrange(seen))
+        # a unit still showing nothing would not be needed: it takes a tool used after it
+        # from a batch of two or more, or one lying in the open (the first batch last); or
+        # else it shows one more key for the door of its scene
+        for u in empty:
+            later = [n for n in self.pending if self.may_show(u, n)]
+            moved = next((n for n in later if n.get("host") is not None
+                          and len(n["host"]["found"]) > 1), None) or next(
+                (n for n in later if n in self.open_tools and n["movable"]), None) or next(
+                (n for n in later if n in self.open_tools), None)
+            if moved is None:
+                self.extra_key(u)
+                continue
+            if moved in self.open_tools:
+                self.open_tools.remove(moved)
+            else:
+                moved["host"]["found"].remove(moved)
+            u["found"].append(moved)
+            moved["host"] = u
+
+    @staticmethod
+    def may_show(unit: dict[str, Any], need: dict[str, Any]) -> bool:
+        """Whether ``unit`` may show the tool of ``need``: it is solved before the use, in a
+        walk scene before the one where the obstacle stands (the tool is held before the
+        obstacle is seen), and an obstacle whose texts speak of a key shows only a key."""
+        return (unit["pos"] < need["pos"] and (need["key"] or not unit["key_only"])
+                and (need.get("seen") is None or unit["scene"] < need["seen"]))
+
+    def lay_out(self) -> None:
+        """Place every tool where :meth:`place_needs` and :meth:`distractors` put it."""
+        for u in self.units:
+            self.fill(u)
+        for t in self.open_tools:
+            self.lay_open(t)
+
+    def stow(self, need: dict[str, Any], unit: dict[str, Any] | None, s: int = 0) -> None:
+        """Record where a queued tool goes: shown by ``unit``, or in the open of scene ``s``
+        (placed by :meth:`fill` and :meth:`lay_open` once everything has its place)."""
+        need["host"] = unit
+        if unit is not None:
+            unit["found"].append(need)
+            return
+        need["open_scene"] = s
+        need["movable"] = not need.get("ahead")
+        self.open_tools.append(need)
+
+    def fill(self, unit: dict[str, Any]) -> None:
+        """Hide what ``unit`` shows in its place and name it in its reward."""
+        item, where = unit["item"], unit["where"]
+        tr = item["states"][0]["transitions"][0]
+        names = []
+        self.rng.shuffle(unit["found"])  # a batch in no telling order
+        for need in unit["found"]:
+            tmap = need["tmap"]
+            tool = tmap["name"]
+            tmap["visible"] = False
+            tr["trigger"].append(f"change_visible, tool, {tool}, true")
+            self.place_tool(where, tmap, f"In the {item['name']}")
+            unit["pickups"].append((where["name"], f"click({tool})"))
+            if not need.get("distractor"):
+                self.design.edges.append((item["name"], tool, "reveals"))
+            names.append(tool)
+        if not names:
+            return
+        if unit["key_only"]:  # its reward already speaks of "the key"
+            tr["reward"] += f" It is the {names[0]}."
+        else:
+            listed = names[0] if len(names) == 1 else \
+                ", ".join(f"the {n}" for n in names[:-1])[4:] + f" and the {names[-1]}"
+            tr["reward"] += f" You find the {listed}."
+
+    def lay_open(self, need: dict[str, Any]) -> None:
+        """A tool in the open of its scene, taken on entering it."""
+        tmap = need["tmap"]
+        tool = tmap["name"]
+        s = need["open_scene"]
+        where = self.pick(self.rooms[s])
+        steps = self.open_pickups.setdefault(s, [])
+        self.place_tool(where, tmap, self.pick(["On the floor", "On a shelf", "In a corner",
+                                                "Half hidden", "On a hook"]))
+        steps.append((where["name"], f"click({tool})"))
 
     def doors_for(self, s: int, walk: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The theme's doors whose names name no room of the game but the one they open (no
@@ -464,135 +762,128 @@ class _Builder:
             reward = f"The {door} opens onto the {nxt['name']}."
             sc["scene_relations"][f"Through the {door}"] = nxt["name"]
             nxt["scene_relations"][f"Back to the {sc['name']}"] = sc["name"]
-        n = len(keys)
-        self.last_door_at = len(self.ref)
-        locked = door_t["locked"].replace("{name}", door)
         item = {"name": door, "states": [
-            {"desc": _t(f"{locked} It has {n} lock{'s' if n > 1 else ''}; each needs its own key.",
-                        f"{locked} {n} keyhole{'s' if n > 1 else ''}.", locked),
+            {"desc": None,
              "neg_reward": _t("That does not fit any of its locks.", "It stays shut.", None),
              "transitions": [{"wait_for": [f"apply, {key}" for key in keys], "trigger": trig,
                               "reward": reward}]},
             {"desc": door_t["opened"].replace("{name}", door)},
         ]}
+        self.door_desc(item, door_t)
         if last:
             item["states"][1]["desc"] = self.word("exit_open")
             trig.append("change_interact, false")
         self.place_item(sc, item, "In the wall")
+        pos = len(self.units) - 0.5  # after this scene's units
+        steps = []
         for key in keys:
-            self.ref.append((sc["name"], f"apply({key}, {door})"))
+            steps.append((sc["name"], f"apply({key}, {door})"))
             self.design.key_steps.append(f"apply({key}, {door})")
             self.design.edges.append((key, door, "key"))
+            self.queue_need({"tool": key, "desc": _t(
+                f"A {key}. It looks like it fits a door lock.", self.key_desc(key),
+                f"A {key}."),
+                "apply_to": [door], "key": True}, pos, s, sc, [])
+        self.doors.append({"scene": s, "steps": steps, "item": item, "door_t": door_t,
+                           "where": sc})
         self.design.node_kind[door] = "door"
         if not last:
             self.design.edges.append((door, walk[s + 1]["name"], "opens"))
             self.design.node_kind[walk[s + 1]["name"]] = "scene"
 
-    def chain(self, s: int, rooms: list[list[dict[str, Any]]], units: int,
-              start_input: bool, door: str) -> tuple[str, list[tuple[str, str]]]:
-        """One chain of ``units`` puzzle units ending in a key, built backward from the key;
-        returns the key and the reference steps (scene, action) in order."""
-        key = self.new_key()
-        need: dict[str, Any] = {"tool": key, "desc": _t(
-            f"A {key}. It looks like it fits a door lock.", self.key_desc(key),
-            f"A {key}."),
-            "apply_to": [door], "key": True}
-        seq: list[list[tuple[str, str]]] = []
-        for u in range(units):
-            where = self.pick(rooms[s])
-            first = u == units - 1
-            kind = "input" if (first and start_input) else self.rng.choice(
-                ["property", "property", "property", "lock"])
-            solve: list[tuple[str, str]] = []
-            if kind == "property":  # an obstacle is room-sized: it stands in the room itself
-                where = rooms[s][0]
-            if kind == "input":
-                item, new_need = self.input_unit(s, rooms, where, solve)
-            elif kind == "lock":
-                item, new_need = self.lock_unit(where, solve)
-            else:
-                item, new_need = self.property_unit(where, solve, need)
-            reveal: list[tuple[str, str]] = []
-            self.place_need(where, need, reveal, hidden_in=item)
-            seq.insert(0, solve + reveal)
-            if new_need is None:
-                break
-            need = new_need
-        else:
-            room = rooms[self.rng.randrange(s + 1)] if self.rng.random() < 0.4 else rooms[s]
-            pre: list[tuple[str, str]] = []
-            self.place_need(self.pick(room), need, pre, hidden_in=None)
-            seq.insert(0, pre)
-        return key, [step for unit in seq for step in unit]
+    def door_desc(self, item: dict[str, Any], door_t: dict[str, Any]) -> None:
+        """A door's first description, saying how many keys it takes."""
+        n = len(item["states"][0]["transitions"][0]["wait_for"])
+        locked = door_t["locked"].replace("{name}", item["name"])
+        item["states"][0]["desc"] = _t(
+            f"{locked} It has {n} lock{'s' if n > 1 else ''}; each needs its own key.",
+            f"{locked} {n} keyhole{'s' if n > 1 else ''}.", locked)
 
-    def place_need(self, where: dict[str, Any], need: dict[str, Any],
-                   pre: list[tuple[str, str]], hidden_in: dict[str, Any] | None) -> None:
-        """Put the tool ``need`` (with its parts and preparation) in ``where``: hidden in the
-        item ``hidden_in`` (shown when it is solved) or in the open."""
-        tool = need["tool"]
-        target = need.get("apply_to", [])
-        states = need.get("states") or [{"desc": need["desc"], "apply_to": target}]
-        tmap: dict[str, Any] = {"name": tool, "states": states}
-        if need.get("prepare"):
-            src_name, prep = need["prepare"]
-            src = self.unique(src_name)
-            # a source (a tap, a stove) stands in the room, not in a close-up
-            host = self.scene_of(where["name"])
-            cap = _a(tool)  # "A penknife, its edge dull."; "Scissors, ..."
-            tmap["states"] = [
-                {"desc": _agree(prep["before"].replace("{tool}", cap), tool),
-                 "apply_to": [src]},
-                {"desc": _agree(prep["after"].replace("{tool}", cap), tool), "apply_to": target}]
-            self.place_item(where, {"name": src, "states": [
-                {"desc": _t(f"A {src}; you could fill something here.",
-                            self.word("source_desc", src=src), f"A {src}."),
-                 "transitions": [{"wait_for": [f"apply, {tool}"],
-                                  "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
-                                  "reward": _agree(prep["done"].replace("{tool}", tool)
-                                                   .replace("{source}", src), tool)}]},
-                {"desc": self.word("source_used", src=src)}]}, "By the wall")
-            # (placed in the room that holds ``where``)
-            host["items"].append(where["items"].pop())
-        if hidden_in is not None:
-            tmap["visible"] = False
-            tr = hidden_in["states"][0]["transitions"][0]
-            tr["trigger"].append(f"change_visible, tool, {tool}, true")
-            # the reward says what appears ("... hands you the key. It is the iron key.")
-            said_key = hidden_in["name"] in self.key_speakers and need.get("key")
-            tr["reward"] += f" It is the {tool}." if said_key else f" You find the {tool}."
-            self.place_tool(where, tmap, f"In the {hidden_in['name']}")
-            pre.append((where["name"], f"click({tool})"))
-            self.design.edges.append((hidden_in["name"], tool, "reveals"))
-        elif need.get("loose"):
-            loose = self.unique(f"{tool} stuck fast")
-            tmap["visible"] = False
-            self.place_item(where, {"name": loose, "states": [{
-                "desc": _t(f"{_a(tool)}, wedged in place. Pull {_it(tool)} loose to take "
-                           f"{_it(tool)}.",
-                           self.loose_desc(tool), f"A {tool}."),
-                "transitions": [{"wait_for": ["click"], "trigger": [f"become_tool, {tool}"],
-                                 "reward": f"You work the {tool} loose and take "
-                                           f"{_it(tool)}."}]}]},
-                "Wedged in place")
-            self.place_tool(where, tmap, "In your hands")
-            pre.append((where["name"], f"click({loose})"))
-            self.design.key_steps.append(f"click({loose})")
-            self.design.edges.append((loose, tool, "becomes"))
-        else:
-            self.place_tool(where, tmap, self.pick(["On the floor", "On a shelf", "In a corner",
-                                                    "Half hidden", "On a hook"]))
-            pre.append((where["name"], f"click({tool})"))
-        self.design.node_kind.setdefault(tool, "tool")
-        for part in need.get("parts", []):
-            self.place_tool(where, part, "Next to it")
-            pre.insert(0, (where["name"], f"click({part['name']})"))
-            pre.append((where["name"], f"craft({part['name']}, {tool})"))
-            self.design.key_steps.append(f"craft({part['name']}, {tool})")
-            self.design.edges.append((part["name"], tool, "craft"))
-        if need.get("prepare"):
-            pre.append((host["name"], f"apply({tool}, {src})"))
-            self.design.key_steps.append(f"apply({tool}, {src})")
-            self.design.edges.append((src, tool, "prepares"))
+    def extra_key(self, unit: dict[str, Any]) -> None:
+        """One more key for the door of ``unit``'s scene, shown by ``unit``."""
+        door = self.doors[unit["scene"]]
+        item, sc = door["item"], door["where"]
+        key = self.new_key()
+        item["states"][0]["transitions"][0]["wait_for"].append(f"apply, {key}")
+        self.door_desc(item, door["door_t"])
+        door["steps"].append((sc["name"], f"apply({key}, {item['name']})"))
+        self.design.key_steps.append(f"apply({key}, {item['name']})")
+        self.design.edges.append((key, item["name"], "key"))
+        self.design.node_kind.setdefault(key, "tool")
+        need = {"tmap": {"name": key, "states": [{"desc": _t(
+            f"A {key}. It looks like it fits a door lock.", self.key_desc(key), f"A {key}."),
+            "apply_to": [item["name"]]}]}, "pos": unit["pos"] + 0.25, "scene": unit["scene"],
+            "key": True, "seen": None, "where": sc, "host": unit}
+        self.pending.append(need)
+        unit["found"].append(need)
+
+    def reference(self) -> list[tuple[str, str]]:
+        """The reference chain: per walk scene, the tools lying in its open first, then each
+        unit (its craft and preparation, its solving step, then taking what it shows), then
+        the keys into the door."""
+        ref: list[tuple[str, str]] = []
+        by_scene: dict[int, list[dict[str, Any]]] = {}
+        for u in self.units:
+            by_scene.setdefault(u["scene"], []).append(u)
+        for door in self.doors:
+            s = door["scene"]
+            ref += self.open_pickups.get(s, [])
+            for u in by_scene.get(s, []):
+                ref += u["pre"] + u["solve"] + u["pickups"]
+            ref += door["steps"]
+        return ref
+
+    def scene_desc(self, arch: dict[str, Any]) -> str:
+        """A walk scene's description: one of its archetype's, and as often as not one of the
+        theme's room details (how the place looks, sounds or smells)."""
+        desc = self.pick(arch["desc"])
+        extra = self.theme.get("room_details") or []
+        if extra and self.wrng.random() < 0.75:
+            desc = f"{desc} {extra[self.wrng.randrange(len(extra))]}"
+        return desc
+
+    def held_at_creative(self) -> list[int]:
+        """The tools (keys aside) a player following the reference holds at each creative
+        step, just before it (a tool leaves the bag once its last use is made)."""
+        final: dict[str, set[str]] = {}
+        for sc in self.scenes:
+            for entry in sc["tools"]:
+                t = entry["tool"]
+                final[t["name"]] = set(t["states"][-1].get("apply_to", []))
+        loose = {it["item"]["name"]: tr.removeprefix("become_tool, ")
+                 for sc in self.scenes for it in sc["items"]
+                 for st in it["item"]["states"] for x in st.get("transitions", [])
+                 for tr in x["trigger"] if tr.startswith("become_tool, ")}
+        creative = {f"apply({t}, {i})" for t, i, _ in self.design.cues}
+        bag: set[str] = set()
+        out: list[int] = []
+        for _, action in self.reference():
+            verb, _, rest = action.partition("(")
+            args = [a.strip() for a in rest.rstrip(")").split(",")]
+            if action in creative:
+                out.append(sum(t not in self.design.keys for t in bag))
+            if verb == "click":
+                if args[0] in final:
+                    bag.add(args[0])
+                elif args[0] in loose:
+                    bag.add(loose[args[0]])
+            elif verb in ("apply", "craft") and len(args) == 2:
+                t, x = args
+                left = final.get(t, set())
+                if x in left:
+                    left.discard(x)
+                    if not left:
+                        bag.discard(t)
+        return out
+
+    def top_up(self) -> None:
+        """Where a creative step would find fewer than ``held`` tools in the bag, lay that
+        many more useless tools in the open of the first scene (every creative step is a
+        choice among at least ``held`` candidates)."""
+        held = self.held_at_creative()
+        short = max((self.k.held - h for h in held), default=0)
+        if short > 0:
+            self.distractor_tools(short, scenes=1)
 
     def lock_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -654,6 +945,8 @@ class _Builder:
                                   "{tool}", need.get("result", tool)).replace("{item}", item),
                                   need.get("result", tool))}]},
             {"desc": self.solved_desc(item, desc)}]}
+        if need.get("creative"):  # marked in the file, for the tool-choice score
+            imap["states"][0]["transitions"][0]["creative"] = True
         self.place_item(where, imap, self.pick(
             ["In the wall", "On the floor", "Up high", "Behind a curtain", "In the middle"]))
         steps.append((where["name"], f"apply({tool}, {item})"))
@@ -903,7 +1196,7 @@ class _Builder:
             marked = [f"{MARKS[i]} = {digits[i]}" for i in order]
             self.place_item(spot, {"name": clue, "interactable": False, "states": [{"desc": _t(
                 f"A note{by}: the code of the {cont} is {code}.",
-                f"A note{by} that reads '{', '.join(marked)}'.",
+                f"A note{by}. It reads '{', '.join(marked)}'.",
                 f"A note{by_hard}: {'; '.join(m.replace(' = ', '-') for m in marked)}.")}]},
                 "Here")
             self.design.edges.append((clue, cont, "clue"))
@@ -951,41 +1244,66 @@ class _Builder:
         return f"{room} {place}", self.unique(f"mark on the {room} {place}")
 
     def distractors(self, rooms: list[list[dict[str, Any]]]) -> None:
+        """Useless things: filler items with their own failure texts anywhere, and tools
+        that fit nothing, near-misses first, lying in the open of the early scenes."""
         th = self.theme
         fillers = list(th["filler_items"])
-        # a distractor tool neither has nor reads as having what an obstacle needs
-        objs = [o for o in self.aff["objects"] if o["name"] not in self.names
-                and not (set(o["properties"]) & self.needed)
-                and not self.cued_props([o["desc"]["normal"], o["desc"]["hard"] or ""],
-                                        self.needed)]
-        taken = self.item_links()
-        objs = [o for o in objs if not self.links_in([o["name"], *o["desc"].values()]) & taken
-                and o["desc"]["hard"] not in self.hard_seen]
         self.rng.shuffle(fillers)
-        self.rng.shuffle(objs)
-        for i in range(self.k.distractors):
-            room = self.pick(rooms)
-            where = self.pick(room)
-            if i % 2 == 0 and fillers:
-                f = fillers.pop()
-                name = self.unique(f["name"])
-                self.place_item(where, {"name": name, "states": [
-                    {"desc": self.pick(f["desc"]),
-                     "neg_reward": {"easy": f["fail"] + " It is only there for show.",
-                                    "normal": f["fail"], "hard": None}}]}, "Nearby")
-                self.design.node_kind[name] = "distractor"
-            elif objs:
-                o = objs.pop()
-                while o["desc"]["hard"] in self.hard_seen and objs:
-                    o = objs.pop()
-                self.hard_seen.add(o["desc"]["hard"])
-                self.names.add(o["name"])
-                self.design.parts.add(o["name"])
-                self.place_tool(where, {"name": o["name"], "states": [{"desc": o["desc"]}]},
-                                "Lying about")
-                # the reference picks it up before the last door (all tools count)
-                self.ref.insert(self.last_door_at, (where["name"], f"click({o['name']})"))
-                self.design.node_kind[o["name"]] = "distractor"
+        n_tools = self.k.distractors // 2
+        for _ in range(self.k.distractors - n_tools):
+            if not fillers:
+                break
+            f = fillers.pop()
+            where = self.pick(self.pick(rooms))
+            name = self.unique(f["name"])
+            self.place_item(where, {"name": name, "states": [
+                {"desc": self.pick(f["desc"]),
+                 "neg_reward": {"easy": f["fail"] + " It is only there for show.",
+                                "normal": f["fail"], "hard": None}}]}, "Nearby")
+            self.design.node_kind[name] = "distractor"
+        self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2), batch=True)
+
+    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> None:
+        """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes,
+        taken on entering. Each neither has nor reads as having what an obstacle needs;
+        near-misses come first: a tool with a property close to a need but not it (a brass
+        rod where a magnet is wanted), so the choice needs the property, not a hunch."""
+        if not hasattr(self, "_spare"):
+            misfit = {o["name"] for o in self.aff["objects"]
+                      if self.theme["name"] in o.get("not_in", [])}
+            objs = [o for o in self.aff["objects"] if o["name"] not in self.names
+                    and o["name"] not in misfit
+                    and not (set(o["properties"]) & self.needed)
+                    and not self.cued_props([o["desc"]["normal"], o["desc"]["hard"] or ""],
+                                            self.needed)]
+            taken = self.item_links()
+            objs = [o for o in objs
+                    if not self.links_in([o["name"], *o["desc"].values()]) & taken]
+            self.rng.shuffle(objs)
+            near = {q for p in self.needed for q in NEAR.get(p, ())}
+            objs.sort(key=lambda o: not (set(o["properties"]) & near))
+            self._spare = objs
+        for _ in range(n):
+            if not self._spare:
+                return
+            o = self._spare.pop(0)
+            if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen:
+                continue
+            self.hard_seen.add(o["desc"]["hard"])
+            self.names.add(o["name"])
+            self.design.parts.add(o["name"])
+            self.design.node_kind[o["name"]] = "distractor"
+            tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
+            hosts = [u for u in self.units if u.get("batch")] or [
+                u for u in self.units if not u["key_only"]]
+            if batch and hosts and self.rng.random() < 0.8:  # in a batch a unit shows
+                self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
+                continue
+            s = self.rng.randrange(scenes)
+            where = self.pick(self.rooms[s])
+            self.place_tool(where, tmap, "Lying about")
+            self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
+
 
     def dress(self) -> None:
         """Give every item and tool but the clues one detail sentence of how it looks (the
@@ -1073,6 +1391,8 @@ class _Builder:
                 self.design.node_kind[name] = "distractor"
 
     def finish(self) -> Design:
+        for sc in self.scenes:  # the tools of a place in no telling order
+            self.rng.shuffle(sc["tools"])
         self.fill_empty()
         self.dress()
         plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:])
@@ -1094,8 +1414,8 @@ class _Builder:
                 sc.pop("tools")
             if sc["visible"]:
                 sc.pop("visible")
-        ref = [{"position": self.path_to(scene), "action": action} for scene, action in self.ref]
-        # reference: pick up everything of a unit before using it (steps are in order)
+        ref = [{"position": self.path_to(scene), "action": action}
+               for scene, action in self.reference()]
         self.design.doc = {
             "escapebench": 1,
             "id": self.game_id,

@@ -5,6 +5,7 @@ reference chain), deterministic in tier, count, seed, knobs and generator versio
 from __future__ import annotations
 
 import argparse
+import glob
 import hashlib
 import json
 import os
@@ -126,7 +127,9 @@ def _write_folder(out: Path, games: list[Generated], args: argparse.Namespace,
     it in the place of ``out``: a kill or a full disk leaves ``out`` as it was, never a folder
     of some games without their list."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.generating-", dir=out.parent))
+    _remove_left_behind(out)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.generating-{os.getpid()}-",
+                                    dir=out.parent))
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -156,6 +159,23 @@ def _write_folder(out: Path, games: list[Generated], args: argparse.Namespace,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _remove_left_behind(out: Path) -> None:
+    """Remove the hidden folders a killed ``generate`` into ``out`` left beside it (named with
+    its process id; those of a process still running are left alone)."""
+    for kind in ("generating", "replaced"):
+        for folder in out.parent.glob(f".{glob.escape(out.name)}.{kind}-*"):
+            pid = folder.name[len(f".{out.name}.{kind}-"):].split("-")[0]
+            if not pid.isdigit() or not folder.is_dir() or folder.is_symlink():
+                continue
+            try:
+                os.kill(int(pid), 0)
+                continue  # still running
+            except ProcessLookupError:
+                shutil.rmtree(folder, ignore_errors=True)
+            except (PermissionError, OverflowError, ValueError):
+                continue
 
 
 def write_text(path: Path, text: str) -> None:

@@ -21,20 +21,23 @@ class Knobs:
     creative: float = 0.3    # share of property steps whose tool is not what its name suggests
     distractors: int = 2     # useless tools and items with their own failure texts
     indirection: int = 1     # 0: clues say which digit they are plainly; 2: only by a mark
-    closeups: int = 1        # close-ups per scene
+    closeups: int = 1        # close-ups per scene (each game draws its own 0 to twice this)
+    clicks: int = 1          # boxes that only need opening (click key steps)
+    held: int = 3            # tools in the bag (keys aside) at every creative step, at least
+    vary: float = 0.0        # each game draws scenes and steps within this share around them
 
 
 TIERS: dict[int, Knobs] = {
     1: Knobs(scenes=1, steps=4, breadth=2, crafts=1, inputs=1, creative=0.0, distractors=1,
-             indirection=0, closeups=1),
-    2: Knobs(scenes=3, steps=7, breadth=2, crafts=1, inputs=1, creative=0.3, distractors=3,
-             indirection=1, closeups=1),
-    3: Knobs(scenes=5, steps=15, breadth=2, crafts=2, inputs=2, creative=0.5, distractors=6,
-             indirection=1, closeups=1),
-    4: Knobs(scenes=11, steps=26, breadth=2, crafts=3, inputs=3, creative=0.7, distractors=10,
-             indirection=2, closeups=2),
-    5: Knobs(scenes=16, steps=36, breadth=2, crafts=4, inputs=4, creative=0.9, distractors=16,
-             indirection=2, closeups=2),
+             indirection=0, closeups=1, clicks=1, held=0, vary=0.0),
+    2: Knobs(scenes=3, steps=8, breadth=2, crafts=1, inputs=1, creative=0.3, distractors=4,
+             indirection=1, closeups=1, clicks=2, held=3, vary=0.3),
+    3: Knobs(scenes=5, steps=16, breadth=2, crafts=2, inputs=3, creative=0.5, distractors=8,
+             indirection=1, closeups=1, clicks=4, held=6, vary=0.5),
+    4: Knobs(scenes=9, steps=26, breadth=2, crafts=3, inputs=4, creative=0.7, distractors=12,
+             indirection=2, closeups=2, clicks=6, held=8, vary=0.5),
+    5: Knobs(scenes=13, steps=36, breadth=2, crafts=4, inputs=5, creative=0.9, distractors=16,
+             indirection=2, closeups=2, clicks=8, held=10, vary=0.5),
 }
 
 KNOB_NAMES = tuple(f.name for f in fields(Knobs))
@@ -49,6 +52,9 @@ KNOB_RANGES: dict[str, tuple[float, float]] = {
     "distractors": (0, 40),
     "indirection": (0, 2),
     "closeups": (0, 4),
+    "clicks": (0, 20),
+    "held": (0, 20),
+    "vary": (0.0, 0.8),
 }
 """The values each knob may take (both ends included; docs/generator.md lists them): past
 them the generator runs out of words and places, or takes hours for one game."""

@@ -38,7 +38,7 @@ from escapebench.generate.proof import (
     text_problems,
 )
 
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
@@ -247,10 +247,13 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
     for step in design.key_steps:
         if abstract_reaches_end(normal, [step]):
             problems.append(f"shortcut: GAME END is reachable without {step}")
-    # distractors are inert: no transitions, no targets, named by nothing
+    # distractors are inert: no transitions, no targets, named by nothing but the trigger
+    # that shows one among the tools of a batch (which changes no other state)
     named = {w.arg for it in normal.items for st in it.states for tr in st.transitions
              for w in tr.waits} | {t.target for it in normal.items for st in it.states
-                                   for tr in st.transitions for t in tr.triggers} | {
+                                   for tr in st.transitions for t in tr.triggers
+                                   if not (t.kind == "change_visible" and t.value is True
+                                           and t.target_kind == "tool")} | {
         x for tl in normal.tools for st in tl.states for x in (*st.apply_to, *st.wait_for)}
     for name, kind in design.node_kind.items():
         if kind != "distractor":

@@ -705,7 +705,8 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
 
 _GENERIC = frozenset({"the", "a", "an", "of", "to", "door", "gate", "hatch", "room", "close",
                       "up", "shutter", "trapdoor", "and", "on", "in", "at", "by"})
-_FIND = re.compile(r"\b(?:You find|It is) the ([a-z][a-z ]*?)\.")
+_FIND = re.compile(r"\b(?:You find|It is) the ([a-z][a-z ,]*?)\.")
+_LIST = re.compile(r", the | and the ")  # "You find the rope, the coin and the iron key."
 _ONTO = re.compile(r"\bopens onto the ([a-z][a-z ]*?)\.")
 
 
@@ -743,9 +744,10 @@ def label_problems(defn: GameDefinition) -> list[str]:
                                    f" than the {sorted(shown)[0]!r} it opens")
                 reward = tr.reward or ""
                 for m in _FIND.finditer(reward):
-                    if m.group(1) not in tools:
-                        out.append(f"{it.name!r} promises the {m.group(1)!r}, which it does "
-                                   f"not show: {reward!r}")
+                    for name in _LIST.split(m.group(1)):
+                        if name not in tools:
+                            out.append(f"{it.name!r} promises the {name!r}, which it does "
+                                       f"not show: {reward!r}")
                 for m in _ONTO.finditer(reward):
                     if m.group(1) not in shown and "GAME END" not in reward:
                         out.append(f"{it.name!r} opens onto the {m.group(1)!r}, which it does "

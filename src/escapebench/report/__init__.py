@@ -5,7 +5,8 @@
 * :mod:`.trajectory`: the step-by-step viewer's data; :mod:`.games`: a page per game with its
   dependency graph (drawn by :mod:`escapebench.generate.graph`); :mod:`.site`:
   :func:`build_report`, the folder that works opened from disk (templates and static files
-  beside it);
+  beside it), written through :mod:`.out_folder` (only a new folder or one a report wrote
+  before; a lock; the build moved into place when whole);
 * :mod:`.command_report`, :mod:`.command_compare`: ``escapebench report`` and ``compare``.
 
 The server of ``escapebench serve`` is :mod:`escapebench.web`. The names below are imported when

@@ -190,6 +190,12 @@ class Episode:
             }
         out = parse_episode_id(self.episode_id)
         out.update(game="", difficulty="", player="")
+        if "~" in out["setting"]:  # a shortened name with a hash: the run.json names it whole
+            from escapebench.bench.plan import name_part
+
+            for rec in self.run.run_info.get("games") or []:
+                if isinstance(rec, dict) and name_part(str(rec.get("setting"))) == out["setting"]:
+                    out["setting"] = str(rec["setting"])
         return out
 
 
