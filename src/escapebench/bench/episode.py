@@ -279,6 +279,8 @@ class Episode:
                     tokens_in=self.metrics.tokens_in,
                     tokens_cached=self.metrics.tokens_cached,
                     tokens_out=self.metrics.tokens_out,
+                    sent_calls=self.metrics.sent_calls,
+                    model_wait_s=self.metrics.model_wait_s,
                 )
             )
 
