@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from escapebench.agents.base import Decision
+from escapebench.agents.base import Agent, Decision, TurnContext
+from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.hints import HintOptions
 from escapebench.bench.loop import (
     AgentNotes,
@@ -18,6 +19,7 @@ from escapebench.bench.loop import (
     episode_loop,
     run_now,
 )
+from escapebench.bench.records import read_step_records
 from escapebench.engine.model import GameDefinition
 from escapebench.protocols.escapebench import EscapebenchProtocol
 
@@ -84,3 +86,34 @@ def test_a_step_that_waits_needs_an_event_loop(mini: GameDefinition) -> None:
     record = asyncio.run(env.step(Decision("look"), follow_up=thinks))
     assert record.agent == {"thought": "yes"} and record.agent_state_hash
     assert run_now(env.step(Decision("look"))).agent_state_hash is None
+
+
+class _Mover(Agent):
+    """Moves to ``scene`` on its second step (without touching the game) and fails on its
+    third when ``fail``."""
+
+    name = "mover"
+
+    def __init__(self, scene: str, fail: bool) -> None:
+        self.scene, self.fail = scene, fail
+
+    async def decide(self, ctx: TurnContext) -> Decision:
+        if ctx.step == 1:
+            return Decision("look", teleport_to=self.scene)
+        if ctx.step == 2 and self.fail:
+            raise RuntimeError("the model went away")
+        return Decision("look")
+
+
+def test_a_move_the_agent_asks_for_is_made_logged_and_replayed(
+    mini: GameDefinition, tmp_path: Path
+) -> None:
+    other = next(s.name for s in mini.scenes if s.name != mini.scenes[0].name)
+    spec = EpisodeSpec("ep", mini, agent="mover", model="none", max_steps=4)
+    with pytest.raises(RuntimeError, match="went away"):
+        asyncio.run(Episode(spec, _Mover(other, fail=True), tmp_path, fsync=False).run())
+    result = asyncio.run(Episode(spec, _Mover(other, fail=False), tmp_path, fsync=False).run())
+    records = read_step_records(tmp_path)
+    assert result.total_steps == 4 and [r.step for r in records] == [0, 1, 2, 3]
+    assert records[1].scene == other and records[1].agent == {"teleported_to": other}
+    assert records[0].scene != other and "teleported_to" not in records[0].agent

@@ -246,8 +246,11 @@ class Episode:
             )
         else:
             decision = await agent.decide(ctx)
-        if decision.details.get("teleported_to"):
-            env.move()  # the agent moved itself (Try Action, exploring): it acts there
+        if decision.teleport_to is not None:
+            env.move(decision.teleport_to)  # the agent's move (Try Action, exploring)
+            decision.details.setdefault("teleported_to", self.game.scene_name)  # logged
+        elif decision.details.get("teleported_to"):
+            env.move()  # an agent that moved the player itself: it acts where it is now
 
         async def follow_up(result: StepResult) -> AgentNotes:
             details = dict(decision.details)
