@@ -964,7 +964,8 @@ class _Builder:
 
     def asked_of(self, obs: dict[str, Any] | None, prop: str) -> set[str]:
         """What an obstacle kind's texts (any version, and its refusal) ask for: its need and
-        what its need clauses name ("anything flat and hard could turn it": flat, rigid)."""
+        what its need clauses name ("anything flat and hard could turn it": flat, rigid), and
+        what its use sentence's verb takes (``takes``: wrapped round, so flexible)."""
         if obs is None:
             return {prop}
         key = obs["kind"]
@@ -973,7 +974,7 @@ class _Builder:
                 _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
                                 if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
             texts = [*obs["desc"].values(), obs["fail"]]
-            _ASKED[key] = frozenset({obs["needs"]}.union(
+            _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
                 *(asked_properties(t, _ASK_RX) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
 

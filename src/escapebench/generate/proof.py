@@ -786,6 +786,37 @@ _SENTENCES = re.compile(r"[^.!?;:]+[.!?;:]?")
 _HEAD = re.compile(r" (?:beyond|on|in|of|under|behind|across|at|by|with|for|over|round) ")
 
 
+def verb_problems(defn: GameDefinition, props: dict[str, list[str]],
+                  verb_takes: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
+    """Where a use sentence describes what its tool cannot do (empty when none does).
+
+    ``verb_takes`` holds each use phrase with ``{tool}`` (``"wrap the {tool} round"``) and
+    the properties a tool must have for it; ``props`` each solving tool's properties. A
+    reward of a transition waiting for a tool that uses such a phrase needs the tool to have
+    every property the phrase takes ("You wrap the oar round the leaking pipe": an oar does
+    not bend). A tool not in ``props`` (a key) is not checked.
+    """
+    rules = [(re.compile(r"\b" + re.escape(w.lower()).replace(re.escape("{tool}"), ".+?")
+                         + r"(?!\w)"), w, set(t)) for w, t in verb_takes]
+    out: list[str] = []
+    for it in defn.items:
+        for st in it.states:
+            for tr in st.transitions:
+                low = (tr.reward or "").lower()
+                if not low:
+                    continue
+                for w in tr.waits:
+                    if w.kind != "apply" or w.arg not in props:
+                        continue
+                    for rx, words, takes in rules:
+                        lack = takes - set(props[w.arg])
+                        if lack and rx.search(low):
+                            out.append(f"{it.name!r}: {words.replace('{tool}', w.arg)!r} "
+                                       f"takes a tool that is {', '.join(sorted(lack))}, "
+                                       f"which the {w.arg!r} is not: {tr.reward!r}")
+    return out
+
+
 def plural_name(name: str) -> bool:
     """Whether a thing's name is a plural or a pair (``tongs``, ``frozen peas``), by its head
     noun ("switch beyond the railings" is one switch)."""
