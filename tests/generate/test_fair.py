@@ -434,6 +434,22 @@ def test_misleading_words_are_rejected() -> None:
         normal, _proof_data()["promises"], [tool]))
 
 
+def test_a_reward_names_only_the_lock_its_item_showed() -> None:
+    """"The frosted padlock springs open." on a hard "A ration tin." is rejected; a key's
+    container names itself when it opens."""
+    g = tier2()
+    box = next(i for _, i in things(yaml.safe_load(g.text))
+               if any("apply, " + k in str(tr.get("wait_for")) for k in g.design.keys
+                      for st in i["states"] for tr in st.get("transitions", [])))
+    tr = box["states"][0]["transitions"][0]
+    assert "padlock" not in tr["reward"] and box["name"] in tr["reward"], tr["reward"]
+
+    def padlock(doc: dict[str, Any]) -> None:
+        t = thing(doc, box["name"])["states"][0]["transitions"][0]
+        t["reward"] = "The frosted padlock springs open."
+    assert any("never showed the 'frosted padlock'" in p for p in replanted(padlock))
+
+
 def test_pronouns_agree_and_no_name_is_counted() -> None:
     """"You work the tweezers loose and take it." and "A tweezers" are rejected, and so is
     a thing named by an ordinal ("second floor marks")."""

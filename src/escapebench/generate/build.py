@@ -897,7 +897,7 @@ class _Builder:
             {"desc": _t(f"{locked} A small key would open it.", locked, f"A {cont}."),
              "neg_reward": _t("That does not open the lock.", "It stays locked.", None),
              "transitions": [{"wait_for": [f"apply, {key}"], "trigger": [
-                 "change_state, 1"] + [], "reward": f"The {lock['name']} springs open."}]},
+                 "change_state, 1"] + [], "reward": f"The key turns, and the {cont} opens."}]},
             {"desc": ct["opened"].replace("{name}", cont)}]}
         self.place_item(where, item, self.pick(
             ["Against the wall", "On a table", "Under the bench", "In a niche"]))

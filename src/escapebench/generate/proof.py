@@ -829,6 +829,10 @@ def _word_rx(name: str) -> re.Pattern[str]:
     return re.compile(r"\b" + re.escape(name) + r"\b")
 
 
+# a lock part a reward names ("The frosted padlock springs open."): the item must show it
+_LOCK_PART = re.compile(r"\bthe ((?:[a-z]+ )?(?:padlock|hasp))\b")
+
+
 def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
                   misfits: Iterable[str] = ()) -> list[str]:
     """Where the words of a version mislead (empty when none do).
@@ -844,7 +848,9 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
     * no text holds one of ``promises`` (phrases of a detail that promises what never comes:
       "catches the eye though you cannot say why", "does nothing"), nor a ``{placeholder}``;
     * no thing is one of ``misfits`` (things that do not belong in the game's theme: a
-      snowball in a glasshouse).
+      snowball in a glasshouse);
+    * a reward names no lock part ("the frosted padlock") its item never showed in this
+      version (a hard "A ration tin." whose key makes "The frosted padlock springs open.").
     """
     d = defn
     out: list[str] = []
@@ -896,6 +902,11 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
                 out.append(f"{it.name!r} never blocked a way: {st.desc!r}")
             for tr in st.transitions:
                 check(tr.reward, it.name, False)
+                for m in _LOCK_PART.finditer((tr.reward or "").lower()):
+                    if not any(_mentions(x.desc, m.group(1)) for x in it.states) and \
+                            not _mentions(it.name, m.group(1)):
+                        out.append(f"{it.name!r} never showed the {m.group(1)!r} its reward "
+                                   f"names: {tr.reward!r}")
     for tl in d.tools:
         if _ORDINAL_NAME.search(tl.name):
             out.append(f"tool {tl.name!r} is named by an ordinal")
