@@ -202,3 +202,25 @@ def test_every_builtin_game_but_the_tutorial_marks_its_creative_steps() -> None:
     lab = load_file(next(f for f in builtin_files() if f.stem == "lab"))[0]
     assert ("apply", "steel ruler", "fuse box cover") in creative_keys(lab)
     assert ("craft", "glass stirring rod", "magnetic stir bar") in creative_keys(lab)
+
+
+def test_a_transition_marks_only_the_tools_its_creative_list_names(tmp_path) -> None:
+    from pathlib import Path
+
+    from escapebench.bench.tool_choice import creative_keys
+    from escapebench.games.loading import GameFileError, builtin_files, load_file
+
+    sub = load_file(next(f for f in builtin_files() if f.stem == "submarine"))[1]
+    keys = creative_keys(sub)
+    assert ("apply", "brass dividers", "ballast panel") in keys  # creative: [brass dividers]
+    assert ("apply", "ballast key", "ballast panel") not in keys  # its plain partner
+    mini = (Path(__file__).parent / "mini_game.yaml").read_text(encoding="utf-8")
+    marked = mini.replace('- wait_for: ["apply, key", "input, 42"]',
+                          '- creative: [key]\n          wait_for: ["apply, key", "input, 42"]')
+    assert marked != mini
+    (tmp_path / "mini.yaml").write_text(marked, encoding="utf-8")
+    assert {k[:2] for k in creative_keys(load_file(tmp_path / "mini.yaml")[1])} == {
+        ("apply", "key")}
+    (tmp_path / "bad.yaml").write_text(marked.replace("[key]", "maybe"), encoding="utf-8")
+    with pytest.raises(GameFileError, match="creative"):
+        load_file(tmp_path / "bad.yaml")

@@ -436,6 +436,22 @@ def test_misleading_words_are_rejected() -> None:
         normal, _proof_data()["promises"], [tool]))
 
 
+def test_a_reward_names_only_the_lock_its_item_showed() -> None:
+    """"The frosted padlock springs open." on a hard "A ration tin." is rejected; a key's
+    container names itself when it opens."""
+    g = tier2()
+    box = next(i for _, i in things(yaml.safe_load(g.text))
+               if any("apply, " + k in str(tr.get("wait_for")) for k in g.design.keys
+                      for st in i["states"] for tr in st.get("transitions", [])))
+    tr = box["states"][0]["transitions"][0]
+    assert "padlock" not in tr["reward"] and box["name"] in tr["reward"], tr["reward"]
+
+    def padlock(doc: dict[str, Any]) -> None:
+        t = thing(doc, box["name"])["states"][0]["transitions"][0]
+        t["reward"] = "The frosted padlock springs open."
+    assert any("never showed the 'frosted padlock'" in p for p in replanted(padlock))
+
+
 def test_pronouns_agree_and_no_name_is_counted() -> None:
     """"You work the tweezers loose and take it." and "A tweezers" are rejected, and so is
     a thing named by an ordinal ("second floor marks")."""
@@ -510,7 +526,8 @@ def test_the_data_keeps_the_version_6_promises() -> None:
                           + r")(?:s|es|d|ed|ing|y|ly)?\b") for p, c in t["cues"].items()}
     for ob in t["obstacles"]:
         asked = set().union(*(asked_properties(x, asks)
-                              for x in [*ob["desc"].values(), ob["fail"]]), {ob["needs"]})
+                              for x in [*ob["desc"].values(), ob["fail"]]), {ob["needs"]},
+                              ob.get("takes", []))
         solvers = [o["name"] for o in t["objects"] if asked <= set(o["properties"])]
         assert len(solvers) >= 3, (ob["kind"], sorted(asked), solvers)
     for c in t["crafts"]:
@@ -528,3 +545,34 @@ def test_the_data_keeps_the_version_6_promises() -> None:
     everything = (yaml.safe_dump(t) + yaml.safe_dump(themes)).lower()
     for sign in w["signs"]:
         assert not re.search(rf"\b{sign}s?\b", everything), sign
+
+
+def test_a_use_sentence_the_tool_cannot_do_is_rejected() -> None:
+    """"You wrap the oar round the leaking pipe": a use verb takes a tool of its shape (wrap:
+    flexible), in the data (an obstacle lists what its sentence's verb takes) and in the
+    proof (a planted wrap with a rigid tool is refused)."""
+    from escapebench.games.loading import load_own_text
+    from escapebench.generate.proof import verb_problems
+
+    t = table()
+    rules = [(re.compile(re.escape(v["words"]).replace(re.escape("{tool}"), ".+?")),
+              set(v["takes"])) for v in t["verb_takes"]]
+    for ob in t["obstacles"]:
+        for rx, takes in rules:
+            if rx.search(ob["solved"].replace("{tool}", "x")):
+                assert takes <= {ob["needs"], *ob.get("takes", [])}, ob["kind"]
+    g = tier2()
+    verbs = [(v["words"], v["takes"]) for v in t["verb_takes"]]
+    item, _prop, *_ = g.design.needs[0]
+    doc = yaml.safe_load(g.text)
+    tr = thing(doc, item)["states"][0]["transitions"][0]
+    tool = tr["wait_for"][0].split(", ", 1)[1]
+    normal = next(d for d in load_own_text(g.text, "a.yaml") if d.difficulty == "normal")
+    assert verb_problems(normal, g.design.props, verbs) == []
+    tr["reward"] = f"You wrap the {tool} round the {item}. It opens."
+    props = {**g.design.props, tool: ["rigid", "long"]}
+    normal = next(d for d in load_own_text(yaml.safe_dump(doc, sort_keys=False), "b.yaml")
+                  if d.difficulty == "normal")
+    problems = verb_problems(normal, props, verbs)
+    assert any("takes a tool that is flexible" in p for p in problems), problems
+    assert verb_problems(normal, {**props, tool: ["rigid", "flexible"]}, verbs) == []

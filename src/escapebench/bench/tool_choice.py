@@ -172,14 +172,16 @@ def _events(record: Any) -> list[tuple[str, str]]:
 
 def creative_keys(defn: GameDefinition) -> frozenset[CreativeKey]:
     """The tool solves ``defn`` marks as creative: every ``apply, <tool>`` wait of a transition
-    marked ``creative``, and every craft into a tool state marked ``creative``."""
+    marked ``creative: true`` (or the tools its ``creative`` list names), and every craft into
+    a tool state marked ``creative``."""
     keys: set[CreativeKey] = set()
     for item in defn.items:
         for state in item.states:
             for tr in state.transitions:
-                if getattr(tr, "creative", False):
+                marked = getattr(tr, "creative", False)
+                if marked:
                     for w in tr.waits:
-                        if w.kind == "apply":
+                        if w.kind == "apply" and (marked is True or w.arg in marked):
                             keys.add(("apply", normalize_name(w.arg), normalize_name(item.name)))
     for tool in defn.tools:
         for tstate in tool.states:

@@ -68,7 +68,9 @@ class Transition:
     waits: tuple[Wait, ...]
     triggers: tuple[Trigger, ...]
     reward: str | None = None
-    creative: bool = False  # the author's mark: a tool used for what its name does not suggest
+    # The author's mark of a creative step (a tool used for what its name does not suggest):
+    # True for every tool the transition waits for, or the names of those that are.
+    creative: bool | tuple[str, ...] = False
 
     @property
     def ends_game(self) -> bool:

@@ -232,6 +232,14 @@ def _as_bool(value: Any, path: Path_, *keys: str | int) -> bool:
     raise _Invalid((*path, *keys), f"expected true or false, got {value!r}")
 
 
+def _creative(value: Any, path: Path_, flag: Any) -> bool | tuple[str, ...]:
+    """A transition's ``creative`` mark: true or false, or a list of the tools it waits for
+    whose use is creative."""
+    if isinstance(value, list):
+        return tuple(_as_name(x, path, "creative", k) for k, x in enumerate(value))
+    return bool(flag(value, path, "creative"))
+
+
 def _as_name(value: Any, path: Path_, *keys: str | int) -> str:
     if type(value) is str:  # the usual case, checked first
         text = value.strip()
@@ -506,7 +514,7 @@ def build_definition(
                         for gi, g in enumerate(_as_list(tr.get("trigger"), tp, "trigger"))
                     ]
                     reward = pick(tr.get("reward"), tp, "reward", required=False)
-                    creative = flag(tr.get("creative", False), tp, "creative")
+                    creative = _creative(tr.get("creative", False), tp, flag)
                     trans.append(
                         Transition(tuple(wait_list), tuple(trigger_list), reward, creative)
                     )

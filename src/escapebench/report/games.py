@@ -255,7 +255,8 @@ def _draw(page: GamePage, rec: dict[str, Any], finder: _Finder, png: Path, meta:
                          for verb, a, b in sorted(marked)]
         draw_definition(d, png, frozenset(
             w.arg for it in d.items for st in it.states for tr in st.transitions
-            if tr.creative for w in tr.waits if w.kind == "apply"))
+            if tr.creative for w in tr.waits
+            if w.kind == "apply" and (tr.creative is True or w.arg in tr.creative)))
     data = {k: v for k, v in asdict(page).items() if k in ("scenes", "locks", "tools",
                                                               "creative")}
     meta.write_text(json.dumps(data), encoding="utf-8")
