@@ -34,8 +34,19 @@ def cue_in(text: str | None, words: list[str]) -> bool:
 @lru_cache(maxsize=1)
 def designs() -> list[Any]:
     """160 candidate games of tiers 2-5, the first sub-seed of each (what the proof sees)."""
-    return [build_design(knobs_for(tier, {}), _sub_rng(23, tier, i, 0), f"f{tier}-{i}")
-            for tier in range(2, 6) for i in range(40)]
+    return [d for tier in range(2, 6) for i in range(40)
+            if (d := _candidate(tier, 23, i, f"f{tier}-{i}")) is not None]
+
+
+def _candidate(tier: int, seed: int, i: int, name: str) -> Any:
+    """The first candidate the builder finishes (one it gives up on, a ValueError, is
+    replaced by the next sub-seed before any proof, as in ``generate``)."""
+    for attempt in range(5):
+        try:
+            return build_design(knobs_for(tier, {}), _sub_rng(seed, tier, i, attempt), name)
+        except ValueError:
+            continue
+    return None
 
 
 def things(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -236,11 +247,13 @@ def test_picking_up_a_plural_says_them() -> None:
 @lru_cache(maxsize=1)
 def tier2() -> Any:
     """One proven tier-2 game with a code lock, a crafted tool, a close-up (a game draws
-    its own number of close-ups, none in some) and an obstacle whose need has an opposite."""
+    its own number of close-ups, none in some), three rooms or more, and an obstacle whose
+    need has an opposite."""
     opposites = table()["opposites"]
     return next(g for seed in range(40) for g in generate_games(2, 1, 900 + seed)
                 if g.design.codes and g.design.crafts
                 and any(sc.name.endswith("close-up") for sc in g.settings[0].scenes)
+                and sum(not sc.name.endswith("close-up") for sc in g.settings[0].scenes) >= 3
                 and any(n[1] in opposites for n in g.design.needs))
 
 
