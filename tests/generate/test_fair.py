@@ -603,3 +603,13 @@ def test_what_is_gone_or_in_the_bag_reads_true() -> None:
                 assert "nothing more to do" not in text and "dealt with" not in text, text
                 assert text == ob["after"].replace("{item}", th["name"]), text
     assert seen
+
+
+def test_no_inner_door_is_named_after_the_whole_place() -> None:
+    """"The hut door opens onto the kitchen." from inside the hut: a door between rooms is
+    not named after the place the game is in (its theme's name)."""
+    for p in sorted((DATA / "themes").glob("*.yaml")):
+        th = yaml.safe_load(p.read_text(encoding="utf-8"))
+        place = set(th["name"].split()) | set(th["title"].lower().split())
+        for door in th["doors"]:
+            assert not set(door["name"].split()) & place, (th["name"], door["name"])
