@@ -331,3 +331,38 @@ def test_a_run_of_the_original_protocol_verifies_with_its_checkout(
     code, out = verify(capsys, str(run), "--games", str(moved / "data"), "--original-source",
                        str(moved))
     assert code == 0, out
+
+
+@pytest.mark.parametrize("ask_for_a_hint", [False, True])
+def test_a_persons_play_verifies_unless_a_hint_was_asked_for(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], ask_for_a_hint: bool) -> None:
+    import subprocess
+    import sys
+
+    from escapebench.play.session import PlaySession
+    from tests.play.test_play import numbered, tutorial
+
+    defn = tutorial()
+    sim = PlaySession(defn)
+    script = ["click 99"]  # a typo costs no step
+    if ask_for_a_hint:
+        sim.request_hint()
+        script.insert(0, "hint")
+    for ref in defn.reference:
+        command = numbered(sim, ref.action)
+        sim.act(command)
+        script.append(command)
+    out = tmp_path / "human"
+    done = subprocess.run(
+        [sys.executable, "-m", "escapebench.cli", "play", "tutorial", "--out", str(out),
+         "--player", "ada"],
+        input="\n".join(script) + "\n", capture_output=True, text=True, cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    code, text = verify(capsys, str(out))
+    if ask_for_a_hint:
+        assert code == 1 and "step 0: hint: logged" in text
+        assert "which has no requested hints" in text
+    else:
+        assert code == 0, text

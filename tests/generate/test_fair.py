@@ -434,6 +434,22 @@ def test_misleading_words_are_rejected() -> None:
         normal, _proof_data()["promises"], [tool]))
 
 
+def test_a_reward_names_only_the_lock_its_item_showed() -> None:
+    """"The frosted padlock springs open." on a hard "A ration tin." is rejected; a key's
+    container names itself when it opens."""
+    g = tier2()
+    box = next(i for _, i in things(yaml.safe_load(g.text))
+               if any("apply, " + k in str(tr.get("wait_for")) for k in g.design.keys
+                      for st in i["states"] for tr in st.get("transitions", [])))
+    tr = box["states"][0]["transitions"][0]
+    assert "padlock" not in tr["reward"] and box["name"] in tr["reward"], tr["reward"]
+
+    def padlock(doc: dict[str, Any]) -> None:
+        t = thing(doc, box["name"])["states"][0]["transitions"][0]
+        t["reward"] = "The frosted padlock springs open."
+    assert any("never showed the 'frosted padlock'" in p for p in replanted(padlock))
+
+
 def test_pronouns_agree_and_no_name_is_counted() -> None:
     """"You work the tweezers loose and take it." and "A tweezers" are rejected, and so is
     a thing named by an ordinal ("second floor marks")."""
@@ -508,7 +524,8 @@ def test_the_data_keeps_the_version_6_promises() -> None:
                           + r")(?:s|es|d|ed|ing|y|ly)?\b") for p, c in t["cues"].items()}
     for ob in t["obstacles"]:
         asked = set().union(*(asked_properties(x, asks)
-                              for x in [*ob["desc"].values(), ob["fail"]]), {ob["needs"]})
+                              for x in [*ob["desc"].values(), ob["fail"]]), {ob["needs"]},
+                              ob.get("takes", []))
         solvers = [o["name"] for o in t["objects"] if asked <= set(o["properties"])]
         assert len(solvers) >= 3, (ob["kind"], sorted(asked), solvers)
     for c in t["crafts"]:
@@ -526,3 +543,73 @@ def test_the_data_keeps_the_version_6_promises() -> None:
     everything = (yaml.safe_dump(t) + yaml.safe_dump(themes)).lower()
     for sign in w["signs"]:
         assert not re.search(rf"\b{sign}s?\b", everything), sign
+
+
+def test_a_use_sentence_the_tool_cannot_do_is_rejected() -> None:
+    """"You wrap the oar round the leaking pipe": a use verb takes a tool of its shape (wrap:
+    flexible), in the data (an obstacle lists what its sentence's verb takes) and in the
+    proof (a planted wrap with a rigid tool is refused)."""
+    from escapebench.games.loading import load_own_text
+    from escapebench.generate.proof import verb_problems
+
+    t = table()
+    rules = [(re.compile(re.escape(v["words"]).replace(re.escape("{tool}"), ".+?")),
+              set(v["takes"])) for v in t["verb_takes"]]
+    for ob in t["obstacles"]:
+        for rx, takes in rules:
+            if rx.search(ob["solved"].replace("{tool}", "x")):
+                assert takes <= {ob["needs"], *ob.get("takes", [])}, ob["kind"]
+    g = tier2()
+    verbs = [(v["words"], v["takes"]) for v in t["verb_takes"]]
+    item, _prop, *_ = g.design.needs[0]
+    doc = yaml.safe_load(g.text)
+    tr = thing(doc, item)["states"][0]["transitions"][0]
+    tool = tr["wait_for"][0].split(", ", 1)[1]
+    normal = next(d for d in load_own_text(g.text, "a.yaml") if d.difficulty == "normal")
+    assert verb_problems(normal, g.design.props, verbs) == []
+    tr["reward"] = f"You wrap the {tool} round the {item}. It opens."
+    props = {**g.design.props, tool: ["rigid", "long"]}
+    normal = next(d for d in load_own_text(yaml.safe_dump(doc, sort_keys=False), "b.yaml")
+                  if d.difficulty == "normal")
+    problems = verb_problems(normal, props, verbs)
+    assert any("takes a tool that is flexible" in p for p in problems), problems
+    assert verb_problems(normal, {**props, tool: ["rigid", "flexible"]}, verbs) == []
+
+
+def test_what_is_gone_or_in_the_bag_reads_true() -> None:
+    """"The cat on the cushion; nothing more to do there." after the cat has left, "A fishing
+    rod propped in a corner." in the bag, and a door with a stiff bolt that "moves" and opens
+    no way: a person or animal that leaves says so, no object's text in any version says
+    where it lies, and a bolt's door is a cupboard door that opens."""
+    t = table()
+    for ob in t["obstacles"]:
+        if ob.get("alive"):
+            assert ob.get("after"), ob["kind"]
+        assert "The door moves" not in ob["solved"], ob["kind"]
+    where = re.compile(r"\b(?:propped|in a corner|leans|leaning|lies (?:in|on|by|against))\b")
+    for o in t["objects"]:
+        for v in o["desc"].values():
+            assert not where.search(v or ""), (o["name"], v)
+    alive = {ob["kind"]: ob for ob in t["obstacles"] if ob.get("alive")}
+    seen = 0
+    for d in designs()[:80]:
+        for _kind, th in things(d.doc):
+            ob = next((ob for ob in alive.values() if any(
+                th["name"] == x or th["name"].endswith(" " + x) for x in ob["item"])), None)
+            if ob is not None and len(th["states"]) > 1:
+                seen += 1
+                last = th["states"][-1]["desc"]
+                text = last if isinstance(last, str) else last["normal"]
+                assert "nothing more to do" not in text and "dealt with" not in text, text
+                assert text == ob["after"].replace("{item}", th["name"]), text
+    assert seen
+
+
+def test_no_inner_door_is_named_after_the_whole_place() -> None:
+    """"The hut door opens onto the kitchen." from inside the hut: a door between rooms is
+    not named after the place the game is in (its theme's name)."""
+    for p in sorted((DATA / "themes").glob("*.yaml")):
+        th = yaml.safe_load(p.read_text(encoding="utf-8"))
+        place = set(th["name"].split()) | set(th["title"].lower().split())
+        for door in th["doors"]:
+            assert not set(door["name"].split()) & place, (th["name"], door["name"])

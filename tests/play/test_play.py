@@ -369,3 +369,20 @@ def test_a_hint_pending_at_save_is_played_after_loading(tmp_path: Path, resume: 
     ]
     first_record = json.loads((episode / "steps.jsonl").read_text().splitlines()[0])
     assert first_record["hint"]["steps_in_help"] == 0 and first_record["hint_done"] == "completed"
+
+
+def test_terminal_labels_a_thing_without_action_neutrally(tmp_path: Path) -> None:
+    """A code mark cannot be clicked but matters: its label must not read "ignore this"
+    (it read "(nothing to do with it)")."""
+    from escapebench.games.loading import builtin_files, load_own_text
+    from escapebench.play.terminal import render
+
+    text = next(p for p in builtin_files() if p.stem == "tutorial").read_text("utf-8")
+    text = text.replace("      name: potted cactus\n", "      name: potted cactus\n"
+                        "      interactable: false\n", 1)
+    d = next(x for x in load_own_text(text, "t.yaml") if x.difficulty == "normal")
+    session = PlaySession(d)
+    session.act("move(shelf close-up)")
+    out = render(session)
+    assert "potted cactus (to look at; no action):" in out, out
+    assert "nothing to do with it" not in out

@@ -75,6 +75,11 @@ class Decision:
     mode: AgentMode = "free explore"
     calls: list[ModelCallRecord] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)  # task list, proposals, prompt...
+    teleport_to: str | None = None
+    """A scene to be put in before the action is played (without a step: trying an action
+    where it belongs, exploring). The harness moves the player and logs the move (the step's
+    ``teleported_to``), so that a resumed episode makes it again; an agent never moves the
+    player itself."""
 
 
 class Agent(ABC):

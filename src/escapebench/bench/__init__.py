@@ -12,6 +12,8 @@ and human play share. ``escapebench run`` reads as a pipeline, one module per jo
   resumably;
 * :mod:`.folders`: the result folder on disk: ``run.json``, the tables, the folder lock;
 * :mod:`.episode`: one episode with its crash-safe step log and exact resume;
+* :mod:`.loop`: the turn loop every player drives (:class:`EscapeEnv`: a :class:`Turn` in, a
+  :class:`StepRecord` out; the hint system, step limit, log and metrics as wrappers);
 * :mod:`.records`: the step record, the step log and checkpoints, the result-folder file names;
 * :mod:`.hints`: the hint system of the paper (:class:`HintPolicy`), shared with human play;
 * :mod:`.metrics`: per-episode metrics (:class:`EpisodeResult`) and ``result.json``;
@@ -67,6 +69,19 @@ from escapebench.bench.hints import (
     HintPolicy,
     ReferenceEffect,
     reference_effects,
+)
+from escapebench.bench.loop import (
+    AgentNotes,
+    CountMetrics,
+    EscapeEnv,
+    HintSystem,
+    KeepRecords,
+    LogSteps,
+    StepLimit,
+    Turn,
+    TurnLoop,
+    Wrapper,
+    episode_loop,
 )
 from escapebench.bench.metrics import (
     ACCOUNTING_COLUMNS,
@@ -217,6 +232,18 @@ __all__ = [
     "ProgressCallback",
     "StepProgress",
     "play_episode",
+    # the turn loop
+    "AgentNotes",
+    "CountMetrics",
+    "EscapeEnv",
+    "HintSystem",
+    "KeepRecords",
+    "LogSteps",
+    "StepLimit",
+    "Turn",
+    "TurnLoop",
+    "Wrapper",
+    "episode_loop",
     # records
     "CHECKPOINT_FILE",
     "EPISODES_DIR",

@@ -223,24 +223,23 @@ def _never_progress(defn: Any, spec: Any, effects: Any, sizes: list[int],
     """Play the hint system with an action that does nothing: the steps, forced steps and
     calls of a model that never progresses; each call priced at the largest reference
     prompt seen up to its point of the chain."""
-    from escapebench.bench.hints import HintPolicy
-    from escapebench.engine.env import EscapeGame
+    from escapebench.agents.base import Decision
+    from escapebench.bench.loop import EscapeEnv, HintSystem, StepLimit
+    from escapebench.protocols.escapebench import EscapebenchProtocol
 
-    game = EscapeGame(defn)
-    policy = HintPolicy(defn, spec.hints, effects=effects)
+    env = HintSystem(StepLimit(EscapeEnv(defn, EscapebenchProtocol()), spec.max_steps),
+                     spec.hints, effects=effects)
     running_max = [max(sizes[: i + 1] or [0]) for i in range(max(len(sizes), 1))]
     case = Case()
     model_steps = 0
     tokens_in = 0.0
-    while not game.ended and case.steps < spec.max_steps:
-        policy.before_step(game)
-        forced = policy.forced_action()
-        result = game.step(forced or NO_OP_ACTION)
+    while not env.ended:
+        forced = env.turn.forced
         if forced is None:
             model_steps += 1
-            stage = min(policy.pointer, len(running_max) - 1)
+            stage = min(env.policy.pointer, len(running_max) - 1)
             tokens_in += running_max[stage] * calls_per_step
-        policy.after_step(game, result)
+        env.step_now(Decision(forced or NO_OP_ACTION))
         case.steps += 1
     case.calls = round(model_steps * calls_per_step)
     case.tokens_in = round(tokens_in)

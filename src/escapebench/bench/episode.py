@@ -32,12 +32,8 @@ from typing import Any
 
 from escapebench.agents.base import Agent, Decision, TurnContext
 from escapebench.bench.hints import HintOptions, HintPolicy, ReferenceEffect
-from escapebench.bench.metrics import (
-    EpisodeMetrics,
-    EpisodeResult,
-    read_result_json,
-    write_result_json,
-)
+from escapebench.bench.loop import AgentNotes, HintSystem, LogSteps, episode_loop
+from escapebench.bench.metrics import EpisodeResult, read_result_json, write_result_json
 from escapebench.bench.records import (
     RESULT_FILE,
     STEPS_FILE,
@@ -45,14 +41,11 @@ from escapebench.bench.records import (
     EpisodeLog,
     EpisodeLogError,
     StepRecord,
-    encode_agent_state,
     read_step_log,
-    step_record,
 )
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.engine.outcome import OUTCOME_KINDS, Outcome
-from escapebench.protocols.base import HintView, PromptProtocol, Session
+from escapebench.protocols.base import PromptProtocol, Session
 from escapebench.protocols.escapebench import EscapebenchProtocol, position_text
 
 __all__ = [  # the log's names are re-exported: callers know them from here
@@ -135,17 +128,36 @@ class Episode:
     ) -> None:
         self.spec = spec
         self.protocol = protocol or EscapebenchProtocol()
-        self.session: Session = self.protocol.session(spec.defn)
         self.agent = agent
         self.folder = folder
         self.on_step = on_step
         self.on_record = on_record
         self.step_scope = step_scope
         self.fsync = fsync
-        self.game = EscapeGame(spec.defn)
-        self.policy = HintPolicy(spec.defn, spec.hints, effects=effects)
-        self.metrics = EpisodeMetrics(spec.defn, self.policy.effects)
-        self.step = 0
+        self.env = episode_loop(spec.defn, self.protocol, hints=spec.hints,
+                                max_steps=spec.max_steps, effects=effects, log=True)
+        """The turn loop the episode drives (:mod:`escapebench.bench.loop`)."""
+        hints = self.env.find(HintSystem)
+        assert hints is not None
+        self.hints = hints
+        self.metrics = self.env.metrics
+
+    @property
+    def game(self) -> EscapeGame:
+        return self.env.game
+
+    @property
+    def policy(self) -> HintPolicy:
+        return self.hints.policy
+
+    @property
+    def session(self) -> Session:
+        return self.env.unwrapped.session
+
+    @property
+    def step(self) -> int:
+        """Steps played so far."""
+        return self.env.steps
 
     @property
     def steps_path(self) -> Path:
@@ -156,46 +168,24 @@ class Episode:
         return self.folder / RESULT_FILE
 
     # ------------------------------------------------------------------ resume
-    def _resume(self, records: list[StepRecord], state: Checkpoint | None) -> None:
-        """Rebuild the engine, hint system and metrics by replaying ``records``, and the agent
-        from ``state``, the checkpoint of the last of them."""
-        game, policy = self.game, self.policy
+    async def _resume(self, records: list[StepRecord], state: Checkpoint | None) -> None:
+        """Rebuild the engine, hint system and metrics by replaying ``records`` through the
+        loop's step, and the agent from ``state``, the checkpoint of the last of them."""
         where = f"{self.steps_path}"
         for k, rec in enumerate(records):
             if rec.step != k:
                 raise EpisodeLogError(f"{where}: record {k + 1} is step {rec.step!r}")
-            hint = policy.before_step(game)
-            self.session.begin_step(game, self._hint_view(hint))
             teleported = rec.agent.get("teleported_to")
-            if teleported:
-                game.teleport(str(teleported))  # the agent's own move (Try Action, exploring)
-                policy.scene = game.scene_name
-            if rec.scene != game.scene_name:
-                raise EpisodeLogError(
-                    f"{where}: step {k} was taken in {rec.scene!r} but replays in "
-                    f"{game.scene_name!r}; the game file has changed since this log was written"
-                )
-            if rec.error:
-                # An error changes nothing in the engine; no need to play it again. (Its
-                # kind is what the log kept; a log older than outcomes says "malformed".)
-                logged = Outcome(rec.outcome if rec.outcome in OUTCOME_KINDS else "malformed")
-                result = StepResult(rec.action, False, True, "", (), 0, 0, False, logged)
-            else:
-                result = self.session.play(game, rec.action)
-            if (game.key_steps, game.tools_collected) != (
-                rec.key_steps, rec.tools_collected
-            ) or bool(result.error) != rec.error:
-                raise EpisodeLogError(
-                    f"{where}: step {k} ({rec.action!r}) does not replay as logged; "
-                    "the game file or the engine has changed since this log was written"
-                )
-            policy.after_step(game, result)
-            self.metrics.add(rec)
+            try:
+                if teleported:
+                    self.env.move(str(teleported))  # the agent's own move (Try Action, exploring)
+                await self.env.step(Decision(rec.action), logged=rec)
+            except EpisodeLogError as exc:
+                raise EpisodeLogError(f"{where}: {exc}") from None
         if state is not None:
-            if state.hint_state is not None and state.hint_state != policy.snapshot():
+            if state.hint_state is not None and state.hint_state != self.hints.checkpoint:
                 raise EpisodeLogError(f"{where}: the hint system does not replay as logged")
             self.agent.restore(state.agent_state)
-        self.step = len(records)
 
     # ------------------------------------------------------------------ play
     async def run(self) -> EpisodeResult:
@@ -203,21 +193,25 @@ class Episode:
         if self.result_path.exists():
             return read_result_json(self.result_path)
         log = EpisodeLog(self.folder, self.spec.episode_id, fsync=self.fsync)
+        logger = self.env.find(LogSteps)
+        assert logger is not None
         try:
             self.agent.reset(self.game)
-            self._resume(*log.recover())
-            while self.step < self.spec.max_steps and not self.game.ended:
+            await self._resume(*log.recover())
+            logger.log = log
+            while not self.env.ended:
                 if self.step_scope is None:
-                    await self._play_step(log)
+                    await self._play_step()
                 else:
                     async with self.step_scope(self.step):
-                        await self._play_step(log)
+                        await self._play_step()
                 if self.step % YIELD_EVERY_STEPS == 0:
                     # An agent without a model and a log without fsync never wait, so
                     # nothing else would run until the episode ends: not the other
                     # episodes, and not the cancellation of a Ctrl-C.
                     await asyncio.sleep(0)
         finally:
+            logger.log = None
             log.close()
         result = self.metrics.result(
             episode_id=self.spec.episode_id,
@@ -238,62 +232,41 @@ class Episode:
         self._report(done=True)
         return result
 
-    async def _play_step(self, log: EpisodeLog) -> None:
+    async def _play_step(self) -> None:
         started = time.perf_counter()
-        game, policy, agent, session = self.game, self.policy, self.agent, self.session
-        hint = policy.before_step(game)
-        forced = policy.forced_action()
-        view = self._hint_view(hint)
-        position = session.begin_step(game, view)
-        scene, observation = game.scene_name, session.observation(game)
+        env, agent, game = self.env, self.agent, self.game
+        turn = env.turn
         ctx = TurnContext(
-            game, self.step, position, hint,
-            protocol=self.protocol, observation=observation, hint_view=view,
+            game, turn.step, turn.position, turn.hint,
+            protocol=self.protocol, observation=turn.observation, hint_view=turn.hint_view,
         )
-        if forced is not None:
-            decision = await agent.forced_turn(ctx, forced) or Decision(
-                forced, reasoning=FORCED_REASONING, mode="help"
+        if turn.forced is not None:
+            decision = await agent.forced_turn(ctx, turn.forced) or Decision(
+                turn.forced, reasoning=FORCED_REASONING, mode="help"
             )
         else:
             decision = await agent.decide(ctx)
-        if decision.details.get("teleported_to"):
-            # The agent moved itself (Try Action, exploring): its action is made there.
-            scene, observation = game.scene_name, session.observation(game)
-            policy.scene = game.scene_name
-        result = session.play(game, decision.action)
-        details = dict(decision.details)
-        details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
-        follow_up = await agent.after_step(ctx, decision, result)
-        for key, value in decision.details.items():  # what the follow-ups added (reflection)
-            details.setdefault(key, value)
-        outcome = policy.after_step(game, result)
-        agent_state, agent_state_hash = encode_agent_state(agent.snapshot())
-        record = step_record(
-            step=self.step,
-            position=str(details.get("position") or ctx.position),  # an agent's own, if it has
-            # one (the original EscapeAgent keeps its own scene stack)
-            scene=scene,
-            observation=observation,
-            decision=decision,
-            result=result,
-            game=game,
-            hint=hint,
-            forced=forced is not None,
-            outcome=outcome,
-            calls=(*decision.calls, *follow_up),
-            details=details,
-            agent_state_hash=agent_state_hash,
-            wall_s=round(time.perf_counter() - started, 6),
+        if decision.teleport_to is not None:
+            env.move(decision.teleport_to)  # the agent's move (Try Action, exploring)
+            decision.details.setdefault("teleported_to", self.game.scene_name)  # logged
+        elif decision.details.get("teleported_to"):
+            env.move()  # an agent that moved the player itself: it acts where it is now
+
+        async def follow_up(result: StepResult) -> AgentNotes:
+            details = dict(decision.details)
+            details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
+            calls = await agent.after_step(ctx, decision, result)
+            for key, value in decision.details.items():  # what the follow-ups added
+                details.setdefault(key, value)
+            return AgentNotes(details, (*decision.calls, *calls), agent.snapshot())
+
+        record = await env.step(
+            decision, follow_up=follow_up,
+            wall_s=lambda: round(time.perf_counter() - started, 6),
         )
-        await log.commit(record, agent_state, policy.snapshot())
-        self.metrics.add(record)
         if self.on_record is not None:
             self.on_record(record)
-        self.step += 1
         self._report()
-
-    def _hint_view(self, hint: Any) -> HintView | None:
-        return None if hint is None else self.session.reference_hint(hint.index, hint.steps_in_help)
 
     def _report(self, done: bool = False) -> None:
         if self.on_step is not None:

@@ -128,9 +128,6 @@ class LoggedAgent(Agent):
 
     async def decide(self, ctx: TurnContext) -> Decision:
         rec = self._next(ctx)
-        moved = (rec.get("agent") or {}).get("teleported_to")
-        if moved:
-            ctx.game.teleport(str(moved))  # the agent's own move, as it made it
         action = str(rec.get("action", ""))
         raw = str(rec.get("raw_answer") or "")
         if rec.get("error") and self.tools:
@@ -139,7 +136,11 @@ class LoggedAgent(Agent):
             # An answer with no readable action: the agent sent the answer as the protocol
             # reads it, and the feedback quotes that (the log keeps no action for it).
             action = ctx.protocol.extract_action(raw)
-        return self._decision(rec, action)
+        decision = self._decision(rec, action)
+        moved = decision.details.get("teleported_to")
+        if moved:
+            decision.teleport_to = str(moved)  # the agent's own move, as it made it
+        return decision
 
     async def forced_turn(self, ctx: TurnContext, action: str) -> Decision | None:
         return self._decision(self._next(ctx), action)
@@ -521,7 +522,8 @@ def verify_run(
                 check.episodes.append(EpisodeCheck(sub.name, problem=problem))
                 continue
             episode = asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
-            if episode.problem and run.get("agent") == "human":
+            if (episode.problem and run.get("agent") == "human"
+                    and re.match(r"step \d+: (hint|feedback|mode)", episode.problem)):
                 episode.problem += (" (a person's play: verify replays it through the agents' "
                                     "episode loop, which has no requested hints)")
             check.episodes.append(episode)

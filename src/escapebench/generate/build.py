@@ -897,7 +897,7 @@ class _Builder:
             {"desc": _t(f"{locked} A small key would open it.", locked, f"A {cont}."),
              "neg_reward": _t("That does not open the lock.", "It stays locked.", None),
              "transitions": [{"wait_for": [f"apply, {key}"], "trigger": [
-                 "change_state, 1"] + [], "reward": f"The {lock['name']} springs open."}]},
+                 "change_state, 1"] + [], "reward": f"The key turns, and the {cont} opens."}]},
             {"desc": ct["opened"].replace("{name}", cont)}]}
         self.place_item(where, item, self.pick(
             ["Against the wall", "On a table", "Under the bench", "In a niche"]))
@@ -944,7 +944,8 @@ class _Builder:
                               "reward": _agree(obs_t["solved"].replace(
                                   "{tool}", need.get("result", tool)).replace("{item}", item),
                                   need.get("result", tool))}]},
-            {"desc": self.solved_desc(item, desc)}]}
+            {"desc": self.solved_desc(item, desc) if not obs_t.get("after") else
+             obs_t["after"].replace("{item}", item)}]}
         if need.get("creative"):  # marked in the file, for the tool-choice score
             imap["states"][0]["transitions"][0]["creative"] = True
         self.place_item(where, imap, self.pick(
@@ -964,7 +965,8 @@ class _Builder:
 
     def asked_of(self, obs: dict[str, Any] | None, prop: str) -> set[str]:
         """What an obstacle kind's texts (any version, and its refusal) ask for: its need and
-        what its need clauses name ("anything flat and hard could turn it": flat, rigid)."""
+        what its need clauses name ("anything flat and hard could turn it": flat, rigid), and
+        what its use sentence's verb takes (``takes``: wrapped round, so flexible)."""
         if obs is None:
             return {prop}
         key = obs["kind"]
@@ -973,7 +975,7 @@ class _Builder:
                 _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
                                 if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
             texts = [*obs["desc"].values(), obs["fail"]]
-            _ASKED[key] = frozenset({obs["needs"]}.union(
+            _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
                 *(asked_properties(t, _ASK_RX) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
 

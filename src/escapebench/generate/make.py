@@ -36,6 +36,7 @@ from escapebench.generate.proof import (
     label_problems,
     naming_problems,
     text_problems,
+    verb_problems,
 )
 
 GENERATOR_VERSION = "6"
@@ -236,6 +237,8 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
             d, design.crafts, data["because"], design.needs)]
         problems += [f"{d.setting}: label: {m}" for m in label_problems(d)]
+        problems += [f"{d.setting}: verb: {m}" for m in verb_problems(
+            d, design.props, data["verbs"])]
         problems += [f"{d.setting}: words: {m}" for m in text_problems(
             d, data["promises"], data["misfits"].get(design.theme, ()))]
         if d.difficulty != "easy":
@@ -288,6 +291,7 @@ def _proof_data() -> dict[str, Any]:
             for theme in o.get("not_in", []):
                 misfits.setdefault(theme, []).append(o["name"])
         _DATA["misfits"] = misfits
+        _DATA["verbs"] = [(v["words"], v["takes"]) for v in aff.get("verb_takes", [])]
         _DATA["promises"] = list(w.get("promises", []))
         _DATA["links"] = list(w.get("link_words", []))
     return _DATA

@@ -786,6 +786,37 @@ _SENTENCES = re.compile(r"[^.!?;:]+[.!?;:]?")
 _HEAD = re.compile(r" (?:beyond|on|in|of|under|behind|across|at|by|with|for|over|round) ")
 
 
+def verb_problems(defn: GameDefinition, props: dict[str, list[str]],
+                  verb_takes: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
+    """Where a use sentence describes what its tool cannot do (empty when none does).
+
+    ``verb_takes`` holds each use phrase with ``{tool}`` (``"wrap the {tool} round"``) and
+    the properties a tool must have for it; ``props`` each solving tool's properties. A
+    reward of a transition waiting for a tool that uses such a phrase needs the tool to have
+    every property the phrase takes ("You wrap the oar round the leaking pipe": an oar does
+    not bend). A tool not in ``props`` (a key) is not checked.
+    """
+    rules = [(re.compile(r"\b" + re.escape(w.lower()).replace(re.escape("{tool}"), ".+?")
+                         + r"(?!\w)"), w, set(t)) for w, t in verb_takes]
+    out: list[str] = []
+    for it in defn.items:
+        for st in it.states:
+            for tr in st.transitions:
+                low = (tr.reward or "").lower()
+                if not low:
+                    continue
+                for w in tr.waits:
+                    if w.kind != "apply" or w.arg not in props:
+                        continue
+                    for rx, words, takes in rules:
+                        lack = takes - set(props[w.arg])
+                        if lack and rx.search(low):
+                            out.append(f"{it.name!r}: {words.replace('{tool}', w.arg)!r} "
+                                       f"takes a tool that is {', '.join(sorted(lack))}, "
+                                       f"which the {w.arg!r} is not: {tr.reward!r}")
+    return out
+
+
 def plural_name(name: str) -> bool:
     """Whether a thing's name is a plural or a pair (``tongs``, ``frozen peas``), by its head
     noun ("switch beyond the railings" is one switch)."""
@@ -796,6 +827,10 @@ def plural_name(name: str) -> bool:
 @lru_cache(maxsize=4096)
 def _word_rx(name: str) -> re.Pattern[str]:
     return re.compile(r"\b" + re.escape(name) + r"\b")
+
+
+# a lock part a reward names ("The frosted padlock springs open."): the item must show it
+_LOCK_PART = re.compile(r"\bthe ((?:[a-z]+ )?(?:padlock|hasp))\b")
 
 
 def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
@@ -813,7 +848,9 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
     * no text holds one of ``promises`` (phrases of a detail that promises what never comes:
       "catches the eye though you cannot say why", "does nothing"), nor a ``{placeholder}``;
     * no thing is one of ``misfits`` (things that do not belong in the game's theme: a
-      snowball in a glasshouse).
+      snowball in a glasshouse);
+    * a reward names no lock part ("the frosted padlock") its item never showed in this
+      version (a hard "A ration tin." whose key makes "The frosted padlock springs open.").
     """
     d = defn
     out: list[str] = []
@@ -865,6 +902,11 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
                 out.append(f"{it.name!r} never blocked a way: {st.desc!r}")
             for tr in st.transitions:
                 check(tr.reward, it.name, False)
+                for m in _LOCK_PART.finditer((tr.reward or "").lower()):
+                    if not any(_mentions(x.desc, m.group(1)) for x in it.states) and \
+                            not _mentions(it.name, m.group(1)):
+                        out.append(f"{it.name!r} never showed the {m.group(1)!r} its reward "
+                                   f"names: {tr.reward!r}")
     for tl in d.tools:
         if _ORDINAL_NAME.search(tl.name):
             out.append(f"tool {tl.name!r} is named by an ordinal")

@@ -49,16 +49,18 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         "the Gymnasium environments need the 'gym' extra: pip install 'escapebench[gym]'"
     ) from exc
 
-from escapebench.agents.base import Hint
+from escapebench.agents.base import Decision
 from escapebench.agents.screen import candidate_strings, read_screen, screen_actions
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
-from escapebench.bench.hints import HintOptions, HintPolicy, reference_effects
+from escapebench.bench.hints import HintOptions, HintPolicy, ReferenceEffect, reference_effects
+from escapebench.bench.loop import EscapeEnv, HintSystem, TurnLoop
 from escapebench.catalog import load_games, pick_setting, split_specs
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.games.loading import builtin_files, load_file
-from escapebench.integrations.texts import choose_protocol, hint_view, texts_version
+from escapebench.integrations.texts import choose_protocol, texts_version
 from escapebench.protocols import HistoryStep, PromptProtocol
+from escapebench.protocols.base import Session
 from escapebench.protocols.escapebench import prompts
 
 __all__ = [
@@ -140,6 +142,12 @@ def _load(game: str, setting: str | None) -> GameDefinition:
         names = ", ".join(sorted(d.setting for d in load_games([game])))
         raise ValueError(f"{game}: no setting {setting!r} (it has: {names})")
     return found[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _effects(defn: GameDefinition) -> tuple[ReferenceEffect, ...]:
+    """The reference chain's effects of ``defn`` (worked out once per definition)."""
+    return reference_effects(defn)
 
 
 def _definition_texts(d: GameDefinition) -> Iterable[str]:
@@ -274,10 +282,11 @@ class EscapeBenchEnv(gym.Env[str, str]):
         self.step_cost = float(step_cost)
         self.list_valid_actions = valid_actions
         self.render_mode = render_mode
-        self.game = EscapeGame(self.defn)
         games = [] if isinstance(game, GameDefinition) else split_specs([str(game)])
         self.protocol = choose_protocol(protocol, games, original_source)
-        self.session = self.protocol.session(self.defn)
+        self.hint_options: HintOptions | None = None  # the hint system's, once a HintWrapper
+        # has put it in the loop
+        self._make_loop()
         self.alphabet = _alphabet(self.defn)
         size = sum(len(t) for t in _definition_texts(self.defn))
         self.observation_space = GameText(
@@ -290,10 +299,30 @@ class EscapeBenchEnv(gym.Env[str, str]):
         )
         self.last_result: StepResult | None = None
         self.feedback = ""
-        self.steps = 0
         self._text = ""
-        self._position = ""  # as the protocol showed it before the next step
         self._last: HistoryStep | None = None  # the last step, as the next text shows it
+
+    def _make_loop(self) -> None:
+        """The turn loop of :attr:`defn` (:mod:`escapebench.bench.loop`), with the hint system
+        when a :class:`HintWrapper` asked for it."""
+        self.loop: TurnLoop = EscapeEnv(self.defn, self.protocol)
+        if self.hint_options is not None:
+            self.loop = HintSystem(self.loop, self.hint_options,
+                                   effects=_effects(self.defn))
+
+    @property
+    def game(self) -> EscapeGame:
+        return self.loop.game
+
+    @property
+    def session(self) -> Session:
+        """The protocol session of the play-through."""
+        return self.loop.unwrapped.session
+
+    @property
+    def steps(self) -> int:
+        """Steps played since the reset."""
+        return self.loop.steps
 
     # ------------------------------------------------------------------ the API
     def reset(
@@ -301,28 +330,31 @@ class EscapeBenchEnv(gym.Env[str, str]):
     ) -> tuple[str, dict[str, Any]]:
         """Start the play-through again (it is the same for every seed)."""
         super().reset(seed=seed)
-        self.game.reset()
         self._start()
         return self.observe()
 
     def _start(self) -> None:
-        """A new play-through: a fresh protocol session, nothing played yet."""
-        self.session = self.protocol.session(self.defn)
+        """A new play-through: nothing played yet."""
+        self.loop.reset()
         self.last_result = None
         self.feedback = ""
-        self.steps = 0
         self._last = None
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Play ``action`` (an action string, or text holding one)."""
+        """Play ``action`` (an action string, or text holding one); on a step whose action the
+        hint system plays (:class:`HintWrapper`), that action instead."""
         game = self.game
         before = game.key_steps + game.tools_collected
-        result = self.session.play(game, str(action))
+        turn = self.loop.turn
+        played = str(action) if turn.forced is None else turn.forced
+        self.loop.step_now(Decision(played, mode="free explore" if turn.hint is None
+                                    else "help"))
+        result = self.loop.unwrapped.last_result
+        assert result is not None
         self.last_result = result
         self.feedback = result.feedback
-        shown = self.protocol.shown_action(str(action), result)
-        self._last = HistoryStep(self.steps, self._position, shown, result.feedback)
-        self.steps += 1
+        shown = self.protocol.shown_action(played, result)
+        self._last = HistoryStep(turn.step, turn.position, shown, result.feedback)
         reward = -self.step_cost
         if self.reward_mode == "progress":
             reward += game.key_steps + game.tools_collected - before
@@ -344,14 +376,12 @@ class EscapeBenchEnv(gym.Env[str, str]):
         """The observation last returned."""
         return self._text
 
-    def observe(self, hint: Hint | None = None) -> tuple[str, dict[str, Any]]:
-        """The observation and info of the current state (a wrapper that changes the state
-        between steps, as the hint system's teleport does, asks again)."""
-        view = hint_view(self.session, hint)
-        self._position = self.session.begin_step(self.game, view)
+    def observe(self) -> tuple[str, dict[str, Any]]:
+        """The observation and info of the turn about to be played."""
+        turn = self.loop.turn
         text = self.protocol.environment_text(
-            step=self.steps, position=self._position,
-            observation=self.session.observation(self.game), last=self._last, hint=view,
+            step=turn.step, position=turn.position,
+            observation=turn.observation, last=self._last, hint=turn.hint_view,
         )
         if not self.alphabet.issuperset(text):
             text = "".join(c if c in self.alphabet else REPLACEMENT for c in text)
@@ -399,7 +429,8 @@ def _base(env: gym.Env) -> EscapeBenchEnv:
 
 
 class HintWrapper(gym.Wrapper):
-    """The paper's hint system (``escapebench.bench.hints``), as the harness applies it.
+    """The paper's hint system (``escapebench.bench.hints``), as the harness applies it: the
+    environment's turn loop gets the :class:`~escapebench.bench.loop.HintSystem` layer.
 
     After ``patience`` steps without progress a hint starts: the player is put in the target
     scene and the observation ends with the hint instruction; after ``help_steps`` steps in
@@ -417,23 +448,31 @@ class HintWrapper(gym.Wrapper):
             help_steps=defaults.help_steps if help_steps is None else help_steps,
         )
         base = _base(env)
-        self._effects = reference_effects(base.defn)
-        self.policy = HintPolicy(base.defn, self.options, effects=self._effects)
-        self.hints_started = 0
+        base.hint_options = self.options
+        base._make_loop()
+
+    @property
+    def hints(self) -> HintSystem:
+        hints = _base(self.env).loop.find(HintSystem)
+        assert hints is not None
+        return hints
+
+    @property
+    def policy(self) -> HintPolicy:
+        return self.hints.policy
+
+    @property
+    def hints_started(self) -> int:
+        return self.policy.hints_started
 
     def reset(self, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-        self.env.reset(**kwargs)
-        base = _base(self.env)
-        self.policy = HintPolicy(base.defn, self.options, effects=self._effects)
-        return self._before_step(base, {})
+        obs, info = self.env.reset(**kwargs)
+        return obs, self._info(info, {})
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        base = _base(self.env)
-        forced = self.policy.forced_action()
-        played = forced if forced is not None else action
-        _, reward, terminated, truncated, info = self.env.step(played)
-        assert base.last_result is not None
-        outcome = self.policy.after_step(base.game, base.last_result)
+        forced = _base(self.env).loop.turn.forced
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        outcome = self.hints.last_outcome
         extra = {
             "forced": forced is not None,
             "hint_completed": outcome.completed,
@@ -441,14 +480,13 @@ class HintWrapper(gym.Wrapper):
         }
         if terminated or truncated:
             info.update(extra, hint=None, hints_started=self.policy.hints_started)
-            return base.text, reward, terminated, truncated, info
-        obs, info = self._before_step(base, extra)
-        return obs, reward, terminated, truncated, info
+            return obs, reward, terminated, truncated, info
+        return obs, reward, terminated, truncated, self._info(info, extra)
 
-    def _before_step(self, base: EscapeBenchEnv, extra: dict[str, Any]) -> tuple[str, dict]:
-        """Let the hint system act before the next step (it may teleport), then look again."""
-        hint = self.policy.before_step(base.game)
-        obs, info = base.observe(hint)
+    def _info(self, info: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+        """The info of the next turn, with the hint in force and whether it is forced."""
+        turn = _base(self.env).loop.turn
+        hint = turn.hint
         info.update(extra)
         info["hints_started"] = self.policy.hints_started
         info["hint"] = (
@@ -459,10 +497,10 @@ class HintWrapper(gym.Wrapper):
                 "scene": hint.scene,
                 "index": hint.index,
                 "steps_in_help": hint.steps_in_help,
-                "forced_next": self.policy.forced_action() is not None,
+                "forced_next": turn.forced is not None,
             }
         )
-        return obs, info
+        return info
 
 
 class RecordSteps(gym.Wrapper):
@@ -571,7 +609,7 @@ class GeneratedEnv(EscapeBenchEnv):
         gym.Env.reset(self, seed=seed)
         self.game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**31))
         self.defn = self._game(self.game_seed)
-        self.game = EscapeGame(self.defn)
+        self._make_loop()
         self._start()
         obs, info = self.observe()
         info["game_seed"] = self.game_seed

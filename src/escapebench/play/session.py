@@ -53,16 +53,20 @@ from escapebench.agents.base import Decision
 from escapebench.agents.screen import Screen, read_screen
 from escapebench.bench import (
     DEFAULT_MAX_STEPS,
+    CountMetrics,
     EpisodeMetrics,
     EpisodeResult,
+    EscapeEnv,
     HintOptions,
     HintPolicy,
+    HintSystem,
+    KeepRecords,
     ReferenceEffect,
     RunPlan,
+    StepLimit,
     StepRecord,
-    step_record,
 )
-from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GameDefinition
 from escapebench.play.commands import numbered_things, resolve_command
 from escapebench.play.errors import PlayError
@@ -81,7 +85,7 @@ from escapebench.play.saves import (
     save_target,
     write_save_file,
 )
-from escapebench.protocols.base import PromptProtocol
+from escapebench.protocols.base import PromptProtocol, Session
 from escapebench.protocols.escapebench import EscapebenchProtocol
 
 FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
@@ -162,32 +166,58 @@ class PlaySession:
     ) -> None:
         self.defn = defn
         self.protocol = protocol or EscapebenchProtocol()
-        # the protocol's session: the observation and feedback the person reads
-        self.protocol_session = self.protocol.session(defn)
         self.player = player.strip() or "anonymous"
-        self.max_steps = max_steps
-        self.game = EscapeGame(defn)
-        self.policy = HintPolicy(defn, hints, effects=effects)
-        self.metrics = EpisodeMetrics(defn, self.policy.effects)
-        self.records: list[StepRecord] = []
+        self._loop(hints, max_steps, effects)
         self.last_feedback = ""
         self.started = _now()
         self.saved_at_step: int | None = None  # step count of the last save, if any
         self.written: Path | None = None  # the episode folder, once the result is written
         self._clock = time.monotonic()
-        self._hint = self.policy.before_step(self.game)
-        self._position = self._begin_step()
+
+    def _loop(self, hints: HintOptions | None, max_steps: int,
+              effects: tuple[ReferenceEffect, ...] | None) -> None:
+        """The turn loop of the play (:mod:`escapebench.bench.loop`): the engine within the
+        step limit, the hint system, the metrics and the records kept."""
+        self.limit = StepLimit(EscapeEnv(self.defn, self.protocol), max_steps)
+        self.hints = HintSystem(self.limit, hints, effects=effects)
+        self.counter = CountMetrics(self.hints, self.hints.effects)
+        self.env = KeepRecords(self.counter)
+
+    @property
+    def game(self) -> EscapeGame:
+        return self.env.game
+
+    @property
+    def protocol_session(self) -> Session:
+        """The protocol's session: the observation and feedback the person reads."""
+        return self.env.unwrapped.session
+
+    @property
+    def policy(self) -> HintPolicy:
+        return self.hints.policy
+
+    @property
+    def metrics(self) -> EpisodeMetrics:
+        return self.counter.metrics
+
+    @property
+    def records(self) -> list[StepRecord]:
+        return self.env.records
+
+    @property
+    def max_steps(self) -> int:
+        return self.limit.max_steps
 
     # ------------------------------------------------------------------ state
     @property
     def step(self) -> int:
         """Steps played so far."""
-        return len(self.records)
+        return self.env.steps
 
     @property
     def ended(self) -> bool:
         """The game is over: escaped, or the step limit is reached."""
-        return self.game.ended or self.step >= self.max_steps
+        return self.env.ended
 
     @property
     def hints_used(self) -> int:
@@ -216,7 +246,7 @@ class PlaySession:
 
     def hint_info(self) -> dict[str, Any] | None:
         """The hint in force, with the path to its scene, or None."""
-        hint = self._hint
+        hint = self.env.turn.hint
         if hint is None:
             return None
         effect = self.policy.effects[hint.index]
@@ -248,7 +278,7 @@ class PlaySession:
             "player": self.player,
             "scene": screen.scene,
             "description": screen.desc,
-            "position": self._position,
+            "position": self.env.turn.position,
             "things": things,
             "exits": [
                 {"n": n, "label": e.label, "target": e.target}
@@ -257,7 +287,7 @@ class PlaySession:
             "bag": [
                 {"n": n, "name": t.name, "desc": t.desc} for n, t in enumerate(screen.bag, 1)
             ],
-            "observation": self.protocol_session.observation(self.game),
+            "observation": self.env.turn.observation,
             "feedback": self.last_feedback,
             "hint": self.hint_info(),
             "step": score.steps,
@@ -297,64 +327,33 @@ class PlaySession:
 
         Returns :meth:`hint_info`, or None when the reference chain has nothing left.
         """
-        if self._hint is None and not self.ended:
-            self._hint = self.policy.request(self.game)
-            self._position = self._begin_step()
+        self.hints.request()
         return self.hint_info()
 
     def _play(self, action: str, command: str, *, forced: bool) -> Turn:
-        game, policy = self.game, self.policy
-        hint = self._hint
         now = time.monotonic()
         wall = 0.0 if forced else now - self._clock
         self._clock = now
-        position, scene = self._position, game.scene_name
-        observation = self.protocol_session.observation(game)
-        result: StepResult = self.protocol_session.play(game, action)
-        outcome = policy.after_step(game, result)
-        feedback = result.feedback
-        if forced:
-            feedback = f"{FORCED_FEEDBACK_PREFIX}: {result.action}. {feedback}"
         # What the person did, in the terms of an agent's decision (no model, no reasoning).
         decision = Decision(
-            action, raw_answer=command, mode="help" if hint is not None else "free explore"
-        )
-        record = step_record(
-            step=self.step,
-            position=position,
-            scene=scene,
-            observation=observation,
-            decision=decision,
-            result=result,
-            game=game,
-            hint=hint,
-            forced=forced,
-            outcome=outcome,
+            action, raw_answer=command,
+            mode="help" if self.env.turn.hint is not None else "free explore",
             details={"player": self.player},
-            wall_s=round(wall, 3),
         )
-        self.records.append(record)
-        self.metrics.add(record)
+        record = self.env.step_now(decision, wall_s=round(wall, 3), forced=forced)
+        feedback = record.feedback
+        if forced:
+            feedback = f"{FORCED_FEEDBACK_PREFIX}: {record.action}. {feedback}"
         self.last_feedback = feedback
-        turn = Turn(
-            record.step, command, result.action, feedback, result.success, result.error,
-            result.progressed, result.game_end, forced,
+        return Turn(
+            record.step, command, record.action, feedback, record.success, record.error,
+            record.progressed, record.game_end, forced,
         )
-        self._hint = None if self.ended else policy.before_step(game)
-        self._position = self._begin_step()
-        return turn
-
-    def _begin_step(self) -> str:
-        """The protocol's start of the upcoming step (after the hint system's); its position."""
-        hint = self._hint
-        view = None if hint is None else self.protocol_session.reference_hint(
-            hint.index, hint.steps_in_help)
-        return self.protocol_session.begin_step(self.game, view)
 
     def _play_forced(self) -> list[Turn]:
         turns = []
         while not self.ended:
-            forced = self.policy.forced_action()
+            forced = self.env.turn.forced
             if forced is None:
                 break
             turns.append(self._play(forced, "", forced=True))
@@ -364,6 +363,7 @@ class PlaySession:
     def save(self) -> dict[str, Any]:
         """The whole session as JSON-able data (engine, hint system, steps so far)."""
         self.saved_at_step = self.step
+        turn = self.env.turn  # the upcoming step, prepared (its hint and the protocol's start)
         return {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
@@ -385,7 +385,7 @@ class PlaySession:
             "hint_state": self.policy.snapshot(),
             "protocol": self.protocol.label,
             "protocol_state": self.protocol_session.snapshot(),
-            "pending_hint": self._hint is not None,
+            "pending_hint": turn.hint is not None,
             "last_feedback": self.last_feedback,
             "records": [r.to_json() for r in self.records],
         }
@@ -416,28 +416,27 @@ class PlaySession:
         comparable (a caller that was asked for other settings should say they are not used).
         """
         restored = restore_game(self.defn, data, self.policy.effects)
-        self.game, self.policy, self.metrics = restored.game, restored.policy, restored.metrics
-        self.max_steps = restored.max_steps
+        if data.get("protocol", self.protocol.label) != self.protocol.label:
+            raise PlayError(
+                f"this save was played under the protocol {data.get('protocol')!r}, not "
+                f"{self.protocol.label!r}"
+            )
+        self._loop(restored.policy.options, restored.max_steps, restored.policy.effects)
+        self.env.unwrapped.restore(data["engine"], data.get("protocol_state") or {},
+                                   len(restored.records))
+        self.counter.metrics = restored.metrics
+        self.env.records = restored.records
+        # The upcoming step was prepared before saving (the hint system's counters and the
+        # engine's scene are those of that step): its hint is taken as it stands, without
+        # counting the step in help a second time.
+        self.hints.restore(data["hint_state"])
         self.player = str(data.get("player") or "").strip() or self.player
-        self.records = restored.records
         self.last_feedback = str(data.get("last_feedback", ""))
         self.started = str(data.get("started") or self.started)
         self.saved_at_step = self.step
         result = data.get("result")
         self.written = Path(result) if isinstance(result, str) and result else None
         self._clock = time.monotonic()
-        if data.get("protocol", self.protocol.label) != self.protocol.label:
-            raise PlayError(
-                f"this save was played under the protocol {data.get('protocol')!r}, not "
-                f"{self.protocol.label!r}"
-            )
-        self.protocol_session = self.protocol.session(self.defn)
-        self.protocol_session.restore(data.get("protocol_state") or {})
-        # The upcoming step was prepared before saving (the hint system's counters and the
-        # engine's scene are those of that step): take its hint as it stands, without counting
-        # the step in help a second time.
-        self._hint = None if self.ended else self.policy.hint
-        self._position = self._begin_step()
 
     def load_file(self, path: str | Path) -> None:
         """:meth:`load` from a file written by :meth:`save_file`."""

@@ -42,7 +42,8 @@ def render(session: PlaySession) -> str:
     lines.append("Things here:" if v["things"] else "Things here: none")
     for t in v["things"]:
         note = " (tool: click to take it)" if t["kind"] == "tool" else ""
-        note = note if t["interactable"] else " (nothing to do with it)"
+        # neutral: a code mark is read, not clicked ("nothing to do with it" read as "ignore it")
+        note = note if t["interactable"] else " (to look at; no action)"
         lines.append(f"  {t['n']}. {t['name']}{note}: {t['desc']}")
     lines.append("Exits:" if v["exits"] else "Exits: none")
     lines += [f"  {e['n']}. {e['label']} -> {e['target']}" for e in v["exits"]]

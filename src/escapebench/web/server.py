@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import json
 import logging
 import re
 import secrets
@@ -53,6 +52,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from escapebench.json_limits import JSONTooDeep, loads_bounded
 from escapebench.play import MAX_PLAYER_LENGTH, PlayRequestError, PlayStore
 from escapebench.play.browser_sessions import DEFAULT_MAX_SESSIONS
 from escapebench.report.runs import (
@@ -217,11 +217,11 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
     except asyncio.TimeoutError:
         raise HTTPException(408, f"request body not sent within {BODY_TIMEOUT_S:g} s") from None
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise HTTPException(400, "request body is not valid JSON") from None
-    except RecursionError:  # e.g. [[[[...]]]] in a few kilobytes
+        data = loads_bounded(bytes(body))
+    except JSONTooDeep:  # e.g. [[[[...]]]] in a few kilobytes
         raise HTTPException(400, "request body is JSON nested too deeply") from None
+    except ValueError:  # not UTF-8, or not JSON
+        raise HTTPException(400, "request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HTTPException(400, "request body must be a JSON object")
     return data
