@@ -41,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
     "cli": BELOW_PLAY | {"play", "report", "web", "integrations"},
     "escapebench_verifiers": {"integrations"},
 }
-LEAVES = {"escapebench", "exit_codes", "terminal", "gc_pause"}
+LEAVES = {"escapebench", "exit_codes", "terminal", "gc_pause", "json_limits", "serving"}
 PACKAGES = ("engine", "llm", "protocols", "games", "agents", "bench", "play", "report", "web",
             "integrations", "generate", "catalog")
 

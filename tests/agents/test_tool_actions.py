@@ -112,6 +112,22 @@ def test_any_json_in_a_tool_call_is_a_step_the_engine_answers(call: ToolCall, pr
     assert feedback_text(result.outcome) and not result.success  # a wasted step, said why
 
 
+def test_deep_arguments_are_refused_under_a_raised_recursion_limit() -> None:
+    """A library that raises the recursion limit (OpenEnv's set it to 3000) must not let a
+    thousand-level answer through to the engine, nor a 2,500-level one crash it."""
+    import sys
+
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
+    try:
+        for depth in (1000, 2500):
+            deep = "[" * depth + "]" * depth
+            answer = read_tool_answer((ToolCall("move", '{"scene": ' + deep + "}"),))
+            assert "nested too deeply" in answer.problem
+    finally:
+        sys.setrecursionlimit(before)
+
+
 def test_an_integer_too_long_for_python_is_typed_as_its_digits() -> None:
     code = "4" * 5000
     answer = read_tool_answer((ToolCall("input", '{"text": ' + code + ', "item": "door"}'),))

@@ -589,3 +589,42 @@ def test_a_use_sentence_the_tool_cannot_do_is_rejected() -> None:
     problems = verb_problems(normal, props, verbs)
     assert any("takes a tool that is flexible" in p for p in problems), problems
     assert verb_problems(normal, {**props, tool: ["rigid", "flexible"]}, verbs) == []
+
+
+def test_what_is_gone_or_in_the_bag_reads_true() -> None:
+    """"The cat on the cushion; nothing more to do there." after the cat has left, "A fishing
+    rod propped in a corner." in the bag, and a door with a stiff bolt that "moves" and opens
+    no way: a person or animal that leaves says so, no object's text in any version says
+    where it lies, and a bolt's door is a cupboard door that opens."""
+    t = table()
+    for ob in t["obstacles"]:
+        if ob.get("alive"):
+            assert ob.get("after"), ob["kind"]
+        assert "The door moves" not in ob["solved"], ob["kind"]
+    where = re.compile(r"\b(?:propped|in a corner|leans|leaning|lies (?:in|on|by|against))\b")
+    for o in t["objects"]:
+        for v in o["desc"].values():
+            assert not where.search(v or ""), (o["name"], v)
+    alive = {ob["kind"]: ob for ob in t["obstacles"] if ob.get("alive")}
+    seen = 0
+    for d in designs()[:80]:
+        for _kind, th in things(d.doc):
+            ob = next((ob for ob in alive.values() if any(
+                th["name"] == x or th["name"].endswith(" " + x) for x in ob["item"])), None)
+            if ob is not None and len(th["states"]) > 1:
+                seen += 1
+                last = th["states"][-1]["desc"]
+                text = last if isinstance(last, str) else last["normal"]
+                assert "nothing more to do" not in text and "dealt with" not in text, text
+                assert text == ob["after"].replace("{item}", th["name"]), text
+    assert seen
+
+
+def test_no_inner_door_is_named_after_the_whole_place() -> None:
+    """"The hut door opens onto the kitchen." from inside the hut: a door between rooms is
+    not named after the place the game is in (its theme's name)."""
+    for p in sorted((DATA / "themes").glob("*.yaml")):
+        th = yaml.safe_load(p.read_text(encoding="utf-8"))
+        place = set(th["name"].split()) | set(th["title"].lower().split())
+        for door in th["doors"]:
+            assert not set(door["name"].split()) & place, (th["name"], door["name"])

@@ -135,3 +135,17 @@ def test_bad_games_are_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.startswith("escapebench openenv: ") and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("host", ["127.1", "127.0.0.2", "::ffff:127.0.0.1"])
+def test_a_loopback_address_however_written_refuses_other_host_headers(host: str) -> None:
+    """DNS rebinding: with --host 127.1 (a loopback address) a page of another site whose name
+    was made to point here must not reach the environment; the loopback names still do."""
+    from starlette.testclient import TestClient
+
+    from escapebench.integrations.openenv import create_app
+
+    app = create_app(OpenEnvConfig(games=("tutorial",), host=host))
+    client = TestClient(app, base_url="http://127.0.0.1")
+    assert client.get("/health", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/health", headers={"Host": "127.0.0.1:8000"}).status_code == 200

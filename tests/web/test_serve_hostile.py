@@ -54,6 +54,21 @@ def test_deeply_nested_json_is_a_400_with_nothing_in_the_log(
     assert "RecursionError" not in caplog.text
 
 
+def test_deep_json_is_a_400_under_a_raised_recursion_limit(client: TestClient) -> None:
+    """OpenEnv's dependencies raise the recursion limit to 3000 on import: the body's depth is
+    checked by the server itself, not left to it."""
+    import sys
+
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
+    try:
+        r = post_raw(client, b'{"a":' * 2000 + b"1" + b"}" * 2000)
+    finally:
+        sys.setrecursionlimit(before)
+    assert r.status_code == 400, r.text
+    assert "nested too deeply" in r.json()["error"]
+
+
 @settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

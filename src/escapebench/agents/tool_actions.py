@@ -17,10 +17,10 @@ The function descriptions and the closing instruction are prompt text, so they l
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from escapebench.json_limits import JSONTooDeep, loads_bounded
 from escapebench.llm.base import Message, ToolCall, ToolParam, ToolSpec
 from escapebench.protocols.escapebench import prompts
 
@@ -115,9 +115,11 @@ def read_tool_answer(tool_calls: tuple[ToolCall, ...]) -> ToolAnswer:
         )
     try:
         arguments = (
-            json.loads(first.arguments, parse_int=_json_int) if first.arguments.strip() else {}
+            loads_bounded(first.arguments, parse_int=_json_int)
+            if first.arguments.strip()
+            else {}
         )
-    except RecursionError:  # [[[[...]]]] a thousand levels deep: no action either
+    except JSONTooDeep:  # [[[[...]]]] a thousand levels deep: no action either
         return ToolAnswer(
             f"{spec.name} with arguments nested too deeply to read",
             "arguments are nested too deeply", call, ignored,

@@ -965,7 +965,8 @@ class _Builder:
                               "reward": _agree(obs_t["solved"].replace(
                                   "{tool}", need.get("result", tool)).replace("{item}", item),
                                   need.get("result", tool))}]},
-            {"desc": self.solved_desc(item, desc)}]}
+            {"desc": self.solved_desc(item, desc) if not obs_t.get("after") else
+             obs_t["after"].replace("{item}", item)}]}
         if need.get("creative"):  # marked in the file, for the tool-choice score
             imap["states"][0]["transitions"][0]["creative"] = True
         self.place_item(where, imap, self.pick(

@@ -8,10 +8,10 @@ requests whose Host header names this machine. See :mod:`escapebench.integration
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import sys
 
 from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
+from escapebench.serving import is_loopback, run_announced
 
 DEFAULT_PORT = 8000
 
@@ -50,15 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def main(args: argparse.Namespace) -> int:
@@ -101,33 +92,21 @@ def main(args: argparse.Namespace) -> int:
     except (GameFileError, OriginalSourceError, ValueError) as exc:
         print(f"escapebench openenv: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if not _is_loopback(args.host):
+    if not is_loopback(args.host):
         print(f"escapebench openenv: listening on {args.host}: anyone who can reach this "
               "machine can play (any Host header is answered)", file=sys.stderr)
     import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port,
                                            log_level="warning", access_log=False))
-    original_startup = server.startup
     settings = ", ".join(d.setting for d in config.settings[:6])
     if len(config.settings) > 6:
         settings += f" and {len(config.settings) - 6} more"
-
-    async def startup(sockets: object = None) -> None:
-        await original_startup(sockets=sockets)  # type: ignore[arg-type]
-        for srv in getattr(server, "servers", []):
-            for sock in srv.sockets:
-                host, port = sock.getsockname()[:2]
-                shown = f"[{host}]" if ":" in host else host
-                print(f"escapebench openenv: http://{shown}:{port}/ (OpenEnv; settings: "
-                      f"{settings}; hints {'on' if config.hints else 'off'})", flush=True)
-                return
-
-    server.startup = startup  # type: ignore[method-assign]
-    try:
-        server.run()
-    except SystemExit:
-        print(f"escapebench openenv: cannot listen on {args.host}:{args.port}; try another "
-              "--port (0 picks a free one)", file=sys.stderr)
+    listening = run_announced(
+        server, "openenv",
+        lambda _url: f"OpenEnv; settings: {settings}; hints {'on' if config.hints else 'off'}",
+        args.host, args.port,
+    )
+    if not listening:
         return EXIT_USAGE
     return EXIT_OK

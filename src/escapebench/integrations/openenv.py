@@ -63,7 +63,6 @@ __all__ = [
 ]
 
 ENV_NAME = "escapebench"
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 class EscapeBenchAction(Action):
@@ -273,9 +272,9 @@ def create_app(config: OpenEnvConfig | None = None) -> Any:
         max_concurrent_envs=config.max_sessions,
         state_cls=EscapeBenchState,
     )
-    hosts = (["127.0.0.1", "localhost", "[::1]", "::1"] if config.host in LOOPBACK_HOSTS
-             else ["*"])
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    from escapebench.serving import allowed_hosts
+
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(config.host))
     return app
 
 

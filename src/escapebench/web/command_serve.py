@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.exit_codes import EXIT_OK, EXIT_USAGE
+from escapebench.serving import is_loopback, run_announced
 
 DEFAULT_DATA_DIR = "human-results"
 DEFAULT_PORT = 8765
@@ -51,14 +52,6 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
-
-
-def is_loopback(host: str) -> bool:
-    """Whether the address a server listening on ``host`` binds is one only this machine can
-    reach (see :func:`escapebench.web.server.binds_loopback`)."""
-    from escapebench.web.server import binds_loopback
-
-    return binds_loopback(host.strip("[]") if host.startswith("[") else host)
 
 
 def listen_problem(host: str, port: int) -> str | None:
@@ -145,25 +138,11 @@ def main(args: argparse.Namespace) -> int:
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
                             access_log=False, http=header_timeout_protocol())
     server = _server_class()(config)
-    # Print the address once the socket is bound (port 0 asks the system for a free port).
-    original_startup = server.startup
-
-    async def startup(sockets: object = None) -> None:
-        await original_startup(sockets=sockets)  # type: ignore[arg-type]
-        for srv in getattr(server, "servers", []):
-            for sock in srv.sockets:
-                host, port = sock.getsockname()[:2]
-                shown = f"[{host}]" if ":" in host else host
-                print(f"escapebench serve: http://{shown}:{port}/ (report at /report/, "
-                      f"play at /play; human results in {data_dir})", flush=True)
-                return
-
-    server.startup = startup  # type: ignore[method-assign]
-    try:
-        server.run()
-    except SystemExit:
-        # uvicorn exits this way when it cannot listen (it has printed why, e.g. port in use)
-        print(f"escapebench serve: cannot listen on {args.host}:{args.port}; "
-              "try another --port (0 picks a free one)", file=sys.stderr)
+    listening = run_announced(
+        server, "serve",
+        lambda _url: f"report at /report/, play at /play; human results in {data_dir}",
+        args.host, args.port,
+    )
+    if not listening:
         return EXIT_USAGE
     return EXIT_OK

@@ -23,13 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
-import json
 import logging
 import re
 import secrets
 import shutil
-import socket
 import tempfile
 import threading
 from collections.abc import AsyncIterator
@@ -53,6 +50,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from escapebench.json_limits import JSONTooDeep, loads_bounded
 from escapebench.play import MAX_PLAYER_LENGTH, PlayRequestError, PlayStore
 from escapebench.play.browser_sessions import DEFAULT_MAX_SESSIONS
 from escapebench.report.runs import (
@@ -64,6 +62,7 @@ from escapebench.report.runs import (
     load_runs,
 )
 from escapebench.report.site import build_report, template_environment
+from escapebench.serving import allowed_hosts
 
 log = logging.getLogger("escapebench.serve")
 
@@ -85,39 +84,6 @@ _DIGITS = re.compile(r"[0-9]{1,12}")
 BROWSER_COOKIE = "escapebench_browser"
 """A random token naming a browser: the unfinished games listed to it are the ones it started."""
 BROWSER_COOKIE_AGE_S = 365 * 24 * 3600
-
-
-def bound_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address a server told to listen on ``host`` binds (the first address the name
-    resolves to, as uvicorn binds it: ``127.1`` is 127.0.0.1), or None if it resolves to
-    none."""
-    try:
-        infos = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM,
-                                   flags=socket.AI_PASSIVE)
-        address = ipaddress.ip_address(str(infos[0][4][0]).split("%")[0])
-    except (socket.gaierror, UnicodeError, ValueError, IndexError, OSError):
-        return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped  # ::ffff:127.0.0.1 is 127.0.0.1
-    return address
-
-
-def binds_loopback(host: str) -> bool:
-    """Whether a server listening on ``host`` can be reached from this machine only (any
-    loopback address, however it is written: 127.1, 127.0.0.2, ::ffff:127.0.0.1, localhost)."""
-    address = bound_address(host)
-    return address is not None and address.is_loopback
-
-
-def allowed_hosts(host: str) -> list[str]:
-    """The ``Host`` headers a server listening on ``host`` answers: for a loopback address,
-    the loopback names and the address itself (a page of another site that a name was made
-    to point here, DNS rebinding, is refused); any for an address others can reach."""
-    address = bound_address(host)
-    if address is None or not address.is_loopback:
-        return ["*"]
-    shown = f"[{address}]" if address.version == 6 else str(address)
-    return list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", "::1", shown]))
 
 
 @dataclass
@@ -217,11 +183,11 @@ async def read_json_body(request: Request, limit: int) -> dict[str, Any]:
     except asyncio.TimeoutError:
         raise HTTPException(408, f"request body not sent within {BODY_TIMEOUT_S:g} s") from None
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise HTTPException(400, "request body is not valid JSON") from None
-    except RecursionError:  # e.g. [[[[...]]]] in a few kilobytes
+        data = loads_bounded(bytes(body))
+    except JSONTooDeep:  # e.g. [[[[...]]]] in a few kilobytes
         raise HTTPException(400, "request body is JSON nested too deeply") from None
+    except ValueError:  # not UTF-8, or not JSON
+        raise HTTPException(400, "request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HTTPException(400, "request body must be a JSON object")
     return data
