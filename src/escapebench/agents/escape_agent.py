@@ -69,38 +69,6 @@ def position_of(game: EscapeGame) -> str:
     return " -> ".join(path)
 
 
-def route(game: EscapeGame, goal: str, known: set[str]) -> list[str] | None:
-    """Link labels to follow from the current scene to ``goal``, through known scenes only.
-
-    Only exits whose target is visible count (what the player sees); ``goal`` itself may be
-    unknown. Returns [] when already there, None when there is no known way.
-    """
-    d = game.defn
-    goal_idx = d.scene_index.get(goal)
-    if goal_idx is None:
-        return None
-    start = game.scene
-    prev: dict[int, tuple[int, str]] = {start: (-1, "")}
-    queue = deque([start])
-    while queue:
-        cur = queue.popleft()
-        if cur == goal_idx:
-            labels: list[str] = []
-            while cur != start:
-                cur, label = prev[cur]
-                labels.append(label)
-            return labels[::-1]
-        for link in d.scenes[cur].links:
-            nxt = d.scene_index.get(link.target)
-            if nxt is None or nxt in prev or not game.scene_visible[nxt]:
-                continue
-            if nxt != goal_idx and d.scenes[nxt].name not in known:
-                continue
-            prev[nxt] = (cur, link.label)
-            queue.append(nxt)
-    return None
-
-
 def nearest_unexplored(game: EscapeGame, known: set[str]) -> str | None:
     """The closest visible scene not yet visited, reachable through visited scenes."""
     d = game.defn

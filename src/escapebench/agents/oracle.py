@@ -13,39 +13,11 @@ Its memory is the index of the next reference action.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from escapebench.agents.base import Agent, Decision, TurnContext
+from escapebench.agents.screen import route
 from escapebench.engine.env import EscapeGame, StepResult
-
-
-def _walk(game: EscapeGame, goal: int) -> list[str]:
-    """The exit labels of the shortest walk from the current scene to ``goal`` over links
-    to visible scenes (empty: there already, or no walk)."""
-    d = game.defn
-    start = game.scene
-    if start == goal:
-        return []
-    came: dict[int, tuple[int, str]] = {}
-    queue = deque([start])
-    seen = {start}
-    while queue:
-        cur = queue.popleft()
-        for link in d.scenes[cur].links:
-            nxt = d.scene_index.get(link.target)
-            if nxt is None or nxt in seen or not game.scene_visible[nxt]:
-                continue
-            seen.add(nxt)
-            came[nxt] = (cur, link.label)
-            if nxt == goal:
-                labels = []
-                while nxt != start:
-                    nxt, label = came[nxt]
-                    labels.append(label)
-                return labels[::-1]
-            queue.append(nxt)
-    return []
 
 
 class OracleAgent(Agent):
@@ -68,8 +40,7 @@ class OracleAgent(Agent):
         if self.next >= len(reference):
             return Decision("move(nowhere)", reasoning="the reference chain is played")
         step = reference[self.next]
-        goal = game.defn.scene_index.get(step.scene, game.scene)
-        walk = _walk(game, goal)
+        walk = route(game, step.scene)  # the shortest walk over the exits open now
         if walk:
             return Decision(f"move({walk[0]})",
                             reasoning=f"walking to {step.scene!r} for reference action "

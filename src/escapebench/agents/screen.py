@@ -8,6 +8,7 @@ the observation: the state index of an item stands for the description shown for
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -144,3 +145,36 @@ def candidate_strings(text: str) -> list[str]:
         found.append((m.start(1), m.group(1)))
     found.sort(key=lambda pair: pair[0])  # stable: same position keeps discovery order
     return [s for s in dict.fromkeys(s for _pos, s in found) if s not in _NOT_CLUES]
+
+
+def route(game: EscapeGame, goal: str, known: set[str] | None = None) -> list[str] | None:
+    """Link labels to follow from the current scene to ``goal``, through known scenes only.
+
+    Only exits whose target is visible count (what the player sees); ``goal`` itself may be
+    unknown; ``known`` None: every scene may be passed through (the shortest walk over the
+    exits open now). Returns [] when already there, None when there is no known way.
+    """
+    d = game.defn
+    goal_idx = d.scene_index.get(goal)
+    if goal_idx is None:
+        return None
+    start = game.scene
+    prev: dict[int, tuple[int, str]] = {start: (-1, "")}
+    queue = deque([start])
+    while queue:
+        cur = queue.popleft()
+        if cur == goal_idx:
+            labels: list[str] = []
+            while cur != start:
+                cur, label = prev[cur]
+                labels.append(label)
+            return labels[::-1]
+        for link in d.scenes[cur].links:
+            nxt = d.scene_index.get(link.target)
+            if nxt is None or nxt in prev or not game.scene_visible[nxt]:
+                continue
+            if known is not None and nxt != goal_idx and d.scenes[nxt].name not in known:
+                continue
+            prev[nxt] = (cur, link.label)
+            queue.append(nxt)
+    return None
