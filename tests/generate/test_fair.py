@@ -14,9 +14,7 @@ from typing import Any
 import yaml
 
 from escapebench.generate import generate_games, prove
-from escapebench.generate.build import build_design
-from escapebench.generate.knobs import knobs_for
-from escapebench.generate.make import _sub_rng
+from tests.support.generated import first_design
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "escapebench" / "generate" / "data"
 
@@ -35,18 +33,7 @@ def cue_in(text: str | None, words: list[str]) -> bool:
 def designs() -> list[Any]:
     """160 candidate games of tiers 2-5, the first sub-seed of each (what the proof sees)."""
     return [d for tier in range(2, 6) for i in range(40)
-            if (d := _candidate(tier, 23, i, f"f{tier}-{i}")) is not None]
-
-
-def _candidate(tier: int, seed: int, i: int, name: str) -> Any:
-    """The first candidate the builder finishes (one it gives up on, a ValueError, is
-    replaced by the next sub-seed before any proof, as in ``generate``)."""
-    for attempt in range(5):
-        try:
-            return build_design(knobs_for(tier, {}), _sub_rng(seed, tier, i, attempt), name)
-        except ValueError:
-            continue
-    return None
+            if (d := first_design(tier, 23, i, f"f{tier}-{i}")) is not None]
 
 
 def things(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

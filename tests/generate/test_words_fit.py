@@ -13,9 +13,8 @@ from typing import Any
 import yaml
 
 from escapebench.generate import generate_games, prove
-from escapebench.generate.build import _they, build_design
-from escapebench.generate.knobs import knobs_for
-from escapebench.generate.make import _sub_rng
+from escapebench.generate.build import _they
+from tests.support.generated import first_design
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "escapebench" / "generate" / "data"
 # what a thing is made of (the test's own list): a name holds at most one
@@ -36,18 +35,7 @@ def designs() -> list[Any]:
     """200 candidate games, 40 of each tier (the first sub-seed of each: what the proof gets
     to see, so every written game is among such candidates)."""
     return [d for tier in range(1, 6) for i in range(40)
-            if (d := _candidate(tier, 11, i, f"w{tier}-{i}")) is not None]
-
-
-def _candidate(tier: int, seed: int, i: int, name: str) -> Any:
-    """The first candidate the builder finishes (one it gives up on, a ValueError, is
-    replaced by the next sub-seed before any proof, as in ``generate``)."""
-    for attempt in range(5):
-        try:
-            return build_design(knobs_for(tier, {}), _sub_rng(seed, tier, i, attempt), name)
-        except ValueError:
-            continue
-    return None
+            if (d := first_design(tier, 11, i, f"w{tier}-{i}")) is not None]
 
 
 def things(doc: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
