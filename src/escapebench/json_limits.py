@@ -10,9 +10,12 @@ linear pass, whatever that limit is.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["MAX_JSON_DEPTH", "JSONTooDeep", "loads_bounded", "nesting_depth"]
+__all__ = [
+    "MAX_JSON_DEPTH", "JSONTooDeep", "loads_bounded", "nesting_depth", "structural_brackets",
+]
 
 MAX_JSON_DEPTH = 200
 """Deepest nesting of lists and objects accepted (no game answer or request needs more than 3)."""
@@ -22,11 +25,13 @@ class JSONTooDeep(ValueError):
     """The document nests lists or objects deeper than the limit."""
 
 
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of ``[`` and ``{`` in ``text``, brackets inside strings not counted."""
-    depth = deepest = 0
+def structural_brackets(text: str) -> Iterator[tuple[int, str, int]]:
+    """``(index, bracket, depth)`` for each ``[ { ] }`` of ``text`` outside strings, in one
+    pass: ``depth`` counts the bracket itself for an opening one and before it closes for a
+    closing one (``[[]]`` gives depths 1, 2, 2, 1)."""
+    depth = 0
     in_string = escaped = False
-    for char in text:
+    for index, char in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -38,11 +43,15 @@ def nesting_depth(text: str) -> int:
             in_string = True
         elif char in "[{":
             depth += 1
-            if depth > deepest:
-                deepest = depth
+            yield index, char, depth
         elif char in "]}":
+            yield index, char, depth
             depth -= 1
-    return deepest
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in ``text``, brackets inside strings not counted."""
+    return max((depth for _, _, depth in structural_brackets(text)), default=0)
 
 
 def loads_bounded(text: str | bytes, limit: int = MAX_JSON_DEPTH, **options: Any) -> Any:

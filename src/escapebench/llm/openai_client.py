@@ -51,6 +51,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 import openai
 
+from escapebench.json_limits import MAX_JSON_DEPTH, structural_brackets
 from escapebench.llm.base import (
     Completion,
     Message,
@@ -893,37 +894,22 @@ def _json_int(digits: str) -> int | str:
         return digits
 
 
-def _collapse_deep_json(text: str, limit: int = 200) -> str:
+def _collapse_deep_json(text: str, limit: int = MAX_JSON_DEPTH) -> str:
     """``text`` with every array or object nested deeper than ``limit`` replaced by a string
     placeholder, in one pass, so that a body ``json.loads`` cannot read for recursion (an
     argument object a thousand levels deep) still gives its answer."""
     out: list[str] = []
-    depth = 0
-    in_string = escaped = False
     skip_from = -1  # depth at which the part being dropped started
     start = 0
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
+    for i, bracket, depth in structural_brackets(text):
+        if bracket in "[{":
             if depth > limit and skip_from < 0:
                 skip_from = depth
                 out.append(text[start:i])
                 out.append('"(nested too deeply)"')
-        elif ch in "]}":
-            if skip_from == depth:
-                skip_from = -1
-                start = i + 1
-            depth -= 1
+        elif skip_from == depth:
+            skip_from = -1
+            start = i + 1
     if skip_from < 0:
         out.append(text[start:])
     return "".join(out)
