@@ -24,6 +24,7 @@ from escapebench.bench.metrics import RESULT_VERSION
 from escapebench.bench.records import EPISODES_DIR
 from escapebench.bench.settings import RunConfigError, RunSettings
 from escapebench.engine.model import GameDefinition
+from escapebench.games.loading import file_sha256
 from escapebench.protocols.base import PromptProtocol
 from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION
 
@@ -144,7 +145,7 @@ def game_record(defn: GameDefinition) -> dict[str, Any]:
     source = Path(defn.source) if defn.source else None
     sha = ""
     if source is not None and source.is_file():
-        sha = hashlib.sha256(source.read_bytes()).hexdigest()
+        sha = file_sha256(source)
     reference = json.dumps([[list(r.path), r.action] for r in defn.reference])
     generated = defn.generated
     if generated:  # a game of a gen: spec, made in memory: the spec and the text's hash

@@ -60,6 +60,7 @@ from escapebench.bench.records import (
 )
 from escapebench.bench.settings import RunConfigError
 from escapebench.engine.model import GameDefinition
+from escapebench.games.loading import file_sha256
 from escapebench.protocols.base import PromptProtocol
 
 __all__ = [
@@ -215,14 +216,6 @@ class RunCheck:
 
 
 # ---------------------------------------------------------------------- helpers
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
@@ -296,7 +289,7 @@ def _load_game(entry: dict[str, Any], games_dirs: Sequence[Path]) -> _Game:
                              "(give the folder that holds it with --games)")
             # the first whose bytes are the recorded ones; else the first found (it fails)
             want = entry.get("sha256")
-            path = next((p for p in candidates if _sha256(p) == want), candidates[0])
+            path = next((p for p in candidates if file_sha256(p) == want), candidates[0])
             found = [d for d in load_games([str(path)]) if d.setting == setting]
     except (GameFileError, OSError, ValueError) as exc:
         return _Game(None, f"game of {setting}: {exc}")
@@ -531,7 +524,7 @@ def verify_run(
         table = _results_table_problem(folder)
         if table:
             check.problems.append(table)
-    check.files = {str(p.relative_to(folder)): _sha256(p) for p in _checked_files(folder)}
+    check.files = {str(p.relative_to(folder)): file_sha256(p) for p in _checked_files(folder)}
     check.seconds = time.perf_counter() - started
     return check
 
@@ -604,7 +597,7 @@ def verification_status(folder: Path) -> str | None:
         return "changed since verified"
     for name, sha in files.items():
         try:
-            if _sha256(folder / name) != sha:
+            if file_sha256(folder / name) != sha:
                 return "changed since verified"
         except OSError:
             return "changed since verified"
@@ -632,7 +625,7 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
             continue
         want = entry.get("sha256")
         found = [p for p in _game_files(entry, games_dirs) if p.is_file()]
-        path = next((p for p in found if _sha256(p) == want), None)
+        path = next((p for p in found if file_sha256(p) == want), None)
         if path is None:
             raise VerifyError(f"game file {entry.get('file')} of {entry.get('setting')} not "
                               "found with its recorded sha256; give its folder with --games")
@@ -645,7 +638,7 @@ def write_bundle(folder: Path, out: Path, *, games_dirs: Sequence[Path] = ()) ->
     manifest = {
         "format": VERIFY_FORMAT,
         "folder": folder.name,
-        "files": {name: _sha256(path) for name, path in members},
+        "files": {name: file_sha256(path) for name, path in members},
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     try:

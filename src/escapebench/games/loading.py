@@ -730,7 +730,13 @@ class GameSource:
 
 
 def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The SHA-256 of a file's bytes, read in 1 MB pieces (a run folder's step logs can be
+    large): what run.json records of a game file and what ``verify`` and the report compare."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def builtin_files() -> list[Path]:

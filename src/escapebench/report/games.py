@@ -74,10 +74,6 @@ def marked_parts(d: GameDefinition) -> dict[str, list[str]]:
     }
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 class _Finder:
     """Finds the game a ``run.json`` record names; generates each ``gen:`` spec once."""
 
@@ -120,7 +116,12 @@ class _Finder:
 
     @staticmethod
     def _from_file(rec: dict[str, Any], run_path: Path) -> GameDefinition:
-        from escapebench.games.loading import GameFileError, builtin_files, load_file
+        from escapebench.games.loading import (
+            GameFileError,
+            builtin_files,
+            file_sha256,
+            load_file,
+        )
 
         want = str(rec.get("sha256") or "")
         named = Path(str(rec.get("file") or ""))
@@ -130,10 +131,10 @@ class _Finder:
                     named = base / named
                     break
         candidates = []
-        if rec.get("file") and named.is_file() and (not want or _sha256(named) == want):
+        if rec.get("file") and named.is_file() and (not want or file_sha256(named) == want):
             candidates.append(named)
         elif want:  # a built-in file with the same bytes (the package moved or was reinstalled)
-            candidates += [f for f in builtin_files() if _sha256(f) == want]
+            candidates += [f for f in builtin_files() if file_sha256(f) == want]
         for path in candidates:
             try:
                 for d in load_file(path):
