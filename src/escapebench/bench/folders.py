@@ -185,6 +185,32 @@ def write_tables(folder: Path, results: Sequence[EpisodeResult],
 LOCK_FILE = ".lock"
 
 
+class LockBusy(Exception):
+    """Another process holds the lock (see :func:`exclusive_lock`)."""
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_file`` (made if missing) while the block runs, or raise
+    :class:`LockBusy` at once if another process holds it. The operating system releases it
+    when the process dies, even by kill -9, so it never needs cleaning up. Without POSIX locks
+    (Windows) the block runs unprotected."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no protection, as before
+        yield
+        return
+    with open(lock_file, "a+") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise LockBusy(str(lock_file)) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 @contextlib.contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
     """Hold an exclusive lock on a result folder for the duration of a run.
@@ -202,22 +228,13 @@ def folder_lock(folder: Path) -> Iterator[None]:
             f"cannot create the result folder {folder}: {exc.strerror or exc}"
         ) from None
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no protection, as before
-        yield
-        return
-    with open(folder / LOCK_FILE, "a+") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise RunConfigError(
-                f"{folder} is in use by another escapebench run; wait for it to finish or "
-                "choose another --out"
-            ) from None
-        try:
+        with exclusive_lock(folder / LOCK_FILE):
             yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except LockBusy:
+        raise RunConfigError(
+            f"{folder} is in use by another escapebench run; wait for it to finish or "
+            "choose another --out"
+        ) from None
 
 
 # What a write into the result folder fails with when the disk, not the run, is the problem.

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from escapebench import __version__
+from escapebench.bench.folders import LockBusy, exclusive_lock
 from escapebench.report.runs import ReportInputError
 
 __all__ = ["LOCK", "MARKER", "WORK", "ReportFolder", "report_folder"]
@@ -164,24 +165,15 @@ def report_folder(out: Path) -> Iterator[ReportFolder]:
         raise ReportInputError(f"cannot create --out {out}: {exc.strerror or exc}") from None
     folder = ReportFolder(out)
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no lock
-        _refuse_foreign(out)
-        folder.prepare()
-        yield folder
-        return
-    with open(out / LOCK, "a+") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise ReportInputError(
-                f"--out {out} is being written by another escapebench report; wait for it "
-                "to finish or choose another folder"
-            ) from None
-        try:
+        with exclusive_lock(out / LOCK):
             _refuse_foreign(out)  # again, under the lock
             folder.prepare()
-            yield folder
-        finally:
-            shutil.rmtree(folder.new, ignore_errors=True)
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            try:
+                yield folder
+            finally:
+                shutil.rmtree(folder.new, ignore_errors=True)
+    except LockBusy:
+        raise ReportInputError(
+            f"--out {out} is being written by another escapebench report; wait for it "
+            "to finish or choose another folder"
+        ) from None
