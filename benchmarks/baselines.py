@@ -5,6 +5,7 @@ system.
     python benchmarks/baselines.py [--upstream ../shared/upstream/data] [--random-repeats 3]
                                    [--gen-tiers 1,2,3,4,5] [--gen-count 10] [--gen-seed 9031]
                                    [--out runs/baselines] [--doc docs/baselines.md] [--keep]
+                                   [--no-verify]
 
 It runs one ``escapebench run`` command per agent and suite (printed, and written into the
 document), each into its own result folder under ``--out``, then reads the folders back and
@@ -13,7 +14,9 @@ Table-3 columns per agent and difficulty for each game suite, and hints used, to
 early-exit progress and tool choice per setting. The original settings are skipped (and the
 document says so) when their folder is absent; generated tiers are played in their normal
 version, one episode each. Result folders are started afresh unless ``--keep`` is given (then
-finished episodes are reused, which is only right if nothing changed since).
+finished episodes are reused, which is only right if nothing changed since). The folders are
+then checked with ``escapebench verify`` (which replays every episode: about as long as the
+runs) unless ``--no-verify`` is given; the document says which.
 """
 
 from __future__ import annotations
@@ -231,6 +234,7 @@ def write_doc(
     skipped: list[str],
     invocation: str,
     random_repeats: int,
+    verify: bool = True,
 ) -> None:
     """Write the document from the jobs' result folders."""
     lines = [
@@ -286,7 +290,7 @@ def write_doc(
         + ". Game files and their hashes are in each result folder's `run.json`. Each folder "
         "can be checked without re-running anything: `escapebench verify runs/baselines/*` "
         "replays every episode's log and compares every step and result "
-        f"({verified_note(jobs)}).",
+        + (f"({verified_note(jobs)})." if verify else "(not run for this document)."),
         "",
     ]
     if skipped:
@@ -335,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gen-seed", type=int, default=9031, help="seed of the generated games")
     parser.add_argument("--keep", action="store_true",
                         help="resume existing result folders instead of starting afresh")
+    parser.add_argument("--no-verify", dest="verify", action="store_false",
+                        help="do not run escapebench verify on the folders afterwards")
     args = parser.parse_args(argv)
 
     games = ", ".join(p.stem for p in builtin_files())
@@ -371,7 +377,10 @@ def main(argv: list[str] | None = None) -> int:
         shown += ["--gen-tiers", args.gen_tiers]
     if (args.gen_count, args.gen_seed) != (10, 9031):
         shown += ["--gen-count", str(args.gen_count), "--gen-seed", str(args.gen_seed)]
-    write_doc(args.doc, jobs, suites, skipped, " ".join(shown), args.random_repeats)
+    if not args.verify:
+        shown.append("--no-verify")
+    write_doc(args.doc, jobs, suites, skipped, " ".join(shown), args.random_repeats,
+              args.verify)
     print(f"wrote {args.doc}")
     return 0
 
