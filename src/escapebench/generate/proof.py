@@ -18,7 +18,7 @@ description, the property it is used for. Generator version 6 adds :func:`code_p
 answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its solution has),
 :func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
 truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
-detail links unrelated things).
+detail links unrelated things); version 7 :func:`key_problems` (each key read to its lock).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from escapebench.engine.model import GameDefinition
 __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
-           "fair_problems", "label_problems", "naming_problems", "parse_step", "plural_name",
-           "text_problems", "visible_marks"]
+           "fair_problems", "key_problems", "label_problems", "naming_problems", "parse_step",
+           "plural_name", "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -579,6 +579,49 @@ def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
                 what = "no visible mark" if not got else f"marks {sorted(got)}"
                 out.append(f"code {lock!r}: place {place} has {what} before it opens "
                            f"(answer {want})")
+    return out
+
+
+def key_problems(defn: GameDefinition, keys: Iterable[str], signs: Iterable[str]
+                 ) -> list[str]:
+    """Where the text leaves a key to be tried rather than read (empty when it never does).
+
+    A key lock is an item with a transition waiting for a key (one of ``keys``); its signs
+    are the words of ``signs`` (a crown, a fox) its first description holds, a key's those
+    any of its descriptions holds. The text rules a key out for a lock when both show signs
+    and share none. The rule (generator version 7): every lock shows a sign, and for each
+    lock the keys of the whole game the text does not rule out are exactly the keys that open
+    it; so a player holding every key can tell which opens it (none of the "22 keys for 7
+    locks" tried blind), in every version the proof is asked of.
+    """
+    key_set = set(keys)
+    rx = re.compile(r"\b(" + "|".join(re.escape(x) for x in signs) + r")\b")
+
+    def shown(texts: Iterable[str | None]) -> set[str]:
+        return {m.group(1) for t in texts if t for m in rx.finditer(t.lower())}
+
+    key_signs = {tl.name: shown(st.desc for st in tl.states) for tl in defn.tools
+                 if tl.name in key_set}
+    out: list[str] = []
+    for it in defn.items:
+        opens = {w.arg for st in it.states for tr in st.transitions for w in tr.waits
+                 if w.kind == "apply" and w.arg in key_set}
+        if not opens:
+            continue
+        own = shown([it.states[0].desc])
+        if not own:
+            out.append(f"lock {it.name!r} shows no sign its keys could match: "
+                       f"{it.states[0].desc!r}")
+            continue
+        for key, ks in sorted(key_signs.items()):
+            open_it = key in opens
+            if open_it and ks and not ks & own:
+                out.append(f"key {key!r} opens {it.name!r} but its text shows "
+                           f"{sorted(ks)[0]!r}, not the lock's {sorted(own)[0]!r}")
+            elif not open_it and (not ks or ks & own):
+                why = "shows no sign" if not ks else f"shows the lock's {sorted(ks & own)[0]!r}"
+                out.append(f"key {key!r} does not open {it.name!r} but its text {why}: "
+                           "nothing tells it from the lock's keys")
     return out
 
 
