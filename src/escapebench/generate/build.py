@@ -1116,8 +1116,9 @@ class _Builder:
             q = why(c)
             made = self.product_desc(c, asked | ({q} if q else set()))
             self.tool_texts += texts(made)
+            # version 7: the crafted state goes by the product's name in the bag
             states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
-                      {"desc": made, "apply_to": [item]}]
+                      {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             self.design.crafts.append((a, b, c["result"], item))
             self.design.related |= {(a, b), (a, item)}
@@ -1180,16 +1181,9 @@ class _Builder:
         return need
 
     def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
-        """A crafted thing's descriptions: named as what it is in every version ("A blowpipe:
-        a straw pushed into a cane."), and in normal hinting what the obstacle asks."""
-        name = c["result"]
-        desc = {}
-        for v in ("easy", "normal", "hard"):
-            text = c["desc"][v]
-            if not re.search(r"\b" + re.escape(name) + r"\b", text.lower()):
-                text = f"{_a(name)}: {text[:1].lower()}{text[1:]}" if v != "hard" else \
-                    f"{_a(name)}."
-            desc[v] = text
+        """A crafted thing's descriptions ("A straw pushed into a cane.": the bag names it,
+        "blowpipe", by its state's name), in normal hinting what the obstacle asks."""
+        desc = {v: c["desc"][v] for v in ("easy", "normal", "hard")}
         for q in sorted(asked):
             cue = self.aff["cues"][q]
             if not has_cue(desc["normal"], cue["words"]):

@@ -381,17 +381,19 @@ def naming_problems(defn: GameDefinition) -> list[str]:
                         continue
                     own = [x for s2 in range(s + 1) for x in (
                         it.states[s2].desc, it.states[s2].neg_reward)]
-                    out += [f"{it.name!r} names its solution {w.arg!r}: {x!r}" for x in own
-                            if _mentions(_without(x, it.name), w.arg)]
-                    both = set(naming(it.name)) & set(naming(w.arg))
-                    for n in sorted(both):
-                        kind, owner, at, k2 = owners[n]
-                        if kind == "item" and owner == i:
-                            continue  # its own texts: checked above, or shown once solved
-                        if kind == "reward" and owner == i and (at, k2) == (s, k):
-                            continue  # the reward of solving it
-                        if _mentions(_without(texts[n], it.name), w.arg):
-                            out.append(f"a text pairs {w.arg!r} with {it.name!r}: {texts[n]!r}")
+                    for tool_name in _shown_names(d, w.arg):  # a crafted product's too
+                        out += [f"{it.name!r} names its solution {tool_name!r}: {x!r}"
+                                for x in own if _mentions(_without(x, it.name), tool_name)]
+                        both = set(naming(it.name)) & set(naming(tool_name))
+                        for n in sorted(both):
+                            kind, owner, at, k2 = owners[n]
+                            if kind == "item" and owner == i:
+                                continue  # its own texts: checked above, or shown once solved
+                            if kind == "reward" and owner == i and (at, k2) == (s, k):
+                                continue  # the reward of solving it
+                            if _mentions(_without(texts[n], it.name), tool_name):
+                                out.append(f"a text pairs {tool_name!r} with {it.name!r}: "
+                                           f"{texts[n]!r}")
     for tool in d.tools:
         for s, st in enumerate(tool.states):
             for part in st.wait_for:
@@ -400,9 +402,18 @@ def naming_problems(defn: GameDefinition) -> list[str]:
                 parts = [x.desc for x in d.tools[p].states] if p is not None else []
                 out += [f"{tool.name!r} names its part {part!r} before the craft: {x!r}"
                         for x in before if _mentions(_without(x, tool.name), part)]
-                out += [f"part {part!r} names the tool {tool.name!r} it is crafted into: {x!r}"
-                        for x in parts if _mentions(_without(x, part), tool.name)]
+                out += [f"part {part!r} names the tool {made!r} it is crafted into: {x!r}"
+                        for made in _shown_names(d, tool.name)
+                        for x in parts if _mentions(_without(x, part), made)]
     return out
+
+
+def _shown_names(defn: GameDefinition, tool: str) -> list[str]:
+    """The names ``tool`` goes by: its own, and its states' (a crafted product's)."""
+    t = defn.tool_index.get(tool)
+    if t is None:
+        return [tool]
+    return list(dict.fromkeys([tool, *(st.name for st in defn.tools[t].states if st.name)]))
 
 
 def cue_problems(defn: GameDefinition, cues: Iterable[tuple[str, str, str]],
@@ -723,8 +734,9 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
     ``(part, tool)`` to which parts give the product each of its properties (the affordance
     table's ``because``). What the obstacle asks (its property, and the ``why`` it states)
     must come from both parts together: a card with a rubber band round it is no better belt
-    than the rubber band. The crafted state's description names the result in every
-    version ("A blowpipe: a straw pushed into a cane.").
+    than the rubber band. Version 7: the crafted state is named as the product (its
+    ``name``: the bag shows "blowpipe: A straw pushed into a cane.", not "bamboo cane: ..."),
+    in every version, since a name is shared by all three.
     """
     out: list[str] = []
     asked = {item: {prop} | ({why} if why else set()) for item, prop, _c, why in needs}
@@ -741,8 +753,10 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
         if t is None:
             continue
         for st in defn.tools[t].states[1:]:
-            if not _mentions(st.desc, result):
-                out.append(f"crafted {tool!r} is not named as the {result!r}: {st.desc!r}")
+            if st.name.lower() != result.lower():
+                shown = st.name or tool
+                out.append(f"crafted {tool!r} is not named as the {result!r} in the bag: "
+                           f"{shown}: {st.desc!r}")
     return out
 
 
