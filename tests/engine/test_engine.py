@@ -245,6 +245,24 @@ def test_forgiving_calls_resolve_against_names_on_screen(game_file: Path) -> Non
     assert r.success and r.action == "apply(coin, box (red), small)"
 
 
+def test_moved_to_is_a_look_ahead_that_leaves_the_game_as_it_was(game_file: Path) -> None:
+    game = _game(game_file)
+    for ref in game.defn.reference[:5]:
+        game.teleport(ref.scene)
+        game.step(ref.action)
+    before = game.snapshot()
+    elsewhere = next(s.name for s in game.defn.scenes if s.name != game.scene_name)
+    there = game.moved_to(elsewhere)
+    assert there.scene_name == elsewhere and game.snapshot() == before
+    assert {**there.snapshot(), "scene": game.scene} == before  # the same play, moved
+    for ref in game.defn.reference[5:]:  # playing on the copy changes nothing here
+        there.teleport(ref.scene)
+        there.step(ref.action)
+    assert there.ended and game.snapshot() == before
+    with pytest.raises(KeyError):
+        game.moved_to("no such scene")
+
+
 def test_snapshot_is_plain_json_and_restores_exactly(game_file: Path) -> None:
     game = _game(game_file)
     for ref in game.defn.reference[:5]:
