@@ -57,7 +57,7 @@ _LINK: list[re.Pattern[str] | None] = []
 _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
 _ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
 _ASK_RX: dict[str, re.Pattern[str]] = {}
-_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
+_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|honest|heir)")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
