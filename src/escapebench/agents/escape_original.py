@@ -172,13 +172,13 @@ class OriginalEscapeAgent(BaseAgent):
         self.turn: dict[str, Any] = {}
 
     def settings(self) -> dict[str, Any]:
-        """BaseAgent settings plus the protocol and the ablation switches."""
+        """BaseAgent settings plus the procedure and the ablation switches (the texts' files
+        are the protocol's record)."""
         return {
             **super().settings(),
-            "protocol": "original",
+            "procedure": "original",
             "reflection": self.use_reflection,
             "foresight": self.use_foresight,
-            "original_files": dict(self.texts.files),
         }
 
     def reset(self, game: EscapeGame) -> None:
@@ -188,7 +188,12 @@ class OriginalEscapeAgent(BaseAgent):
         self.scene_stack = []
 
     def snapshot(self) -> dict[str, Any]:
-        """The agent's whole memory as plain data."""
+        """The agent's whole memory as plain data, under ``"original"`` (the form checkpoints
+        have had since this agent was first played as ``escape``; so the step records' memory
+        hashes stay what they were)."""
+        return {"original": self._memory()}
+
+    def _memory(self) -> dict[str, Any]:
         return {
             "history": copy.deepcopy(self.history),
             "steps_seen": self.steps_seen,
@@ -215,6 +220,7 @@ class OriginalEscapeAgent(BaseAgent):
     def restore(self, data: dict[str, Any]) -> None:
         """Load a state made by :meth:`snapshot`."""
         self._clear()
+        data = data.get("original", data)
         self.history = copy.deepcopy(data.get("history", []))
         self.steps_seen = int(data.get("steps_seen", 0))
         self.scene_stack = list(data.get("scene_stack", []))
