@@ -49,6 +49,9 @@ from escapebench.protocols.original.source import (
 ORIGINAL_VERSION = "original-1"
 """Version of the rules in this module (the texts are versioned by the sha256 of the files)."""
 
+PATH_SEPARATOR = " -> "
+"""Between the scenes of a position ("first scene -> ... -> current scene")."""
+
 _ITEM = "env/item.py"
 _SCENE = "env/scene.py"
 _BAG = "env/bag.py"
@@ -151,6 +154,16 @@ class OriginalTexts:
 
 
 # ------------------------------------------------------------------ the game, read as the original
+def split_call(text: str) -> tuple[str, list[str]] | None:
+    """An action as the original splits it: the verb before the first "(", the arguments
+    up to the first ")" cut at commas, stripped, empty ones dropped; None without a "("."""
+    pieces = text.split("(")
+    if len(pieces) < 2:
+        return None
+    args = pieces[1].split(")")[0].split(",")
+    return pieces[0].strip(), [a.strip() for a in args if a.strip() != ""]
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
@@ -411,6 +424,18 @@ class OriginalSession(Session):
             else:
                 self.bag_names.append(name)
 
+    def names_on_screen(self, game: EscapeGame) -> dict[str, tuple[str, int]]:
+        """What a name on the current screen stands for, as the original finds it: the
+        interactable items and the tools lying here, by their names as written, in lower
+        case (``("item", index)`` or ``("tool", index)``; the last of equal names wins)."""
+        raw = self.raw
+        names: dict[str, tuple[str, int]] = {}
+        for i in game.clickable_items():
+            names[raw.items[i].key.lower()] = ("item", i)
+        for k in game.visible_scene_tools():
+            names[raw.tools[k].key.lower()] = ("tool", k)
+        return names
+
     # ---------------------------------------------------------------- observation
     def observation(self, game: EscapeGame) -> str:
         t, raw = self.texts, self.raw
@@ -574,13 +599,10 @@ class OriginalSession(Session):
         return self._step(game, f"input({content}, {self.defn.items[idx].name})", text, feedback)
 
     def _refused(self, game: EscapeGame, verb: str, i: int, tools: tuple[str, ...]) -> Outcome:
-        """The outcome of an apply or input the original refuses without stepping: the item
-        waits for a tool (an input), only not this one, or for nothing of the kind."""
-        item = self.defn.items[i]
-        state = item.states[game.item_state[i]]
-        wants = any(w.kind == verb for tr in state.transitions for w in tr.waits)
-        kind = ("wrong_tool" if verb == "apply" else "wrong_input") if wants else "no_effect"
-        return Outcome(kind, verb, (*tools, item.name), state.neg_reward or "")  # type: ignore[arg-type]
+        """The outcome of an apply or input the original refuses without stepping (the
+        engine's :meth:`~EscapeGame.refusal`; ``tools``: the applied tool's name, if any)."""
+        tool = -1 if not tools else next(k for k in game.bag if self.defn.tools[k].name == tools[0])
+        return game.refusal(verb, i, tool)
 
     def _unknown_verb(self, verb: str) -> str:
         msg: Message = self.texts.source.message(_GRAPH, "Graph.react", ("action",))
@@ -601,23 +623,17 @@ class OriginalSession(Session):
     # ---------------------------------------------------------------- the engine's texts
     def _remaining_waits(self, game: EscapeGame, i: int, ti: int) -> list[str]:
         """A transition's waits as the original keeps them: a tool applied is taken off."""
-        s = game.item_state[i]
         waits = self._item_state(game, i).transitions[ti].waits
-        done = game.satisfied.get((0, i, s, ti), set())
+        done = game.waits_met(i, ti)
         return [w for wi, w in enumerate(waits) if not (_parts(w)[0] == "apply" and wi in done)]
 
     def _apply_to(self, game: EscapeGame, k: int) -> list[str]:
         """A tool's apply_to list as the original keeps it: a target used is taken off."""
-        s = game.tool_state[k]
-        left = list(self.defn.tools[k].states[s].apply_to)
-        for target in game.used.get((k, s), ()):
-            left.remove(target)  # each use strikes one entry, as the original's list loses it
-        return left
+        return game.targets_left(k)
 
     def _wait_for(self, game: EscapeGame, k: int) -> list[str]:
-        s = game.tool_state[k]
-        done = game.satisfied.get((1, k, s, 0), set())
-        return [x for n, x in enumerate(self.defn.tools[k].states[s].wait_for) if n not in done]
+        """A tool's wait_for list as the original keeps it: a tool crafted in is taken off."""
+        return game.crafts_awaited(k)
 
     def _click_text(self, game: EscapeGame, i: int) -> str:
         t = self.texts
