@@ -459,6 +459,7 @@ class _Builder:
             door = self.unique(door_t["name"])
             keys = [self.new_key() for _ in range(self.door_keys[s])]
             self.way_on(s, walk, keys, door_t, door)
+        self.order_units()
         self.place_needs()
         self.distractors(rooms)
         self.lay_out()
@@ -556,6 +557,25 @@ class _Builder:
         self.units.append(unit)
         if need is not None:
             self.queue_need(need, pos, s, where, unit["pre"], seen)
+
+    def order_units(self) -> None:
+        """Within each walk scene, the units whose obstacle asks for a creative choice come
+        first in the reference chain (then the others in their order): the first step left
+        after a batch of tools is a choice among the tools held, not a key or a code a
+        searcher finds by trying every tool on every item anyway."""
+        def rank(u: dict[str, Any]) -> int:
+            tr = u["item"]["states"][0].get("transitions") or [{}]
+            return 0 if tr[0].get("creative") else 1
+
+        order = sorted(self.units, key=lambda u: (u["scene"], rank(u), u["pos"]))
+        moved = {u["pos"]: n for n, u in enumerate(order)}
+        for n, u in enumerate(order):
+            u["pos"] = n
+        for need in self.pending:
+            p = need["pos"]
+            if isinstance(p, int) and p in moved:
+                need["pos"] = moved[p]
+        self.units = order
 
     def click_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]) -> dict[str, Any]:
         """A box, drawer or case that is shut but not locked: one click opens it."""

@@ -39,7 +39,7 @@ from escapebench.generate.proof import (
     verb_problems,
 )
 
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
