@@ -214,6 +214,8 @@ class Design:
     # (part, tool, result, obstacle) of each craft
     crafts: list[tuple[str, str, str, str]] = field(default_factory=list)
     related: set[tuple[str, str]] = field(default_factory=set)  # names that belong together
+    # version 7: each key lock (a door, a padlocked box) and the sign it and its keys show
+    locks: dict[str, str] = field(default_factory=dict)
     theme: str = ""
 
 
@@ -298,6 +300,25 @@ class _Builder:
         self.design.keys.add(name)
         return name
 
+    def new_sign(self) -> str:
+        """A sign no other lock of the game shows (a crown, a fox), drawn from the words'
+        stream; "" when the game has used them all (the proof then rejects the candidate)."""
+        signs = [x for x in self.words["signs"] if x not in self.signs_used]
+        sign = signs[self.wrng.randrange(len(signs))] if signs else ""
+        self.signs_used.add(sign)
+        return sign
+
+    def key_texts(self, key: str, sign: str, padlock: bool) -> dict[str, str]:
+        """A key's descriptions, each showing the sign of the lock it opens (version 7:
+        which key opens which lock is read, not tried), in every version."""
+        fits = "small enough for a padlock" if padlock else "It looks like it fits a door lock"
+        easy = (f"A {key}, {fits}" if padlock else f"A {key}. {fits}") + (
+            f"; a small {sign} is stamped on it, like the one on its lock." if sign else ".")
+        normal = self.key_desc(key, plain=not sign)
+        if sign:  # still one sentence
+            normal = f"{normal[:-1]}; it is stamped with a small {sign}."
+        return _t(easy, normal, f"A {key}, stamped with a {sign}." if sign else f"A {key}.")
+
     def pick(self, options: list[Any]) -> Any:
         return options[self.rng.randrange(len(options))]
 
@@ -315,13 +336,15 @@ class _Builder:
                    if not (_plural(tool) and re.search(r"\bit\b", o))]
         return options[self.wrng.randrange(len(options))].replace("{tool}", tool)
 
-    def key_desc(self, key: str) -> str:
+    def key_desc(self, key: str, plain: bool = True) -> str:
         """A variant of a key's sentence whose words do not fight the key's name (no "notched
-        key with a notch filed into its bow", no "old key, its teeth freshly cut")."""
+        key with a notch filed into its bow", no "old key, its teeth freshly cut"), nor a
+        stamp (``plain`` False: no "small and plain")."""
         words = key.split()[:-1]
         aged = {"old", "worn", "rusty"} & set(words)
         options = [o for o in self.words["key_desc"]
                    if not any(w[:5] in o.lower() for w in words)
+                   and (plain or "plain" not in o)
                    and not (aged and re.search(r"freshly|hardly used", o))]
         options = options or ["A {key}."]
         return options[self.wrng.randrange(len(options))].replace("{key}", key)
@@ -747,11 +770,14 @@ class _Builder:
         if not names:
             return
         if unit["key_only"]:  # its reward already speaks of "the key"
-            tr["reward"] += f" It is the {names[0]}."
+            more = f" It is the {names[0]}."
         else:
             listed = names[0] if len(names) == 1 else \
                 ", ".join(f"the {n}" for n in names[:-1])[4:] + f" and the {names[-1]}"
-            tr["reward"] += f" You find the {listed}."
+            more = f" You find the {listed}."
+        reward = tr["reward"]
+        tr["reward"] = {v: x + more for v, x in reward.items()} if isinstance(reward, dict) \
+            else reward + more
 
     def lay_open(self, need: dict[str, Any]) -> None:
         """A tool in the open of its scene, taken on entering it."""
@@ -792,6 +818,7 @@ class _Builder:
             reward = f"The {door} opens onto the {nxt['name']}."
             sc["scene_relations"][f"Through the {door}"] = nxt["name"]
             nxt["scene_relations"][f"Back to the {sc['name']}"] = sc["name"]
+        sign = self.new_sign()
         item = {"name": door, "states": [
             {"desc": None,
              "neg_reward": _t("That does not fit any of its locks.", "It stays shut.", None),
@@ -799,7 +826,8 @@ class _Builder:
                               "reward": reward}]},
             {"desc": door_t["opened"].replace("{name}", door)},
         ]}
-        self.door_desc(item, door_t)
+        self.door_desc(item, door_t, sign)
+        self.design.locks[door] = sign
         if last:
             item["states"][1]["desc"] = self.word("exit_open")
             trig.append("change_interact, false")
@@ -810,24 +838,31 @@ class _Builder:
             steps.append((sc["name"], f"apply({key}, {door})"))
             self.design.key_steps.append(f"apply({key}, {door})")
             self.design.edges.append((key, door, "key"))
-            self.queue_need({"tool": key, "desc": _t(
-                f"A {key}. It looks like it fits a door lock.", self.key_desc(key),
-                f"A {key}."),
-                "apply_to": [door], "key": True}, pos, s, sc, [])
+            self.queue_need({"tool": key, "desc": self.key_texts(key, sign, False),
+                             "apply_to": [door], "key": True}, pos, s, sc, [])
         self.doors.append({"scene": s, "steps": steps, "item": item, "door_t": door_t,
-                           "where": sc})
+                           "where": sc, "sign": sign})
         self.design.node_kind[door] = "door"
         if not last:
             self.design.edges.append((door, walk[s + 1]["name"], "opens"))
             self.design.node_kind[walk[s + 1]["name"]] = "scene"
 
-    def door_desc(self, item: dict[str, Any], door_t: dict[str, Any]) -> None:
-        """A door's first description, saying how many keys it takes."""
+    def door_desc(self, item: dict[str, Any], door_t: dict[str, Any], sign: str) -> None:
+        """A door's first description, saying how many keys it takes and (version 7) showing
+        the sign its keys are stamped with."""
         n = len(item["states"][0]["transitions"][0]["wait_for"])
         locked = door_t["locked"].replace("{name}", item["name"])
+        keys = "its key is" if n == 1 else "each of its keys is"
         item["states"][0]["desc"] = _t(
-            f"{locked} It has {n} lock{'s' if n > 1 else ''}; each needs its own key.",
-            f"{locked} {n} keyhole{'s' if n > 1 else ''}.", locked)
+            (f"{locked} It has {n} locks; each needs its own key." if n > 1 else
+             f"{locked} It has one lock.")
+            + (f" A small {sign} is painted beside {'it' if n == 1 else 'them'}; {keys} "
+               "stamped with the same."
+               if sign else ""),
+            f"{locked} {n} keyhole{'s' if n > 1 else ''}."
+            + (f" A small {sign} is painted beside {'it' if n == 1 else 'them'}." if sign
+               else ""),
+            f"{locked} Marked with a {sign}." if sign else locked)
 
     def extra_key(self, unit: dict[str, Any]) -> None:
         """One more key for the door of ``unit``'s scene, shown by ``unit``."""
@@ -835,15 +870,15 @@ class _Builder:
         item, sc = door["item"], door["where"]
         key = self.new_key()
         item["states"][0]["transitions"][0]["wait_for"].append(f"apply, {key}")
-        self.door_desc(item, door["door_t"])
+        self.door_desc(item, door["door_t"], door["sign"])
         door["steps"].append((sc["name"], f"apply({key}, {item['name']})"))
         self.design.key_steps.append(f"apply({key}, {item['name']})")
         self.design.edges.append((key, item["name"], "key"))
         self.design.node_kind.setdefault(key, "tool")
-        need = {"tmap": {"name": key, "states": [{"desc": _t(
-            f"A {key}. It looks like it fits a door lock.", self.key_desc(key), f"A {key}."),
-            "apply_to": [item["name"]]}]}, "pos": unit["pos"] + 0.25, "scene": unit["scene"],
-            "key": True, "seen": None, "where": sc, "host": unit}
+        need = {"tmap": {"name": key, "states": [{
+            "desc": self.key_texts(key, door["sign"], False), "apply_to": [item["name"]]}]},
+            "pos": unit["pos"] + 0.25, "scene": unit["scene"], "key": True, "seen": None,
+            "where": sc, "host": unit}
         self.pending.append(need)
         unit["found"].append(need)
 
@@ -936,9 +971,14 @@ class _Builder:
         ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
         lock = next((lk for lk in th["locks"] if lk["kind"] == "key"), th["locks"][0])
         key = self.new_key()
+        sign = self.new_sign()
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
+        painted = f" A small {sign} is painted on it." if sign else ""
         item = {"name": cont, "states": [
-            {"desc": _t(f"{locked} A small key would open it.", locked, f"A {cont}."),
+            {"desc": _t(f"{locked}{painted} A small key would open it: the one stamped with "
+                        f"the same {sign}." if sign else f"{locked} A small key would open it.",
+                        f"{locked}{painted}",
+                        f"A {cont}, marked with a {sign}." if sign else f"A {cont}."),
              "neg_reward": _t("That does not open the lock.", "It stays locked.", None),
              "transitions": [{"wait_for": [f"apply, {key}"], "trigger": [
                  "change_state, 1"] + [], "reward": f"The key turns, and the {cont} opens."}]},
@@ -949,8 +989,8 @@ class _Builder:
         self.design.key_steps.append(f"apply({key}, {cont})")
         self.design.edges.append((key, cont, "key"))
         self.design.node_kind[cont] = "lock"
-        return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
-                                              self.key_desc(key), f"A {key}."),
+        self.design.locks[cont] = sign
+        return item, {"tool": key, "desc": self.key_texts(key, sign, True),
                       "apply_to": [cont], "key": True}
 
     def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]],
@@ -1103,8 +1143,9 @@ class _Builder:
             q = why(c)
             made = self.product_desc(c, asked | ({q} if q else set()))
             self.tool_texts += texts(made)
+            # version 7: the crafted state goes by the product's name in the bag
             states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
-                      {"desc": made, "apply_to": [item]}]
+                      {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             self.design.crafts.append((a, b, c["result"], item))
             self.design.related |= {(a, b), (a, item)}
@@ -1167,16 +1208,9 @@ class _Builder:
         return need
 
     def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
-        """A crafted thing's descriptions: named as what it is in every version ("A blowpipe:
-        a straw pushed into a cane."), and in normal hinting what the obstacle asks."""
-        name = c["result"]
-        desc = {}
-        for v in ("easy", "normal", "hard"):
-            text = c["desc"][v]
-            if not re.search(r"\b" + re.escape(name) + r"\b", text.lower()):
-                text = f"{_a(name)}: {text[:1].lower()}{text[1:]}" if v != "hard" else \
-                    f"{_a(name)}."
-            desc[v] = text
+        """A crafted thing's descriptions ("A straw pushed into a cane.": the bag names it,
+        "blowpipe", by its state's name), in normal hinting what the obstacle asks."""
+        desc = {v: c["desc"][v] for v in ("easy", "normal", "hard")}
         for q in sorted(asked):
             cue = self.aff["cues"][q]
             if not has_cue(desc["normal"], cue["words"]):
@@ -1210,9 +1244,7 @@ class _Builder:
         code = "".join(digits)
         # version 6: the lock shows a sign and every mark of its code the same one, so each
         # mark is tied to its lock in words (two locks' "II" marks are no coin flip)
-        signs = [x for x in self.words["signs"] if x not in self.signs_used]
-        sign = signs[self.wrng.randrange(len(signs))] if signs else ""
-        self.signs_used.add(sign)
+        sign = self.new_sign()
         painted = f" A small {sign} is painted on it." if sign else ""
         by = f", beside a small painted {sign}" if sign else ""
         by_hard = f", marked with a {sign}" if sign else ""
@@ -1228,8 +1260,13 @@ class _Builder:
                               "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
-                              "reward": f"The {lock['name']} clicks open."}]},
+                              "reward": None}]},
             {"desc": ct["opened"].replace("{name}", cont)}]}
+        # the reward names the lock only in a version whose text showed it (hard: "A map
+        # case, marked with a swan. 3 digits." opens as the map case)
+        item["states"][0]["transitions"][0]["reward"] = {
+            v: f"The {lock['name']} clicks open." if lock["name"] in (text or "")
+            else f"The {cont} clicks open." for v, text in item["states"][0]["desc"].items()}
         self.place_item(where, item, "On a stand")
         steps.append((where["name"], f"input({code}, {cont})"))
         self.design.key_steps.append(f"input({code}, {cont})")
