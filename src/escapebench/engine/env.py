@@ -167,7 +167,12 @@ class _RuleTables:
 
         self.items_in_scene = tuple(group((d.items[i].name, i) for i in s.items) for s in d.scenes)
         self.tools_in_scene = tuple(group((d.tools[t].name, t) for t in s.tools) for s in d.scenes)
-        self.tools_by_name = group((t.name, k) for k, t in enumerate(d.tools))
+        # a tool answers to its own name and to the names its states give it (a crafted
+        # product's), whatever its state: the name is only a handle, the rules stay the tool's
+        self.tools_by_name = group(
+            (name, k) for k, t in enumerate(d.tools)
+            for name in dict.fromkeys((t.name, *(st.name for st in t.states if st.name)))
+        )
         idx = d.scene_index
         self.link_labels = tuple(
             group((ln.label, idx[ln.target]) for ln in s.links if ln.target in idx)
@@ -818,7 +823,12 @@ class EscapeGame:
         return self._item_names() + tuple(d.tools[t].name for t in self.visible_scene_tools())
 
     def _bag_names(self) -> tuple[str, ...]:
-        return tuple(self.defn.tools[t].name for t in self.bag)
+        return tuple(self.tool_name(t) for t in self.bag)
+
+    def tool_name(self, t: int) -> str:
+        """The name tool ``t`` goes by now: its current state's name (a crafted product's),
+        else its own (see :meth:`Tool.name_in`)."""
+        return self.defn.tools[t].name_in(self.tool_state[t])
 
     def step(self, action: str | Call | Action) -> StepResult:
         """Carry out one action and report what happened."""
@@ -883,7 +893,7 @@ class EscapeGame:
         it = self.defn.items[item]
         state = it.states[self.item_state[item]]
         wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
-        names = (it.name,) if tool < 0 else (self._tables.tool_names[tool], it.name)
+        names = (it.name,) if tool < 0 else (self.tool_name(tool), it.name)
         failure = "no_effect"
         if wants and kind == "apply":
             failure = "wrong_tool"
@@ -1100,6 +1110,7 @@ class EscapeGame:
             dst_state = d.tools[dst].states[self.tool_state[dst]]
             src_name, dst_name = d.tools[src].name, d.tools[dst].name
             if src_name in dst_state.wait_for and self._uses_left(src, dst_name):
+                shown = (self.tool_name(src), self.tool_name(dst))  # the names the player saw
                 s = self.tool_state[dst]
                 wi = dst_state.wait_for.index(src_name)
                 key = (1, dst, s, 0)
@@ -1117,7 +1128,9 @@ class EscapeGame:
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
                     self.watcher.bag_changed()
-                crafted = Outcome("crafted", "craft", (src_name, dst_name))
+                made = self.tool_name(dst)  # a product with a name of its own: named too
+                crafted = Outcome("crafted", "craft", shown + ((made,) if made not in shown
+                                                              else ()))
                 return StepResult(action, True, False, "", tuple(events), gained, 0, False, crafted)
         mismatch = Outcome("craft_mismatch", "craft", (d.tools[a].name, d.tools[b].name))
         return StepResult(action, False, False, "", (), 0, 0, False, mismatch)
