@@ -49,7 +49,7 @@ from escapebench.integrations.extras import warn_openai_clash
 from escapebench.integrations.texts import choose_protocol, environment_text, texts_version
 from escapebench.protocols import HistoryStep, PromptProtocol
 from escapebench.protocols.escapebench import prompts
-from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
+from escapebench.protocols.escapebench.parsing import answer_reasoning
 
 __all__ = [
     "EscapeBenchData",
@@ -204,9 +204,11 @@ class ModelPlayer(Agent):
         if segment.terminated:
             raise _ExchangeOver
         answer = segment.last_reply
+        reading = protocol.read_answer(answer)  # read once: the call goes on to the loop
         return Decision(
-            action=protocol.extract_action(answer),
-            reasoning=answer_reasoning(answer, parse_action_answer(answer).thought),
+            action=reading.text,
+            reading=reading,
+            reasoning=answer_reasoning(answer, reading.thought),
             raw_answer=answer,
             mode="help" if ctx.hint else "free explore",
         )
