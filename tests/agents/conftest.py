@@ -85,7 +85,8 @@ class Turn:
 
 @dataclass
 class Driver:
-    """Plays an agent against a game the way the harness does (decide, step, observe)."""
+    """Plays an agent against a game the way the harness does (decide, the move it asks for,
+    step, observe), and fails when the agent changes the game while deciding."""
 
     agent: Agent
     game: EscapeGame
@@ -98,7 +99,12 @@ class Driver:
             if self.game.ended:
                 break
             ctx = TurnContext(self.game, len(self.turns), position_of(self.game), hint)
+            before = self.game.snapshot()
             decision = await self.agent.decide(ctx)
+            # an agent never changes the game: it asks for a move, and the harness makes it
+            assert self.game.snapshot() == before, "the agent changed the game while deciding"
+            if decision.teleport_to is not None:
+                self.game.teleport(decision.teleport_to)
             # played and said as the escapebench protocol does (the engine reports data only)
             result = play_text(self.game, decision.action)
             observed = self.agent.observe(ctx, decision, result, position_of(self.game))

@@ -209,6 +209,8 @@ async def test_stuck_in_one_place_goes_to_an_unexplored_scene(workshop_game: Esc
     # original harness does) in the nearest scene it has not explored, and the model acts there.
     explore = turns[3]
     assert explore.decision.details["explore"] == {"to": "storeroom"}
+    # it asks to be moved (the Driver checks the game was not changed while deciding)
+    assert explore.decision.teleport_to == "storeroom"
     assert explore.decision.details["teleported_to"] == "storeroom"
     assert [c.kind for c in explore.decision.calls] == ["reflection", "action"]
     assert "You are now at: workshop -> storeroom" in model.prompts_of("action")[3]

@@ -114,10 +114,15 @@ async def _play(setting: str, *, follow: bool = True, **options: Any) -> dict[st
             game.teleport(helper["position"].split(" -> ")[-1])  # as the hint system does
         hint = None if view is None else Hint(view.action, view.position.split(" -> ")[-1], 0)
         ctx = TurnContext(game, step, "", hint, protocol=protocol, hint_view=view)
+        before = game.snapshot()
         if rec["direct_hint_answer"]:
             decision = await agent.forced_turn(ctx, rec["state"][1]["action_answer"])
         else:
             decision = await agent.decide(ctx)
+        # the agent asks for its moves (Try Action, exploring) and never makes them itself
+        assert game.snapshot() == before, f"step {step}: the agent changed the game"
+        if decision.teleport_to is not None:
+            game.teleport(decision.teleport_to)
         result = session.play(game, decision.action)
         await agent.after_step(ctx, decision, result)
         played.append(

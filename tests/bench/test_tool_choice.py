@@ -19,13 +19,19 @@ from escapebench.bench.tool_choice import (
 class Steps:
     """Builds step records as the harness writes them (only the fields the score reads)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scene: str = "hall") -> None:
         self.records: list[dict] = []
+        self.scene = scene  # where the next steps are played
+
+    def at(self, scene: str) -> Steps:
+        self.scene = scene
+        return self
 
     def add(self, action: str, *, success: bool = False, events=(), hint=None,
             error: bool = False) -> Steps:
         self.records.append({
-            "step": len(self.records), "action": action, "success": success, "error": error,
+            "step": len(self.records), "scene": self.scene, "action": action,
+            "success": success, "error": error,
             "events": [{"kind": k, "name": n} for k, n in events], "hint": hint,
         })
         return self
@@ -55,22 +61,52 @@ def test_chance_and_choice_anchors() -> None:
 
 
 def test_first_try_blind_and_repeated_failures() -> None:
+    """The worked example of docs/metrics.md."""
     s = Steps().pick("key", "hammer", "rope", "cup", "lens")
     s.solve("key", "door")  # first try among 5: choice 1
-    s.pick("saw")
+    s.at("study").pick("saw")
     s.fail("lens", "chest").fail("cup", "chest").solve("saw", "chest")  # 2 of chance 2: 0
+    s.at("cellar")
     s.fail("rope", "box").fail("rope", "box").fail("rope", "box").solve("hammer", "box")
     score, solves = score_records(s.records)
-    # the box: every tool held since the hammer came counts (the key and the saw too, though
-    # the key was used up before the saw came), so 6 candidates, and rope's 3 failures are 3
-    # tries of chance 2.5
-    assert [(x.tries, x.candidates) for x in solves] == [(0, 5), (2, 5), (3, 6)]
-    assert [x.choice for x in solves] == [1.0, 0.0, pytest.approx(-0.2)]
+    # the chest: the key was used up in the hall before the player came to the study; the
+    # box: only what the player held in the cellar (hammer, rope, cup, lens), not the key
+    # and the saw that came and went while it was elsewhere: 3 failures of chance 1.5
+    assert [(x.tries, x.candidates) for x in solves] == [(0, 5), (2, 5), (3, 4)]
+    assert [x.choice for x in solves] == [1.0, 0.0, -1.0]
     assert score.tool_solves == 3 and score.tool_tries == 5
-    assert score.tool_chance == 2.0 + 2.0 + 2.5
-    # the episode's score pools them: 1 - 5 / 6.5 (the solves' choices weighted by chance)
-    assert score.tool_choice == pytest.approx(1 - 5 / 6.5) == score.apply_choice
+    assert score.tool_chance == 2.0 + 2.0 + 1.5
+    # the episode's score pools them: 1 - 5 / 5.5 (the solves' choices weighted by chance)
+    assert score.tool_choice == pytest.approx(1 - 5 / 5.5) == score.apply_choice
     assert score.craft_choice is None and score.creative_solves == 0
+
+
+def test_a_key_that_came_and_went_elsewhere_is_no_candidate() -> None:
+    """The crowbar is held from the start; two keys come and are used up on doors before the
+    player first stands at the vault's chest: a blind player there picks between the crowbar
+    and the rope, never a key. Score version 1 counted both keys (4 candidates)."""
+    s = Steps().pick("crowbar", "rope")
+    s.pick("brass key").solve("brass key", "hall door")
+    s.at("corridor").pick("iron key").solve("iron key", "vault door")
+    s.at("vault").fail("rope", "chest").solve("crowbar", "chest")
+    chest = score_records(s.records)[1][-1]
+    assert (chest.tries, chest.candidates, chest.choice) == (1, 2, -1.0)
+    bare = [{k: v for k, v in r.items() if k != "scene"} for r in s.records]
+    assert score_records(bare)[1][-1].candidates == 4  # what version 1 counted
+    # a key held while the player stood at the chest is a candidate: a step there with the
+    # iron key in the bag makes it one
+    s = Steps().pick("crowbar", "rope", "brass key").solve("brass key", "hall door")
+    s.at("corridor").pick("iron key").at("vault").add("look()")
+    s.at("corridor").solve("iron key", "vault door")
+    s.at("vault").fail("rope", "chest").solve("crowbar", "chest")
+    chest = score_records(s.records)[1][-1]
+    assert (chest.tries, chest.candidates) == (1, 3)
+    # records without a scene (made by another tool) count every step as in sight: the
+    # version-1 count
+    bare = [{k: v for k, v in r.items() if k != "scene"} for r in s.records]
+    assert score_records(bare)[1][-1].candidates == 4
+    # which is how results of version 1 are checked (escapebench verify)
+    assert score_records(s.records, version=1) == score_records(bare)
 
 
 def test_failures_before_the_tool_arrived_rule_candidates_out() -> None:
@@ -189,6 +225,48 @@ def test_blind_players_score_their_anchor(memoryless: bool, anchor: float) -> No
         # why the score pools tries and chance instead of averaging the clipped choices: a
         # memoryless player's long failures are cut at -1, its lucky first tries count 1
         assert sum(s.choice for s in solves) / len(solves) > -0.6
+
+
+def _blind_at_the_obstacle(rng: random.Random) -> list[dict]:
+    """A small game where tools come and go: the crowbar and some useless tools are picked up
+    in the hall, then one to four rooms each give a key that opens the next door, and only
+    then is the vault's chest in sight. At every obstacle the player picks blindly, never
+    repeating a failure, among what its bag holds there."""
+    s = Steps()
+    useless = [f"junk {i}" for i in range(rng.randint(1, 4))]
+    s.pick("crowbar", *useless)
+
+    def blind(answer: str, item: str) -> None:
+        left = ["crowbar", *useless]
+        left += [answer] if answer not in left else []
+        while True:
+            pick = left.pop(rng.randrange(len(left)))
+            if pick == answer:
+                s.solve(pick, item)
+                return
+            s.fail(pick, item)
+
+    for room in range(rng.randint(1, 4)):
+        s.at(f"room {room}").pick(f"key {room}")
+        blind(f"key {room}", f"door {room}")
+    s.at("vault")
+    blind("crowbar", "chest")
+    return s.records
+
+
+def test_a_blind_player_at_the_obstacle_scores_about_0() -> None:
+    """Played over many seeded games, the blind player's pooled score is 0. Counted as
+    version 1 did (every tool held since the crowbar came, as records without scenes are
+    counted), the keys used up before the chest was in sight inflate its chance and the same
+    play scores well above 0."""
+    rng = random.Random(31)
+    games = [_blind_at_the_obstacle(rng) for _ in range(400)]
+    solves = [x for g in games for x in score_records(g)[1]]
+    assert pooled_choice(solves) == pytest.approx(0.0, abs=0.06)
+    bare = [x for g in games
+            for x in score_records([{k: v for k, v in r.items() if k != "scene"}
+                                    for r in g])[1]]
+    assert pooled_choice(bare) > 0.12
 
 
 def test_every_builtin_game_but_the_tutorial_marks_its_creative_steps() -> None:

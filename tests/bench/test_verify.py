@@ -366,3 +366,41 @@ def test_a_persons_play_verifies_unless_a_hint_was_asked_for(
         assert "which has no requested hints" in text
     else:
         assert code == 0, text
+
+
+def _as_version_1(run: Path) -> None:
+    """Make ``run`` a folder of result version 1: each result.json says version 1 and holds
+    the tool choice counted by rule 1, and the tables are rebuilt."""
+    from dataclasses import asdict
+
+    from escapebench.bench.folders import collect_results, write_tables
+    from escapebench.bench.records import read_episode_steps
+    from escapebench.bench.tool_choice import score_records
+
+    for path in (run / "episodes").glob("*/result.json"):
+        data = json.loads(path.read_text())
+        # the closet marks no creative step, so no game definition is needed here
+        choice, solves = score_records(read_episode_steps(path.parent), version=1)
+        data.update(asdict(choice), tool_solve_log=[s.to_dict() for s in solves])
+        data["version"] = 1
+        path.write_text(json.dumps(data, indent=1))
+    write_tables(run, collect_results(run))
+
+
+def test_results_of_version_1_verify_by_their_own_rule(
+        harness_runs: dict[str, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder scored by the first tool-choice rule still verifies and is said to be of
+    result version 1; its numbers are checked (by that rule: the closet game scores the same
+    by both, tests/bench/test_tool_choice.py tells the rules apart)."""
+    run = copy_of(harness_runs["base-fumbler"], tmp_path)
+    _as_version_1(run)
+    code, out = verify(capsys, str(run))
+    assert code == 0, out
+    assert "3 result(s) of result version 1, scored by that version's tool-choice rule" in out
+    path = next((run / "episodes").glob("*/result.json"))
+    data = json.loads(path.read_text())
+    data["tool_tries"] += 1
+    path.write_text(json.dumps(data, indent=1))
+    code, out = verify(capsys, str(run))
+    assert code == 1 and "result.json: tool_tries: logged" in out, out

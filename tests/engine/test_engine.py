@@ -245,6 +245,24 @@ def test_forgiving_calls_resolve_against_names_on_screen(game_file: Path) -> Non
     assert r.success and r.action == "apply(coin, box (red), small)"
 
 
+def test_moved_to_is_a_look_ahead_that_leaves_the_game_as_it_was(game_file: Path) -> None:
+    game = _game(game_file)
+    for ref in game.defn.reference[:5]:
+        game.teleport(ref.scene)
+        game.step(ref.action)
+    before = game.snapshot()
+    elsewhere = next(s.name for s in game.defn.scenes if s.name != game.scene_name)
+    there = game.moved_to(elsewhere)
+    assert there.scene_name == elsewhere and game.snapshot() == before
+    assert {**there.snapshot(), "scene": game.scene} == before  # the same play, moved
+    for ref in game.defn.reference[5:]:  # playing on the copy changes nothing here
+        there.teleport(ref.scene)
+        there.step(ref.action)
+    assert there.ended and game.snapshot() == before
+    with pytest.raises(KeyError):
+        game.moved_to("no such scene")
+
+
 def test_snapshot_is_plain_json_and_restores_exactly(game_file: Path) -> None:
     game = _game(game_file)
     for ref in game.defn.reference[:5]:
@@ -350,3 +368,29 @@ def test_a_trigger_naming_a_missing_scene_is_a_clear_error_when_it_fires(
     game = EscapeGame(load_file(path)[0])
     with pytest.raises(BrokenGameError, match=r"names scene 'attic', which does not exist"):
         game.step("click(curtain)")
+
+
+def test_a_crafted_state_with_a_name_goes_by_it_in_the_bag(tmp_path: Path) -> None:
+    """A tool state's ``name`` (our format): once crafted, the lamp is listed, described and
+    called as the "lit lamp"; the craft's feedback names what was made; the tool's own name
+    still works (references, logs and waits use it)."""
+    from escapebench.protocols.escapebench.feedback import feedback_text
+
+    path = tmp_path / "named.yaml"
+    path.write_text(re.sub(r"( *)- desc: A working lamp\.",
+                           r"\1- name: lit lamp\n\1  desc: A lamp.", GAME))
+    game = _game(path)
+    game.step("move(To the closet)")
+    game.step("click(bulb)")
+    game.step("click(lamp stand)")
+    assert "lamp: A lamp with no bulb." in observation_text(game)
+    made = game.step("craft(bulb, lamp)")
+    assert feedback_text(made.outcome) == (
+        "You combined the bulb with the lamp and made the lit lamp.")
+    shown = observation_text(game)
+    assert "lit lamp: A lamp." in shown and "lamp: A lamp with no bulb." not in shown
+    assert game.step("craft(coin, lit lamp)").outcome.options == ("lit lamp",)
+    game.step("move(Back to the hall)")
+    wrong = game.step("apply(lit lamp, box (red), small)")  # a wrong use names it as shown
+    assert wrong.outcome.names[0] == "lit lamp" and wrong.action.startswith("apply(lamp, ")
+    assert game.step("apply(lamp, exit door)").outcome.kind == "partial"  # its own name works

@@ -338,8 +338,9 @@ def test_a_solution_reading_as_the_opposite_of_the_need_is_rejected() -> None:
 
 def test_a_craft_that_adds_nothing_or_is_not_named_as_its_product_is_rejected() -> None:
     """A card with a rubber band round it is no better belt than the rubber band (the
-    property comes from one part only); a crafted tool's text names what it is, in every
-    version."""
+    property comes from one part only); a crafted tool goes by what it is in the bag, in
+    every version (version 7: "blowpipe: A straw pushed into a cane.", not "bamboo cane:
+    ...")."""
     from escapebench.generate.make import _proof_data
     from escapebench.generate.proof import craft_problems
 
@@ -350,8 +351,12 @@ def test_a_craft_that_adds_nothing_or_is_not_named_as_its_product_is_rejected() 
     assert any("adds nothing" in p for p in sling), sling
     part, tool, result, _item = g.design.crafts[0]
 
+    for d in g.settings:
+        crafted = d.tools[d.tool_index[tool]]
+        assert crafted.name_in(0) == tool and crafted.name_in(1) == result
+
     def unname(doc: dict[str, Any]) -> None:
-        thing(doc, tool)["states"][1]["desc"]["hard"] = "A thing."
+        del thing(doc, tool)["states"][1]["name"]
     assert any("craft:" in p and "not named" in p for p in replanted(unname))
 
 
@@ -615,3 +620,41 @@ def test_no_inner_door_is_named_after_the_whole_place() -> None:
         place = set(th["name"].split()) | set(th["title"].lower().split())
         for door in th["doors"]:
             assert not set(door["name"].split()) & place, (th["name"], door["name"])
+
+
+def test_which_key_opens_which_lock_is_read_not_tried() -> None:
+    """Version 7: every key lock shows a sign and its keys are stamped with it, in every
+    version ("A worn key, stamped with a fox." for "A pine door, locked. Marked with a fox."),
+    so no key is tried blind ("22 keys for 7 locks"). A key stamped with another lock's sign,
+    a wrong key left without a sign, and a lock without one are each rejected."""
+    g = tier2()
+    doc = yaml.safe_load(g.text)
+    lock, sign = next((lk, s) for lk, s in g.design.locks.items() if s)
+    waits = " ".join(str(tr.get("wait_for")) for st in thing(doc, lock)["states"]
+                     for tr in st.get("transitions", []))
+    mine = sorted(k for k in g.design.keys if f"apply, {k}'" in waits)
+    other = sorted(k for k in g.design.keys if k not in mine)
+    assert mine and other
+    for d in g.settings:
+        text = d.items[d.item_index[lock]].states[0].desc
+        assert sign in text, text
+        for k in g.design.keys:
+            assert (sign in d.tools[d.tool_index[k]].states[0].desc) == (k in mine), k
+
+    def resign(name: str, new: str) -> Any:
+        def edit(doc: dict[str, Any]) -> None:
+            for st in thing(doc, name)["states"]:
+                st["desc"] = {v: (x or "").replace(sign, new) if new else
+                              re.sub(rf"[^.;]*\b{sign}\b[^.;]*[.;]", "", x or "") or "A thing."
+                              for v, x in st["desc"].items()}
+        return edit
+
+    spare = next(x for x in words()["signs"] if x not in g.design.locks.values()
+                 and x not in {c[2] for c in g.design.codes})
+    def wrong_key(doc: dict[str, Any]) -> None:
+        for st in thing(doc, other[0])["states"]:
+            st["desc"] = f"A key, stamped with a {sign}."
+    problems = replanted(lambda doc: (resign(mine[0], spare)(doc), wrong_key(doc)))
+    assert any(f"key {mine[0]!r} opens {lock!r}" in p for p in problems), problems
+    assert any(f"key {other[0]!r} does not open {lock!r}" in p for p in problems), problems
+    assert any(f"lock {lock!r} shows no sign" in p for p in replanted(resign(lock, "")))

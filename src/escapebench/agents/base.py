@@ -36,7 +36,8 @@ class Hint:
 
 @dataclass(frozen=True)
 class TurnContext:
-    """What an agent may look at before deciding. Treat ``game`` as read-only."""
+    """What an agent may look at before deciding. Treat ``game`` as read-only: to see another
+    scene, look at ``game.moved_to(scene)`` and ask for the move (``Decision.teleport_to``)."""
 
     game: EscapeGame
     step: int  # 0-based index of the step about to be taken

@@ -13,14 +13,16 @@ foresight upstream of the next one):
    * **help** while the hint system gives a hint: the model acts with the hint in its prompt
      (the queue waits);
    * **try action** while proposals are queued: the next one is played without a model call.
-     The paper says the agent "is moved" to the task's position; agents cannot teleport here
-     (only the hint system does), so the agent walks there with its own ``move`` actions along
-     the shortest known path. Each move and each trial is a step, as in the paper ("all action
-     trials are included in the total count of action steps"). The first success ends the
-     proposals of the same foresight call;
+     The paper says the agent "is moved" to the task's position: the agent asks the turn loop
+     to put it there without a step (``Decision.teleport_to``; it looks ahead with
+     ``EscapeGame.moved_to`` and never moves the player itself), and comes back when the last
+     proposal has failed. Each trial is a step, as in the paper ("all action trials are
+     included in the total count of action steps"). The first success ends the proposals of
+     the same foresight call;
    * **free explore** otherwise: the model acts (BaseAgent prompt plus the task list and the
      memory of this position). After ``explore_after`` steps without progress and without
-     reaching a scene it had never visited, the agent walks to the nearest unexplored scene.
+     reaching a scene it had never visited, the agent asks to be put in the nearest unexplored
+     scene, in the same way.
 
 Under the ``original`` protocol the agent is the original release's EscapeAgent instead
 (:class:`~escapebench.agents.escape_original.OriginalEscapeAgent`, chosen at the first turn
@@ -220,29 +222,32 @@ class EscapeAgent(BaseAgent):
             raise
 
     async def _decide(self, ctx: TurnContext) -> Decision:
-        game = ctx.game
-        start = game.scene
+        # ``here``: the game as the agent would find it where it acts. The agent never moves
+        # the player: it looks ahead (EscapeGame.moved_to) and asks the turn loop for the move
+        # (Decision.teleport_to), which the loop makes and logs.
+        game = here = ctx.game
         if ctx.hint is None and self.return_to is not None and not self.foresight.pending():
             # The last proposal failed: back to where the trials started, as the original does.
-            game.teleport(self.return_to)
+            here = here.moved_to(self.return_to)
         self.return_to = self.return_to if self.foresight.pending() else None
-        self._perceive(game)
+        self._perceive(here)
         calls: list[ModelCallRecord] = []
         details: dict[str, Any] = {}
         if self.use_reflection:
             await self._reflect(calls, details)
         if self.use_foresight:
-            await self._foresee(game, calls, details)
+            await self._foresee(here, calls, details)
         decision: Decision | None = None
         if ctx.hint is None:
-            decision = self._next_trial(game, calls)
+            decision, here = self._next_trial(here, calls)
             if decision is None:
-                self._explore_teleport(game, ctx, details)
-        if game.scene != start:
-            # The agent moved itself (Try Action, exploring): the turn is taken from there, and
-            # the harness replays the teleport when it resumes the episode.
-            details["teleported_to"] = game.scene_name
-            ctx = replace(ctx, position=position_of(game))
+                here = self._explore_teleport(here, ctx, details)
+        moved = here.scene != game.scene
+        if moved:
+            # The turn is taken from there; the record says so (the loop's teleported_to,
+            # written here to keep the record's order of keys).
+            details["teleported_to"] = here.scene_name
+            ctx = replace(ctx, game=here, position=position_of(here))
             details["position"] = ctx.position
         self.acted_position = ctx.position
         if decision is None:
@@ -251,6 +256,8 @@ class EscapeAgent(BaseAgent):
         decision.details.setdefault("prompt_kinds", [c.kind for c in decision.calls])
         decision.details["task_list"] = self.reflection.listing()
         decision.details["try_queue"] = self.foresight.listing()
+        if moved:
+            decision.teleport_to = here.scene_name
         return decision
 
     def observe(
@@ -463,31 +470,35 @@ class EscapeAgent(BaseAgent):
             details["foresight"] = outcomes
 
     # ----------------------------------------------------------------- Try Action
-    def _next_trial(self, game: EscapeGame, calls: list[ModelCallRecord]) -> Decision | None:
-        """The next proposal to try, in the scene where its item was seen.
+    def _next_trial(
+        self, game: EscapeGame, calls: list[ModelCallRecord]
+    ) -> tuple[Decision | None, EscapeGame]:
+        """The next proposal to try, in the scene where its item was seen, and the game as
+        the agent finds it there (``game`` itself when it stays).
 
-        The agent is put there without a step, as the original harness does (moves to a
-        proposal are not counted; the trials are), and comes back where it was when the last
-        proposal has failed.
+        The agent asks to be put there without a step, as the original harness does (moves
+        to a proposal are not counted; the trials are), and comes back where it was when the
+        last proposal has failed.
         """
         bag = {normalize_name(n) for n, _ in self._bag(game)}
+        here = game
         for proposal in self.foresight.pending():
             problem = self._stale(proposal, bag)
             if problem:
                 self.foresight.drop(proposal, problem)
                 continue
-            if proposal.scene is not None and proposal.scene != game.scene_name:
-                if proposal.scene not in game.defn.scene_index:
+            if proposal.scene is not None and proposal.scene != here.scene_name:
+                if proposal.scene not in here.defn.scene_index:
                     self.foresight.drop(proposal, f"no scene {proposal.scene}")
                     continue
                 if self.return_to is None:
-                    self.return_to = game.scene_name
-                game.teleport(proposal.scene)
-            if proposal.item is not None and not self._on_screen(game, proposal.item):
+                    self.return_to = here.scene_name
+                here = here.moved_to(proposal.scene)
+            if proposal.item is not None and not self._on_screen(here, proposal.item):
                 self.foresight.drop(proposal, f"{proposal.item} is not here any more")
                 continue
-            return self._trial_decision(proposal, proposal.action, "try", calls)
-        return None
+            return self._trial_decision(proposal, proposal.action, "try", calls), here
+        return None, here
 
     @staticmethod
     def _stale(proposal: Proposal, bag: set[str]) -> str:
@@ -517,20 +528,22 @@ class EscapeAgent(BaseAgent):
     # ----------------------------------------------------------------- exploring
     def _explore_teleport(
         self, game: EscapeGame, ctx: TurnContext, details: dict[str, Any]
-    ) -> None:
+    ) -> EscapeGame:
         """After ``explore_after`` free-explore steps without progress, as the original harness
-        does: put the agent in the nearest scene it has not explored (else the scene before
-        this one on its path) for the model to act there."""
+        does: the agent goes to the nearest scene it has not explored (else the scene before
+        this one on its path) for the model to act there. Returns the game as the agent
+        finds it there (``game`` itself when it stays)."""
         if not 0 < self.explore_after <= self.stale_steps:
-            return
+            return game
         self.stale_steps = 0
         target = nearest_unexplored(game, self.visited)
         if target is None:
             path = ctx.position.split(" -> ")
             target = path[-2].strip() if len(path) > 1 else None
         if target is not None and target in game.defn.scene_index:
-            game.teleport(target)
             details["explore"] = {"to": target}
+            return game.moved_to(target)
+        return game
 
     # ----------------------------------------------------------------- prompt
     def lead_prompt_blocks(self, ctx: TurnContext) -> list[str]:

@@ -91,8 +91,9 @@ class OriginalWorld(Protocol):
     def scene_key(self, game: EscapeGame) -> str:
         """The current scene's name as the original keeps it (its graph's key)."""
 
-    def teleport(self, game: EscapeGame, scene_key: str) -> None:
-        """Put the player in the scene the original names ``scene_key``."""
+    def moved_to(self, game: EscapeGame, scene_key: str) -> EscapeGame:
+        """The game with the player in the scene the original names ``scene_key`` (a
+        look-ahead: ``game`` does not change)."""
 
     def acted_on(self, game: EscapeGame, answer: str) -> str | None:
         """The name of the item (or tool) a click / apply / input answer names, as the
@@ -399,10 +400,11 @@ class OriginalEscapeAgent(BaseAgent):
         return actions
 
     # ----------------------------------------------------------------- the turn
-    def _teleport(self, game: EscapeGame, position: str) -> None:
+    def _go(self, game: EscapeGame, position: str) -> EscapeGame:
+        """The agent's scene stack becomes ``position``; the game as it finds it there."""
         path = position.split(PATH_SEPARATOR)
         self.scene_stack = path
-        self.world.teleport(game, path[-1])
+        return self.world.moved_to(game, path[-1])
 
     def _update_stack(self, game: EscapeGame) -> None:
         scene = self.world.scene_key(game)
@@ -413,18 +415,19 @@ class OriginalEscapeAgent(BaseAgent):
 
     async def _begin_turn(
         self, ctx: TurnContext, calls: list[ModelCallRecord]
-    ) -> tuple[str, str, dict[str, Any]]:
-        """Foresight, then the mode and its teleport; returns (mode, position, details)."""
-        game = ctx.game
-        scene_at_start = game.scene
+    ) -> tuple[str, str, dict[str, Any], EscapeGame]:
+        """Foresight, then the mode and its teleport; returns (mode, position, details, and
+        the game as the agent finds it where it acts). The agent never moves the player: it
+        looks ahead, and the turn loop makes the move its decision asks for."""
+        game = here = ctx.game
         if self.pending_teleport is not None:
             if ctx.hint is None:
-                self._teleport(game, self.pending_teleport)
+                here = self._go(here, self.pending_teleport)
             else:
                 # The hint system has put the player in the target scene already.
                 self.scene_stack = self.pending_teleport.split(PATH_SEPARATOR)
             self.pending_teleport = None
-        details: dict[str, Any] = {"foresight": await self._forethought(game, calls)}
+        details: dict[str, Any] = {"foresight": await self._forethought(here, calls)}
         if ctx.hint is not None:
             self.proposals = []
             self.return_to = None
@@ -437,27 +440,27 @@ class OriginalEscapeAgent(BaseAgent):
             first = self.proposals[0]
             if first[0] != "craft":
                 position = self.tasks[first[-1]].position
-                self._teleport(game, position)
+                here = self._go(here, position)
             else:
                 position = PATH_SEPARATOR.join(self.scene_stack)
             mode = "try action"
             details["trial"] = {"proposal": first[1]}
         elif self.explore_target is not None:
             self.scene_stack = list(self.explore_target)
-            self.world.teleport(game, self.explore_target[-1])
+            here = self.world.moved_to(here, self.explore_target[-1])
             position = PATH_SEPARATOR.join(self.scene_stack)
             self.explore_target = None
             self.explore_positions = []
             self.craft_prompt = True
             mode = "forced explore"
         else:
-            self._update_stack(game)
+            self._update_stack(here)
             position = PATH_SEPARATOR.join(self.scene_stack)
             mode = "free explore"
-        if game.scene != scene_at_start:
-            # The harness replays this teleport when it resumes the episode.
-            details["teleported_to"] = game.scene_name
-        return mode, position, details
+        if here.scene != game.scene:
+            # The loop's record of the move, written here to keep the record's order of keys.
+            details["teleported_to"] = here.scene_name
+        return mode, position, details, here
 
     def _note_exits(self, position: str, actions_text: str) -> None:
         exits = self.exits_seen.setdefault(position, {})
@@ -520,8 +523,7 @@ class OriginalEscapeAgent(BaseAgent):
         elif self.world is None:
             raise ValueError("the original EscapeAgent plays under the original protocol only")
         calls: list[ModelCallRecord] = []
-        mode, position, details = await self._begin_turn(ctx, calls)
-        game = ctx.game
+        mode, position, details, game = await self._begin_turn(ctx, calls)
         scene_prompt = self.world.describe(game, self.scene_stack).strip()
         at_actions = scene_prompt.find(self._t("actions_heading"))
         at_bag = scene_prompt.find(self._t("bag_heading"))
@@ -558,6 +560,7 @@ class OriginalEscapeAgent(BaseAgent):
             else ("try action" if mode == "try action" else "free explore"),
             calls=calls,
             details={"original_mode": mode, **details},
+            teleport_to=game.scene_name if game.scene != ctx.game.scene else None,
         )
 
     async def decide(self, ctx: TurnContext) -> Decision:
@@ -861,14 +864,14 @@ class ProtocolWorld:
     def scene_key(self, game: EscapeGame) -> str:
         return self.raw.scenes[game.scene].key
 
-    def teleport(self, game: EscapeGame, scene_key: str) -> None:
+    def moved_to(self, game: EscapeGame, scene_key: str) -> EscapeGame:
         index = self.raw.scene_by_key.get(scene_key)
         if index is None:
             raise BrokenGameError(
                 f"{self.defn.setting}: the original EscapeAgent would go to scene "
                 f"{scene_key!r}, which the game does not have (the original fails here)"
             )
-        game.teleport(self.defn.scenes[index].name)
+        return game.moved_to(self.defn.scenes[index].name)
 
     def acted_on(self, game: EscapeGame, answer: str) -> str | None:
         verb = answer.split("(")[0].strip()

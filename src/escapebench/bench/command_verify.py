@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from escapebench.bench.metrics import RESULT_VERSION
     from escapebench.bench.verify import (
         VerifyError,
         unpack_bundle,
@@ -100,6 +101,11 @@ def main(args: argparse.Namespace) -> int:
                 write_verified(check)
             print(f"{folder}: VERIFIED: {len(check.episodes)} episodes, {check.steps} steps "
                   f"replayed as logged ({check.seconds:.1f} s, {rate:.1f} episodes/s)")
+            for version, count in check.older_results().items():
+                print(f"{folder}: note: {count} result(s) of result version {version}, scored "
+                      f"by that version's tool-choice rule (checked by it); this escapebench "
+                      f"writes version {RESULT_VERSION}, and tables keep the two apart "
+                      "(docs/metrics.md)")
         else:
             all_ok = False
             if not bundle and withdraw_verified(folder):

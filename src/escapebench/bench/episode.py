@@ -249,8 +249,6 @@ class Episode:
         if decision.teleport_to is not None:
             env.move(decision.teleport_to)  # the agent's move (Try Action, exploring)
             decision.details.setdefault("teleported_to", self.game.scene_name)  # logged
-        elif decision.details.get("teleported_to"):
-            env.move()  # an agent that moved the player itself: it acts where it is now
 
         async def follow_up(result: StepResult) -> AgentNotes:
             details = dict(decision.details)

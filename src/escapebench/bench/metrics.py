@@ -31,7 +31,12 @@ from escapebench.bench.tool_choice import ToolChoiceCounter, creative_keys
 from escapebench.engine.actions import VERBS
 from escapebench.engine.model import GameDefinition
 
-RESULT_VERSION = 1
+RESULT_VERSION = 2
+"""The version of ``result.json``'s numbers. 2: the tool-choice score counts as an apply's
+candidates only the tools held in the item's scene (bench/tool_choice.py); results of 1 were
+scored by the earlier rule (every tool held since the solving tool came). Two results of
+different versions are never averaged, ranked or compared together (their rows' Covers say
+``results v1``); ``escapebench verify`` checks each by its own version's rule."""
 DEFAULT_PROTOCOL = "escapebench"
 """The protocol of a result that does not name one (results written before protocols)."""
 DEFAULT_ACTION_FORMAT = "text"
@@ -219,6 +224,7 @@ class EpisodeResult:
         values = {k: v for k, v in data.items() if k in known}
         values["hints"] = [HintRecord(**h) for h in data.get("hints", [])]
         values["progress_curve"] = [tuple(p) for p in data.get("progress_curve", [])]
+        values.setdefault("version", 1)  # every result.json has one; 1 was the first
         return cls(**values)
 
     def row(self, prices: Prices | None = None) -> dict[str, Any]:

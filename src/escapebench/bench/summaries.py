@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from escapebench.bench.costs import Prices
-from escapebench.bench.metrics import KEY_STEP_VERBS, EpisodeResult
+from escapebench.bench.metrics import KEY_STEP_VERBS, RESULT_VERSION, EpisodeResult
 
 ALL = "all"
 CI_LEVEL = 0.95
@@ -46,6 +46,7 @@ class Coverage:
     max_steps: int
     patience: int | None
     help_steps: int | None
+    result_version: int = RESULT_VERSION  # how the numbers were scored (the tool-choice rule)
 
     @property
     def settings_hash(self) -> str:
@@ -53,9 +54,10 @@ class Coverage:
         return hashlib.sha256("\n".join(self.settings).encode()).hexdigest()[:8]
 
     def rules(self) -> tuple[Any, ...]:
-        """Everything but the settings and repeats: what one episode's numbers depend on."""
+        """Everything but the settings and repeats: what one episode's numbers depend on
+        (how it was played, and the result version its numbers were scored by)."""
         return (self.protocol, self.protocol_version, self.action_format, self.max_steps,
-                self.patience, self.help_steps)
+                self.patience, self.help_steps, self.result_version)
 
     def work(self) -> tuple[Any, ...]:
         """What two rows must share to be ranked against each other: the settings and the
@@ -83,17 +85,23 @@ class Coverage:
 
     def rules_label(self) -> str:
         """The rules in words: ``escapebench/2, max 200 steps, patience 50, help 10, text
-        actions``."""
+        actions``; results of an older result version end with it (``..., text actions,
+        results v1``: their tool choice was scored by an earlier rule)."""
+        scored = (f", results v{self.result_version}"
+                  if self.result_version != RESULT_VERSION else "")
         return (
             f"{self.protocol_label()}, max {self.max_steps} steps, "
             f"patience {_unknown(self.patience)}, help {_unknown(self.help_steps)}, "
-            f"{self.action_format} actions"
+            f"{self.action_format} actions{scored}"
         )
 
     def label(self) -> str:
         """One line: ``21 settings #1a2b3c4d, escapebench/2, max 200 steps, ..., 5 repeats,
         text actions``."""
         rules, _, actions = self.rules_label().rpartition(", ")
+        if actions.startswith("results v"):
+            rules, _, actions = rules.rpartition(", ")
+            actions += f", results v{self.result_version}"
         return (
             f"{len(self.settings)} setting{'s' if len(self.settings) != 1 else ''} "
             f"#{self.settings_hash}, {rules}, "
@@ -117,6 +125,7 @@ class Coverage:
             ("max steps", self.max_steps, other.max_steps),
             ("patience", self.patience, other.patience),
             ("help steps", self.help_steps, other.help_steps),
+            ("result version (tool-choice rule)", self.result_version, other.result_version),
         )
         out += [f"{name} {_unknown(a)} vs {_unknown(b)}" for name, a, b in pairs if a != b]
         return out
@@ -129,7 +138,7 @@ def _unknown(value: object) -> str:
 def rules_of(r: EpisodeResult) -> tuple[Any, ...]:
     """The rules an episode was played under (see :meth:`Coverage.rules`)."""
     return (r.protocol, r.protocol_version, r.action_format, r.max_steps, r.patience,
-            r.help_steps)
+            r.help_steps, r.version)
 
 
 def coverage_of(results: Sequence[EpisodeResult]) -> Coverage:
@@ -147,6 +156,7 @@ def coverage_of(results: Sequence[EpisodeResult]) -> Coverage:
         max_steps=first.max_steps,
         patience=first.patience,
         help_steps=first.help_steps,
+        result_version=first.version,
     )
 
 
@@ -462,12 +472,13 @@ class Summary:
                 repeats=c.repeats_label().split()[0], protocol=c.protocol,
                 protocol_version=c.protocol_version, action_format=c.action_format,
                 max_steps=c.max_steps, patience=c.patience, help_steps=c.help_steps,
+                result_version=c.result_version,
             )
         return data
 
 
 _COVERAGE_COLUMNS = ("settings", "settings_hash", "repeats", "protocol", "protocol_version",
-                     "action_format", "max_steps", "patience", "help_steps")
+                     "action_format", "max_steps", "patience", "help_steps", "result_version")
 _TOOL_CHOICE_FIELDS = ("tool_solves", "tool_choice", "apply_choice", "craft_choice",
                        "creative_solves", "creative_choice")
 _TOOL_CHOICE_CI = ("tool_solves", *TOOL_CHOICE_METRICS)

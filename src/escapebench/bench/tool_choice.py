@@ -15,13 +15,22 @@ played for it) by applying a tool to an item, or by crafting two tools. For each
   (an item that changes state starts afresh, and an item that waits for several tools starts
   a new count after each of them); for a craft: the failed crafts involving one of
   the two parts.
-* ``candidates`` (k): what a blind player could pick from. For an apply: the tools held at any
-  time from then until the solve, less those already tried on that item in that state (the
-  solving tool always counts); for a craft: the pairs of such tools that include one of the
-  two parts, less the pairs already tried. (The issue that asked for this score took the bag
-  at the moment the solving tool arrived; a tool picked up later is as much a candidate, and
-  its failed tries are counted, so it is counted here too. Nothing changes when no tool
-  arrives in between.)
+* ``candidates`` (k): what a blind player could have picked from. For an apply: the tools
+  held at the start of some step taken in the item's scene (the scene of the solve) from then
+  until the solve, less those already tried on that item in that state (the solving tool always
+  counts). A blind player standing at the obstacle picks among the tools in its bag *there*: a
+  key that came and was used up while the player was elsewhere was never a tool it could have
+  tried on the item, so it is no candidate. (Rule version 1 counted every tool held at any
+  time from then until the solve: when tools are held long before their obstacle is seen,
+  every tool that came and went in between counted, and even a blind player scored above 0.)
+  A step record's ``scene`` is where its action was played; records say nothing of when a
+  hidden item came into view, so every step in its scene counts. Every step log escapebench
+  has written names the scene of each step; records without one (made by hand or by another
+  tool) all count as in the scene, which gives the version-1 count.
+  For a craft (crafting needs no place): the pairs of a part with a tool held at some time
+  from then until the solve, less the pairs already tried. The parts are held throughout that
+  time, so each such tool was held together with them at some moment: the version-1 rule was
+  already that, and crafts score as before.
 * ``chance`` = (k - 1) / 2: the expected failures of a blind player who picks uniformly among
   the k candidates and never repeats a failure.
 * ``choice`` = 1 - tries / chance, clipped to [-1, 1]: 1 for a first try, 0 for a blind pick
@@ -41,6 +50,7 @@ and an item's state through its ``item_changed`` events.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -52,6 +62,7 @@ from escapebench.engine.actions import extract_call, normalize_name, parse_call
 from escapebench.engine.model import GameDefinition
 
 __all__ = [
+    "TOOL_CHOICE_VERSION",
     "CreativeKey",
     "ToolChoice",
     "ToolChoiceCounter",
@@ -63,7 +74,19 @@ __all__ = [
     "score_episode_folder",
     "score_records",
     "score_run_folder",
+    "tool_choice_version",
 ]
+
+TOOL_CHOICE_VERSION = 2
+"""The rule for an apply's candidates: 2 counts the tools held in the item's scene, 1 every
+tool held since the solving tool came. :class:`ToolChoiceCounter` counts either; a result
+says which through its ``version`` (:func:`tool_choice_version`)."""
+
+
+def tool_choice_version(result_version: int) -> int:
+    """The tool-choice rule a result of ``result_version`` was scored by (results of version
+    1 by rule 1, later ones by rule 2)."""
+    return 1 if result_version < 2 else TOOL_CHOICE_VERSION
 
 CreativeKey = tuple[str, str, str]
 """A creative step: ``("apply", tool, item)`` or ``("craft", tool, tool)`` (the two tools in
@@ -198,11 +221,16 @@ class ToolChoiceCounter:
 
     ``creative`` holds the game's creative steps (:func:`creative_keys`). :meth:`add` returns
     the solve a record made, if any; :attr:`solves` holds them all and :meth:`result` sums
-    them up.
+    them up. ``version`` 1 counts candidates as results of :data:`TOOL_CHOICE_VERSION` 1 did
+    (every step as if in the item's scene), to check results written so.
     """
 
-    def __init__(self, creative: Iterable[CreativeKey] = ()) -> None:
+    def __init__(self, creative: Iterable[CreativeKey] = (),
+                 version: int = TOOL_CHOICE_VERSION) -> None:
+        if version not in (1, TOOL_CHOICE_VERSION):
+            raise ValueError(f"unknown tool-choice version {version!r}")
         self.creative = frozenset(creative)
+        self.version = version
         self.solves: list[ToolSolve] = []
         self._tools: set[str] = set()  # every tool seen in the bag (to read actions)
         # tool -> [collected step, left step or None], for every stay in the bag
@@ -210,6 +238,7 @@ class ToolChoiceCounter:
         self._arrived: dict[str, int] = {}  # tool -> step it took its current form
         self._item_since: dict[str, int] = {}  # item -> step it entered its current state
         self._item_solved: dict[str, int] = {}  # item -> step of its latest apply solve
+        self._visits: dict[str, list[int]] = {}  # scene -> the steps taken there, ascending
         self._failed_applies: dict[str, list[tuple[int, str]]] = {}  # item -> (step, tool)
         self._failed_crafts: list[tuple[int, frozenset[str]]] = []
 
@@ -255,12 +284,30 @@ class ToolChoiceCounter:
                     break
         return held
 
+    def _held_in_scene(self, scene: str, since: int, step: int) -> set[str]:
+        """The tools in the bag at the start of some step taken in ``scene`` after step
+        ``since`` and up to step ``step`` (the bag at the start of step t: collected before
+        it, and not used up before it)."""
+        visits = self._visits.get(scene, [])
+        held = set()
+        for tool, stays in self._stays.items():
+            for came, left in stays:
+                assert came is not None
+                # the first step in the scene after both ``since`` and the tool's arrival
+                k = bisect.bisect_right(visits, max(since, came))
+                if k < len(visits) and visits[k] <= step and (left is None or visits[k] <= left):
+                    held.add(tool)
+                    break
+        return held
+
     # ------------------------------------------------------------------ counting
     def add(self, record: Any) -> ToolSolve | None:
         """Account for one step record; the tool solve it made, if any."""
+        step = int(_get(record, "step", 0))
+        scene = str(_get(record, "scene", "") or "") if self.version > 1 else ""
+        self._visits.setdefault(scene, []).append(step)  # the player stood there, bag in hand
         if _get(record, "error"):
             return None  # changed nothing (a name not on screen, a malformed answer)
-        step = int(_get(record, "step", 0))
         events = _events(record)
         parsed = self._parse(record)
         solve = None
@@ -269,7 +316,7 @@ class ToolChoiceCounter:
             key_steps = {name for kind, name in events if kind == "key_step"}
             if verb == "apply":
                 if b in key_steps:
-                    solve = self._apply_solve(step, a, b)
+                    solve = self._apply_solve(step, scene, a, b)
                 elif not _get(record, "success"):
                     self._failed_applies.setdefault(b, []).append((step, a))
             elif key_steps & {a, b}:
@@ -299,13 +346,13 @@ class ToolChoiceCounter:
                 self._item_since[name] = step
                 self._failed_applies.pop(name, None)
 
-    def _apply_solve(self, step: int, tool: str, item: str) -> ToolSolve:
+    def _apply_solve(self, step: int, scene: str, tool: str, item: str) -> ToolSolve:
         since = max(self._arrived.get(tool, -1), self._item_since.get(item, -1),
                     self._item_solved.get(item, -1))
         self._item_solved[item] = step
         failed = self._failed_applies.get(item, [])
         ruled_out = {t for s, t in failed if s <= since} - {tool}
-        candidates = (self._held_between(since, step) | {tool}) - ruled_out
+        candidates = (self._held_in_scene(scene, since, step) | {tool}) - ruled_out
         tries = sum(1 for s, _ in failed if s > since)
         return ToolSolve(step, "apply", tool, item, tries, len(candidates),
                          ("apply", tool, item) in self.creative)
@@ -327,10 +374,11 @@ class ToolChoiceCounter:
         return ToolChoice.of(self.solves)
 
 
-def score_records(records: Iterable[Any],
-                  creative: Iterable[CreativeKey] = ()) -> tuple[ToolChoice, list[ToolSolve]]:
-    """The tool-choice numbers and the solves of an episode's step records (in step order)."""
-    counter = ToolChoiceCounter(creative)
+def score_records(records: Iterable[Any], creative: Iterable[CreativeKey] = (),
+                  version: int = TOOL_CHOICE_VERSION) -> tuple[ToolChoice, list[ToolSolve]]:
+    """The tool-choice numbers and the solves of an episode's step records (in step order),
+    counted by the rule of ``version`` (see :data:`TOOL_CHOICE_VERSION`)."""
+    counter = ToolChoiceCounter(creative, version)
     for record in records:
         counter.add(record)
     return counter.result(), list(counter.solves)
@@ -346,8 +394,9 @@ def score_episode_folder(folder: Path, creative: Iterable[CreativeKey] = ()
 
 
 def score_run_folder(folder: Path) -> dict[str, ToolChoice]:
-    """Every episode of a result folder, by episode id. Creative numbers come from the
-    episode's ``result.json`` when it has them (the game's marks are known only to the run);
+    """Every episode of a result folder, by episode id, by this escapebench's rule. Creative
+    numbers come from the episode's ``result.json`` when it has them and was scored by the same
+    rule (the game's marks are known only to the run; a result of an older rule keeps none);
     the rest is counted from the step logs."""
     from escapebench.bench.records import EPISODES_DIR, RESULT_FILE
 
@@ -361,7 +410,9 @@ def score_run_folder(folder: Path) -> dict[str, ToolChoice]:
         if result.is_file():
             try:
                 data = json.loads(result.read_text(encoding="utf-8"))
-                if isinstance(data, dict) and "creative_solves" in data:
+                if (isinstance(data, dict) and "creative_solves" in data
+                        and tool_choice_version(int(data.get("version", 1)))
+                        == TOOL_CHOICE_VERSION):
                     score = ToolChoice(**{**asdict(score),
                                           "creative_solves": int(data["creative_solves"]),
                                           "creative_choice": data.get("creative_choice")})

@@ -13,7 +13,9 @@ records, and each game file must still have the sha256 it records. Then:
   the forced step, the hint's end, the model calls), except the wall time of the step and the
   hash of the agent's memory, which only a live agent has;
 * the replayed result must equal ``result.json`` in every field (whatever metrics it holds),
-  the wall time excepted, which must be the sum of the logged steps' wall times;
+  the wall time excepted, which must be the sum of the logged steps' wall times; a result of
+  an earlier ``version`` (``RESULT_VERSION``) has its tool-choice numbers checked by the rule
+  of its version (bench/tool_choice.py), and the check says how many results are such;
 * ``results.csv`` must be the table of the folder's ``result.json`` files.
 
 An episode that fails is named with the first step (and field) that differs. A folder that
@@ -34,7 +36,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +45,9 @@ from escapebench.bench.episode import Episode, EpisodeSpec
 from escapebench.bench.folders import read_run_json
 from escapebench.bench.hints import HintOptions
 from escapebench.bench.metrics import (
+    RESULT_VERSION,
     TOOL_CHOICE_FIELDS,
+    EpisodeResult,
     ResultFileError,
     atomic_write_text,
     read_result_json,
@@ -187,6 +191,7 @@ class EpisodeCheck:
     episode_id: str
     steps: int = 0
     problem: str | None = None  # the first difference, None when the episode checks out
+    result_version: int = RESULT_VERSION  # the version result.json was written with
 
     @property
     def ok(self) -> bool:
@@ -213,6 +218,15 @@ class RunCheck:
     @property
     def steps(self) -> int:
         return sum(e.steps for e in self.episodes)
+
+    def older_results(self) -> dict[int, int]:
+        """Episodes whose ``result.json`` is of an earlier result version, by version (their
+        tool choice was scored by an earlier rule)."""
+        out: dict[int, int] = {}
+        for e in self.episodes:
+            if e.result_version < RESULT_VERSION:
+                out[e.result_version] = out.get(e.result_version, 0) + 1
+        return dict(sorted(out.items()))
 
 
 # ---------------------------------------------------------------------- helpers
@@ -407,8 +421,10 @@ async def _check_episode(
         return check
     # a result written before the tool-choice score lacks its fields: checked as written
     older = frozenset(f for f in TOOL_CHOICE_FIELDS if f not in logged_json)
-    diff = _first_difference(logged_json, _as_json(result.to_dict()), TIMING_FIELDS | older,
-                             "result.json")
+    check.result_version = logged.version
+    diff = _first_difference(logged_json, _as_json(_as_scored(result, logged.version, records,
+                                                              defn)),
+                             TIMING_FIELDS | older, "result.json")
     if diff:
         check.problem = f"result.json: {diff}"
         return check
@@ -417,6 +433,24 @@ async def _check_episode(
         check.problem = (f"result.json: wall_time_s is {logged.wall_time_s}, the logged steps "
                          f"took {round(wall, 3)}")
     return check
+
+
+def _as_scored(result: EpisodeResult, version: int, records: Sequence[dict[str, Any]],
+               defn: GameDefinition) -> dict[str, Any]:
+    """The replayed result as a result of ``version`` says it: its tool-choice numbers
+    counted by the rule of that version (the rest has not changed between versions)."""
+    from escapebench.bench.tool_choice import (
+        creative_keys,
+        score_records,
+        tool_choice_version,
+    )
+
+    data = result.to_dict()
+    if version == result.version:
+        return data
+    choice, solves = score_records(records, creative_keys(defn), tool_choice_version(version))
+    data.update(asdict(choice), tool_solve_log=[s.to_dict() for s in solves], version=version)
+    return data
 
 
 # ---------------------------------------------------------------------- a run folder

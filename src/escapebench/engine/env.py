@@ -167,7 +167,12 @@ class _RuleTables:
 
         self.items_in_scene = tuple(group((d.items[i].name, i) for i in s.items) for s in d.scenes)
         self.tools_in_scene = tuple(group((d.tools[t].name, t) for t in s.tools) for s in d.scenes)
-        self.tools_by_name = group((t.name, k) for k, t in enumerate(d.tools))
+        # a tool answers to its own name and to the names its states give it (a crafted
+        # product's), whatever its state: the name is only a handle, the rules stay the tool's
+        self.tools_by_name = group(
+            (name, k) for k, t in enumerate(d.tools)
+            for name in dict.fromkeys((t.name, *(st.name for st in t.states if st.name)))
+        )
         idx = d.scene_index
         self.link_labels = tuple(
             group((ln.label, idx[ln.target]) for ln in s.links if ln.target in idx)
@@ -813,7 +818,12 @@ class EscapeGame:
         return self._item_names() + tuple(d.tools[t].name for t in self.visible_scene_tools())
 
     def _bag_names(self) -> tuple[str, ...]:
-        return tuple(self.defn.tools[t].name for t in self.bag)
+        return tuple(self.tool_name(t) for t in self.bag)
+
+    def tool_name(self, t: int) -> str:
+        """The name tool ``t`` goes by now: its current state's name (a crafted product's),
+        else its own (see :meth:`Tool.name_in`)."""
+        return self.defn.tools[t].name_in(self.tool_state[t])
 
     def step(self, action: str | Call | Action) -> StepResult:
         """Carry out one action and report what happened."""
@@ -866,6 +876,30 @@ class EscapeGame:
             self.scene = self.defn.scene_index[scene]
         except KeyError:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}") from None
+
+    def moved_to(self, scene: str) -> EscapeGame:
+        """A copy of this play with the player in ``scene``: what a player would see there
+        (an agent looking before it asks to be moved). This game does not change; the copy
+        shares nothing with it and has no watcher."""
+        other = EscapeGame.__new__(EscapeGame)
+        other.defn, other._tables, other.watcher = self.defn, self._tables, NO_WATCHER
+        other.scene = self.scene
+        other.scene_visible = list(self.scene_visible)
+        other.item_visible = list(self.item_visible)
+        other.item_interact = list(self.item_interact)
+        other.item_state = list(self.item_state)
+        other.item_present = list(self.item_present)
+        other.tool_visible = list(self.tool_visible)
+        other.tool_where = list(self.tool_where)
+        other.tool_state = list(self.tool_state)
+        other.bag = list(self.bag)
+        other.satisfied = {k: set(v) for k, v in self.satisfied.items()}
+        other.counted = set(self.counted)
+        other.used = {k: list(v) for k, v in self.used.items()}
+        other.key_steps, other.tools_collected = self.key_steps, self.tools_collected
+        other.ended = self.ended
+        other.teleport(scene)
+        return other
 
     def _collect(self, t: int) -> StepResult:
         """Put tool ``t``, lying in its scene, at the end of the bag (a pick-up, or an item
@@ -982,7 +1016,7 @@ class EscapeGame:
         item = self.defn.items[i]
         state = item.states[self.item_state[i]]
         wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
-        names = (item.name,) if tool < 0 else (self._tables.tool_names[tool], item.name)
+        names = (item.name,) if tool < 0 else (self.tool_name(tool), item.name)
         failure = "no_effect"
         if wants and kind == "apply":
             failure = "wrong_tool"
@@ -1043,6 +1077,7 @@ class EscapeGame:
             dst_state = d.tools[dst].states[self.tool_state[dst]]
             src_name, dst_name = d.tools[src].name, d.tools[dst].name
             if src_name in dst_state.wait_for and self._uses_left(src, dst_name):
+                shown = (self.tool_name(src), self.tool_name(dst))  # the names the player saw
                 s = self.tool_state[dst]
                 wi = dst_state.wait_for.index(src_name)
                 key = (1, dst, s, 0)
@@ -1060,7 +1095,9 @@ class EscapeGame:
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
                     self.watcher.bag_changed()
-                crafted = Outcome("crafted", "craft", (src_name, dst_name))
+                made = self.tool_name(dst)  # a product with a name of its own: named too
+                crafted = Outcome("crafted", "craft", shown + ((made,) if made not in shown
+                                                              else ()))
                 return StepResult(action, True, False, "", tuple(events), gained, 0, False, crafted)
         mismatch = Outcome("craft_mismatch", "craft", (d.tools[a].name, d.tools[b].name))
         return StepResult(action, False, False, "", (), 0, 0, False, mismatch)

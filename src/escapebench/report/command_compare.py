@@ -174,8 +174,9 @@ def paired_report(
     rules = ca.differences(cb, settings=False)
     if rules:
         raise CompareError(
-            f"{a_run.path} and {b_run.path} were played under different rules ("
-            + "; ".join(rules) + "): their per-setting numbers measure different work"
+            f"{a_run.path} and {b_run.path} were played under different rules or scored by "
+            "different result versions (" + "; ".join(rules) + "): their per-setting numbers "
+            "measure different work"
         )
     diffs = paired_compare(a, b, [name for name, _, _ in PAIRED_METRICS])
     if not diffs:
