@@ -66,7 +66,9 @@ TASKSET_ID = "escapebench-verifiers"
 warn_openai_clash()  # one line where Inspect is installed too (it needs openai>=3.4)
 #: The system prompt: the escapebench action prompt with the answer format.
 SYSTEM_PROMPT = prompts.ACTION_SYSTEM_PROMPT + "\n\n" + prompts.CHAIN_OF_THOUGHT_INSTRUCTION
-DEFAULT_MAX_STEPS = 50
+#: Steps per RL episode (short rollouts for training; a benchmark run's cap is bench's
+#: DEFAULT_MAX_STEPS, 4000).
+ROLLOUT_MAX_STEPS = 50
 
 
 class EscapeBenchTasksetConfig(vf.TasksetConfig):
@@ -77,7 +79,7 @@ class EscapeBenchTasksetConfig(vf.TasksetConfig):
     game files, original data folders."""
     difficulties: list[str] | None = None
     """Only these difficulties (default: every setting the specs name)."""
-    max_steps: int = DEFAULT_MAX_STEPS
+    max_steps: int = ROLLOUT_MAX_STEPS
     """Steps (model turns, forced steps included) before an episode ends unescaped."""
     patience: int = DEFAULT_PATIENCE
     """Steps without progress before a hint (the paper's 50)."""
@@ -286,7 +288,7 @@ def load_environment(
     games: list[str] | None = None,
     *,
     difficulties: list[str] | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
+    max_steps: int = ROLLOUT_MAX_STEPS,
     patience: int = DEFAULT_PATIENCE,
     help_steps: int = DEFAULT_HELP_STEPS,
     protocol: str | None = None,
