@@ -28,16 +28,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from escapebench.engine.actions import Call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.engine.outcome import Outcome
-from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
+from escapebench.protocols.base import (
+    HintView,
+    HistoryStep,
+    Play,
+    PromptProtocol,
+    Reading,
+    Session,
+    not_played,
+)
+from escapebench.protocols.escapebench.parsing import parse_action_answer
 from escapebench.protocols.original.source import (
     USAGE_HINT,
     Message,
@@ -326,14 +336,28 @@ class OriginalProtocol(PromptProtocol):
         return OriginalSession(self, defn)
 
     # ---------------------------------------------------------------- answers
-    def extract_action(self, answer: str) -> str:
-        """The last call of the original's verbs in ``answer``, stripped; its "no action" text
-        when there is none."""
+    def read_answer(self, answer: str) -> Reading:
+        """The last call of the original's verbs in ``answer``, stripped (its text is what is
+        played and logged); its "no action" text when there is none. (The reasoning is read
+        as the escapebench protocol reads it, for the step log.)"""
+        return self.read(answer, parse_action_answer(answer).thought)
+
+    def read(self, answer: str, thought: str = "") -> Reading:
+        """:meth:`read_answer` without the reasoning (an action string)."""
         found = self.texts.call_pattern.findall(answer)
-        return found[-1].strip() if found else self.texts.no_action
+        if not found:
+            return Reading(None, self.texts.no_action, thought)
+        text = found[-1].strip()
+        verb, opened, rest = text.partition("(")
+        call = Call(verb.strip(), rest.split("(")[0].split(")")[0]) if opened else None  # type: ignore[arg-type]
+        return Reading(call, text, thought)
+
+    def extract_action(self, answer: str) -> str:
+        return self.read(answer).text
 
     def shown_action(self, played: str, result: StepResult) -> str:
-        return self.extract_action(played)
+        # The step's action is the call as read (or the "no action" text): shown as it is.
+        return result.action
 
     # ---------------------------------------------------------------- prompts
     def action_system_prompt(self) -> str:
@@ -504,25 +528,27 @@ class OriginalSession(Session):
         return states[s]
 
     # ---------------------------------------------------------------- a step
-    def play(self, game: EscapeGame, action: str) -> StepResult:
-        """Play ``action`` (a model's answer or the hint's action) as the original harness:
-        read its last call, match the names on screen, render the original's feedback."""
-        text = self.protocol.extract_action(action)
+    def prepare(self, game: EscapeGame, answer: Reading | str) -> Play:
+        """What the original harness plays for ``answer`` (a call read by
+        :meth:`OriginalProtocol.read_answer`, or a model's answer or the hint's action as
+        text, read here): its names matched on screen, the original's feedback rendered from
+        the state before the step."""
+        reading = answer if isinstance(answer, Reading) else self.protocol.read(answer)
         self._remember_bag(game)
         try:
-            return self._react(game, text)
+            return replace(self._react(game, reading), call=reading.call)
         except _Failure as exc:
             feedback = self.texts.reaction_error.fill(exc.text).strip()
-            return StepResult(text, False, True, feedback, (), 0, 0, False, exc.outcome)
+            return not_played(reading.text, exc.outcome, feedback)
 
-    def _react(self, game: EscapeGame, text: str) -> StepResult:
+    def _react(self, game: EscapeGame, reading: Reading) -> Play:
         t, raw = self.texts, self.raw
-        try:
-            inner = text.split("(")[1]
-        except IndexError as exc:
-            raise _Failure(str(exc), Outcome("malformed", "", (), text)) from None
-        verb = text.split("(")[0].strip()
-        args = [a.strip() for a in inner.split(")")[0].split(",") if a.strip() != ""]
+        text, call = reading.text, reading.call
+        if call is None:
+            raise _Failure(str(IndexError("list index out of range")),
+                           Outcome("malformed", "", (), text))
+        verb = call.verb
+        args = [a.strip() for a in call.arg_text.split(",") if a.strip() != ""]
         want = {"click": 1, "move": 1, "apply": 2, "input": 2, "craft": 2}.get(verb)
         if want is not None and len(args) != want:
             raise _Failure(t.arity[verb], Outcome("wrong_arity", verb))
@@ -565,16 +591,14 @@ class OriginalSession(Session):
             resolved.append(found)
         if verb == "move":
             label, target = resolved[0]
-            result = game.step(f"move({label})")
-            return result._replace(action=text, feedback=t.moved.fill(target).strip())
+            return Play(f"move({label})", text, t.moved.fill(target).strip())
         if verb == "click":
             kind, idx = resolved[0]
             if kind == "tool":
                 feedback = t.collected.fill(raw.tools[idx].key)
-                result = game.step(f"click({self.defn.tools[idx].name})")
-                return result._replace(action=text, feedback=feedback.strip())
+                return Play(f"click({self.defn.tools[idx].name})", text, feedback.strip())
             feedback = self._click_text(game, idx)
-            return self._step(game, f"click({self.defn.items[idx].name})", text, feedback)
+            return Play(f"click({self.defn.items[idx].name})", text, feedback)
         if verb == "craft":
             first, second = (self._bag_tool(game, n) for n in resolved)
             return self._craft(game, first, second, text)
@@ -587,16 +611,16 @@ class OriginalSession(Session):
             action = f"apply({self.defn.tools[tool].name}, {self.defn.items[idx].name})"
             if not executed:
                 refused = self._refused(game, "apply", idx, (self.defn.tools[tool].name,))
-                return StepResult(text, False, False, feedback, (), 0, 0, False, refused)
-            return self._step(game, action, text, feedback)
+                return not_played(text, refused, feedback, error=False)
+            return Play(action, text, feedback)
         if kind != "item":
             raise _Failure(t.input_not_item, Outcome("unknown_item", verb, (), args[1]))
         content = str(resolved[0])
         feedback, executed = self._input_text(game, idx, content)
         if not executed:  # refused as the original refuses it (its comparison keeps case)
             refused = self._refused(game, "input", idx, ())
-            return StepResult(text, False, False, feedback, (), 0, 0, False, refused)
-        return self._step(game, f"input({content}, {self.defn.items[idx].name})", text, feedback)
+            return not_played(text, refused, feedback, error=False)
+        return Play(f"input({content}, {self.defn.items[idx].name})", text, feedback)
 
     def _refused(self, game: EscapeGame, verb: str, i: int, tools: tuple[str, ...]) -> Outcome:
         """The outcome of an apply or input the original refuses without stepping (the
@@ -607,10 +631,6 @@ class OriginalSession(Session):
     def _unknown_verb(self, verb: str) -> str:
         msg: Message = self.texts.source.message(_GRAPH, "Graph.react", ("action",))
         return msg.fill(verb)
-
-    def _step(self, game: EscapeGame, action: str, shown: str, feedback: str) -> StepResult:
-        result = game.step(action)
-        return result._replace(action=shown, feedback=feedback)
 
     def _bag_tool(self, game: EscapeGame, index: int) -> int:
         """The tool at an index of the original's bag listing (KeyError text if it has left)."""
@@ -722,7 +742,7 @@ class OriginalSession(Session):
             )
         return out.strip(), executed_any
 
-    def _craft(self, game: EscapeGame, k1: int, k2: int, shown: str) -> StepResult:
+    def _craft(self, game: EscapeGame, k1: int, k2: int, shown: str) -> Play:
         t = self.texts
         names = self.raw.tools
         d = self.defn
@@ -738,10 +758,10 @@ class OriginalSession(Session):
                     )
                 else:
                     out += t.craft_missing[n].fill(self._tool_desc(game, dst))
-                result = game.step(f"craft({d.tools[src].name}, {d.tools[dst].name})")
-                return result._replace(action=shown, feedback=out.strip())
+                return Play(f"craft({d.tools[src].name}, {d.tools[dst].name})", shown,
+                            out.strip())
         mismatch = Outcome("craft_mismatch", "craft", (d.tools[k1].name, d.tools[k2].name))
-        return StepResult(shown, False, False, t.craft_failed, (), 0, 0, False, mismatch)
+        return not_played(shown, mismatch, t.craft_failed, error=False)
 
 
 class _Failure(Exception):
