@@ -603,6 +603,11 @@ class EscapeGame:
         iv, ip = self.item_visible, self.item_present
         return [i for i in self.defn.scenes[self.scene].items if iv[i] and ip[i]]
 
+    def clickable_items(self) -> list[int]:
+        """Items of the current scene the player can see and act on, in file order."""
+        iv, ip, ii = self.item_visible, self.item_present, self.item_interact
+        return [i for i in self.defn.scenes[self.scene].items if iv[i] and ip[i] and ii[i]]
+
     def visible_scene_tools(self) -> list[int]:
         """Tools lying visible in the current scene, not yet collected."""
         tv, tw = self.tool_visible, self.tool_where
@@ -877,6 +882,46 @@ class EscapeGame:
         except KeyError:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}") from None
 
+    # ------------------------------------------------------------------ questions about the rules
+    # What a protocol that words the rules in its own way asks (the original's texts follow
+    # its own lists, which lose an entry at each use); nothing here changes the state.
+    def refusal(self, kind: str, item: int, tool: int = -1) -> Outcome:
+        """What giving ``item`` a ``kind`` ("click", "apply" with ``tool``, "input") it does
+        not take says: the item may wait for a tool (an input), only not this one (then the
+        outcome says so, as the original does; in hard settings it is the only clue), or for
+        nothing of the kind."""
+        it = self.defn.items[item]
+        state = it.states[self.item_state[item]]
+        wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
+        names = (it.name,) if tool < 0 else (self.tool_name(tool), it.name)
+        failure = "no_effect"
+        if wants and kind == "apply":
+            failure = "wrong_tool"
+        elif wants and kind == "input":
+            failure = "wrong_input"
+        return Outcome(failure, kind, names, state.neg_reward or "")  # type: ignore[arg-type]
+
+    def waits_met(self, item: int, transition: int) -> frozenset[int]:
+        """The waits (their indices) of transition ``transition`` of ``item``'s current state
+        met so far (a transition fires once all are)."""
+        key = (0, item, self.item_state[item], transition)
+        return frozenset(self.satisfied.get(key, ()))
+
+    def targets_left(self, tool: int) -> list[str]:
+        """The names ``tool`` in its current state can still be applied or crafted to: its
+        state's list, one entry struck off per use."""
+        s = self.tool_state[tool]
+        left = list(self.defn.tools[tool].states[s].apply_to)
+        for target in self.used.get((tool, s), ()):
+            left.remove(target)
+        return left
+
+    def crafts_awaited(self, tool: int) -> list[str]:
+        """The tools still to be crafted into ``tool`` for its current state to advance."""
+        s = self.tool_state[tool]
+        done = self.satisfied.get((1, tool, s, 0), ())
+        return [x for n, x in enumerate(self.defn.tools[tool].states[s].wait_for) if n not in done]
+
     def moved_to(self, scene: str) -> EscapeGame:
         """A copy of this play with the player in ``scene``: what a player would see there
         (an agent looking before it asks to be moved). This game does not change; the copy
@@ -1010,20 +1055,8 @@ class EscapeGame:
         return offered, len(done) >= offered.waits
 
     def _fail(self, action: str, kind: str, i: int, tool: int = -1) -> StepResult:
-        """Nothing happened. The item may wait for a tool (apply) or an input (input), only
-        not this one: then the outcome says so (the original does too; in hard settings it is
-        the only clue)."""
-        item = self.defn.items[i]
-        state = item.states[self.item_state[i]]
-        wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
-        names = (item.name,) if tool < 0 else (self.tool_name(tool), item.name)
-        failure = "no_effect"
-        if wants and kind == "apply":
-            failure = "wrong_tool"
-        elif wants and kind == "input":
-            failure = "wrong_input"
-        outcome = Outcome(failure, kind, names, state.neg_reward or "")  # type: ignore[arg-type]
-        return StepResult(action, False, False, "", (), 0, 0, False, outcome)
+        """Nothing happened (see :meth:`refusal`)."""
+        return StepResult(action, False, False, "", (), 0, 0, False, self.refusal(kind, i, tool))
 
     def _uses_left(self, t: int, target: str) -> bool:
         """Whether ``target`` is still on tool ``t``'s list in its current state (listed, and

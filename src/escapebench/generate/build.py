@@ -483,6 +483,7 @@ class _Builder:
             door = self.unique(door_t["name"])
             keys = [self.new_key() for _ in range(self.door_keys[s])]
             self.way_on(s, walk, keys, door_t, door)
+        self.order_units()
         self.place_needs()
         self.distractors(rooms)
         self.lay_out()
@@ -580,6 +581,25 @@ class _Builder:
         self.units.append(unit)
         if need is not None:
             self.queue_need(need, pos, s, where, unit["pre"], seen)
+
+    def order_units(self) -> None:
+        """Within each walk scene, the units whose obstacle asks for a creative choice come
+        first in the reference chain (then the others in their order): the first step left
+        after a batch of tools is a choice among the tools held, not a key or a code a
+        searcher finds by trying every tool on every item anyway."""
+        def rank(u: dict[str, Any]) -> int:
+            tr = u["item"]["states"][0].get("transitions") or [{}]
+            return 0 if tr[0].get("creative") else 1
+
+        order = sorted(self.units, key=lambda u: (u["scene"], rank(u), u["pos"]))
+        moved = {u["pos"]: n for n, u in enumerate(order)}
+        for n, u in enumerate(order):
+            u["pos"] = n
+        for need in self.pending:
+            p = need["pos"]
+            if isinstance(p, int) and p in moved:
+                need["pos"] = moved[p]
+        self.units = order
 
     def click_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]) -> dict[str, Any]:
         """A box, drawer or case that is shut but not locked: one click opens it."""
@@ -893,9 +913,10 @@ class _Builder:
                 desc = f"{desc} {self.room_details.pop()}"
         return desc
 
-    def held_at_creative(self) -> list[int]:
+    def held_at_creative(self) -> list[tuple[int, int]]:
         """The tools (keys aside) a player following the reference holds at each creative
-        step, just before it (a tool leaves the bag once its last use is made)."""
+        step, just before it (a tool leaves the bag once its last use is made), with the walk
+        scene the step is made in."""
         final: dict[str, set[str]] = {}
         for sc in self.scenes:
             for entry in sc["tools"]:
@@ -905,14 +926,15 @@ class _Builder:
                  for sc in self.scenes for it in sc["items"]
                  for st in it["item"]["states"] for x in st.get("transitions", [])
                  for tr in x["trigger"] if tr.startswith("become_tool, ")}
+        room = {sc["name"]: s for s, group in enumerate(self.rooms) for sc in group}
         creative = {f"apply({t}, {i})" for t, i, _ in self.design.cues}
         bag: set[str] = set()
-        out: list[int] = []
-        for _, action in self.reference():
+        out: list[tuple[int, int]] = []
+        for scene, action in self.reference():
             verb, _, rest = action.partition("(")
             args = [a.strip() for a in rest.rstrip(")").split(",")]
             if action in creative:
-                out.append(sum(t not in self.design.keys for t in bag))
+                out.append((sum(t not in self.design.keys for t in bag), room.get(scene, 0)))
             if verb == "click":
                 if args[0] in final:
                     bag.add(args[0])
@@ -929,14 +951,19 @@ class _Builder:
 
     def top_up(self) -> None:
         """Where a creative step would find fewer than ``held`` tools in the bag, lay that
-        many more useless tools in the open of the first scene (every creative step is a
-        choice among at least ``held`` candidates)."""
-        held = self.held_at_creative()
-        short = max((self.k.held - h for h in held), default=0)
-        if short > 0:
-            self.distractor_tools(short, scenes=1)
-            if min(self.held_at_creative()) < self.k.held:  # no useless tool left to lay
-                raise ValueError("too few tools held at a creative step")
+        many more useless tools in the open of rooms up to that step's, each in one drawn at
+        random (every creative step is a choice among at least ``held`` candidates, and the
+        useless tools are no older on the whole than the useful ones: laid all in the first
+        room, they would fill the old end of the bag, and trying the newest tools first
+        would skip them)."""
+        for _ in range(4 * self.k.held + 4):
+            short = [(h, s) for h, s in self.held_at_creative() if h < self.k.held]
+            if not short:
+                return
+            first = min(s for _, s in short)
+            if not self.distractor_tools(max(self.k.held - h for h, _ in short), first + 1):
+                break
+        raise ValueError("too few tools held at a creative step")
 
     def lock_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -1350,12 +1377,12 @@ class _Builder:
             self.design.node_kind[name] = "distractor"
         self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2), batch=True)
 
-    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> None:
+    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> int:
         """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes (any
         room, and some in a batch a unit shows, when ``batch``), taken on entering. Each
         neither has nor reads as having what an obstacle needs; near-misses come first: a
         tool with a property close to a need but not it (a brass rod where a magnet is
-        wanted), so the choice needs the property, not a hunch."""
+        wanted), so the choice needs the property, not a hunch. Returns how many it laid."""
         if not hasattr(self, "_spare"):
             misfit = {o["name"] for o in self.aff["objects"]
                       if self.theme["name"] in o.get("not_in", [])}
@@ -1371,12 +1398,14 @@ class _Builder:
             near = {q for p in self.needed for q in NEAR.get(p, ())}
             objs.sort(key=lambda o: not (set(o["properties"]) & near))
             self._spare = objs
+        laid = 0
         for _ in range(n):
             if not self._spare:
-                return
+                break
             o = self._spare.pop(0)
             if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen:
                 continue
+            laid += 1
             self.hard_seen.add(o["desc"]["hard"])
             self.names.add(o["name"])
             self.design.parts.add(o["name"])
@@ -1384,13 +1413,14 @@ class _Builder:
             tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
             hosts = [u for u in self.units if u.get("batch")] or [
                 u for u in self.units if not u["key_only"]]
-            if batch and hosts and self.rng.random() < 0.3:  # in a batch a unit shows
+            if batch and hosts and self.rng.random() < 0.7:  # in a batch a unit shows
                 self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
                 continue
             s = self.rng.randrange(len(self.rooms) if batch else scenes)
             where = self.pick(self.rooms[s])
             self.place_tool(where, tmap, "Lying about")
             self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
+        return laid
 
 
     def dress(self) -> None:
