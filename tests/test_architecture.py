@@ -282,3 +282,75 @@ def test_the_walk_follows_modules_loaded_by_name(tmp_path: Path) -> None:
         "def generated(spec):\n    return 'escapebench.generate.make'\n")
     assert Layout.read(src).problems(ALLOWED) == [
         "import cycle: escapebench.engine -> escapebench.engine.env"]
+
+
+# ---------------------------------------------------------------------- one step, one path
+ENGINE_STEP_ALLOWED = {
+    ("bench/loop.py", "_play"):
+        "the turn loop: EscapeEnv.step plays every player's turn here",
+    ("protocols/base.py", "play"):
+        "Session.play, a protocol's play outside a turn loop (the replay verb's trace check "
+        "below the harness, tests); no player's turn",
+    ("bench/hints.py", "reference_effects"):
+        "replays the reference chain on a fresh game of its own, once per setting, to learn "
+        "what each reference action does; a simulation, not a turn",
+    ("games/reference.py", "replay_reference"):
+        "the static check's replay of the reference chain (check, generate's proof)",
+    ("games/solver.py", "_collect_all"): "the solver's search of the game's states",
+    ("games/solver.py", "solve"): "the solver's search of the game's states",
+    ("generate/structure.py", "chain_shape"):
+        "the generator measures a candidate game by replaying its chain",
+}
+"""Where ``src/`` may call an engine's ``step`` (file, function) and why: everywhere else a
+step is a player's turn, and only the turn loop plays one."""
+
+
+def engine_step_calls(package: Path) -> list[tuple[str, str, int]]:
+    """Every ``<...>game.step(...)`` call under ``package`` (file relative to it, enclosing
+    function, line): a call of ``step`` on a name or attribute called ``game`` or ``_game``,
+    the engine's name everywhere in the package."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(func):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr == "step"):
+                    continue
+                owner = node.func.value
+                name = (owner.id if isinstance(owner, ast.Name)
+                        else owner.attr if isinstance(owner, ast.Attribute) else "")
+                if name in ("game", "_game"):
+                    found.append((rel, func.name, node.lineno))
+    # a call in a nested function is found under each enclosing one: keep the innermost
+    innermost: dict[tuple[str, int], tuple[str, str, int]] = {}
+    for rel, name, line in found:
+        innermost[(rel, line)] = (rel, name, line)
+    return sorted(innermost.values(), key=lambda c: (c[0], c[2]))
+
+
+def test_one_place_in_src_steps_the_engine_for_a_turn() -> None:
+    calls = engine_step_calls(SRC / "escapebench")
+    outside = [f"{rel}:{line} ({name})" for rel, name, line in calls
+               if (rel, name) not in ENGINE_STEP_ALLOWED]
+    assert outside == [], (
+        "only the turn loop (bench/loop.py EscapeEnv._play) steps the engine for a turn; a "
+        "protocol says what to play (Session.prepare) and renders the result (Session.render): "
+        + ", ".join(outside))
+    assert [c for c in calls if c[0] == "bench/loop.py"] != []
+
+
+def test_the_step_check_finds_a_planted_caller(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "bench/loop.py": "def _play(self, a):\n    return self.game.step(a)\n",
+        "protocols/mine.py": (
+            "class S:\n    def play(self, game, a):\n        def inner():\n"
+            "            return game.step(a)\n        return inner()\n"
+        ),
+        "bench/other.py": "def f(env):\n    return env.step(1)\n",
+    })
+    assert engine_step_calls(tmp_path) == [
+        ("bench/loop.py", "_play", 2), ("protocols/mine.py", "inner", 4)]

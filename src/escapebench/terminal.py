@@ -47,6 +47,11 @@ _PLAIN_BOX = box.Box(
 )
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 hint"``, ``"3 hints"``: a count with its noun, plural unless the count is one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def is_terminal(stream: IO[str] | None) -> bool:
     """Whether ``stream`` is an interactive terminal."""
     isatty = getattr(stream, "isatty", None)

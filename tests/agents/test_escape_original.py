@@ -281,7 +281,6 @@ def _kill_after(steps: int) -> Any:
 
 
 async def _harness_play(folder: Path, kill_at: int | None = None) -> list[tuple[Any, ...]]:
-    from escapebench.agents.escape_agent import EscapeAgent
     from escapebench.bench.episode import EpisodeSpec, play_episode, read_step_log
     from escapebench.bench.hints import HintOptions
 
@@ -296,10 +295,10 @@ async def _harness_play(folder: Path, kill_at: int | None = None) -> list[tuple[
     if kill_at is not None:
         with pytest.raises(_Killed):
             await play_episode(
-                spec, EscapeAgent(model()), folder, on_step=_kill_after(kill_at),
+                spec, OriginalEscapeAgent(model()), folder, on_step=_kill_after(kill_at),
                 protocol=protocol, fsync=False,
             )  # fmt: skip
-    await play_episode(spec, EscapeAgent(model()), folder, protocol=protocol, fsync=False)
+    await play_episode(spec, OriginalEscapeAgent(model()), folder, protocol=protocol, fsync=False)
     return [
         (r["position"], r["scene"], r["action"], r["feedback"], r["agent"]["prompt_kinds"])
         for r in read_step_log(folder / "steps.jsonl")

@@ -56,6 +56,7 @@ def test_every_recorded_setting_gets_the_original_escape_agent_messages(tmp_path
     out, lines = play_original(tmp_path, "escape", str(root / "data"))
     run = json.loads((out / "run.json").read_text())
     assert run["protocol"]["name"] == "original"
+    assert (run["agent"], run["agent_played"]) == ("escape", "escape-original")
     parts = requests_per_setting(out, lines, games, "escape")
     assert sum(len(p) for p in parts.values()) == len(lines)
     for setting in games:

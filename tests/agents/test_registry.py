@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from escapebench.agents.base import Hint
+from escapebench.agents.base import Hint, TurnContext
 from escapebench.agents.base_agent import BaseAgent
 from escapebench.agents.escape_agent import EscapeAgent
-from escapebench.agents.registry import AGENT_NAMES, AgentConfigError, make_agent
+from escapebench.agents.registry import AGENT_NAMES, AgentConfigError, make_agent, played_agent
 from escapebench.agents.scripted_agent import ScriptedAgent
 from escapebench.engine.env import EscapeGame
 from escapebench.llm.base import SamplingSettings
@@ -24,7 +24,32 @@ def test_every_name_builds() -> None:
         else make_agent(name, model=MODEL)
         for name in AGENT_NAMES
     }
-    assert {name: agent.name for name, agent in built.items()} == {n: n for n in AGENT_NAMES}
+    # results name the original release's EscapeAgent "escape" too (the protocol tells them
+    # apart in every table, and the paper calls both EscapeAgent)
+    labels = {n: "escape" if n == "escape-original" else n for n in AGENT_NAMES}
+    assert {name: agent.name for name, agent in built.items()} == labels
+    assert type(built["escape-original"]).__name__ == "OriginalEscapeAgent"
+
+
+def test_escape_under_the_original_protocol_is_escape_original_with_a_note() -> None:
+    assert played_agent("escape", "escapebench") == ("escape", None)
+    name, note = played_agent("escape", "original")
+    assert name == "escape-original" and note is not None and "escape-original" in note
+    assert played_agent("escape-original", "original") == ("escape-original", None)
+    assert played_agent("base", "original") == ("base", None)
+    with pytest.raises(AgentConfigError, match="under the original protocol only"):
+        played_agent("escape-original", "escapebench")
+
+
+async def test_escape_agent_refuses_the_original_protocol(workshop_game: EscapeGame) -> None:
+    """It no longer turns into another agent: the harness picks escape-original instead."""
+
+    class Original:
+        name = "original"
+
+    ctx = TurnContext(workshop_game, 0, "workshop", protocol=Original())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="escape-original"):
+        await make_agent("escape", model=MODEL).decide(ctx)
 
 
 def test_options_reach_the_agents() -> None:

@@ -60,6 +60,16 @@ def test_the_plain_display_prints_lines_without_escape_codes(mini):
     ]
 
 
+def test_a_finished_line_counts_one_step_and_one_hint_in_the_singular(mini):
+    stream = io.StringIO()
+    display = LiveDisplay(total=1, stream=stream, live=False, status_every_s=0)
+    spec = EpisodeSpec("e", mini, "base", "m")
+    display.started(spec)
+    display.finished(spec, _result(spec, escaped=True, total_steps=1, hints_used=1, progress=1))
+    display.close()
+    assert "done   e: escaped in 1 step, 1 hint, progress 100%  [1/1]" in stream.getvalue()
+
+
 def test_a_stream_that_is_not_a_terminal_gets_plain_lines(mini):
     stream = io.StringIO()  # isatty() is False: no live block unless asked
     display = LiveDisplay(total=1, stream=stream)

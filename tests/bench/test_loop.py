@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
 from pathlib import Path
 
@@ -19,26 +18,10 @@ from escapebench.bench.loop import (
     episode_loop,
     run_now,
 )
-from escapebench.bench.records import read_step_records
+from escapebench.bench.records import StepRecord, read_step_records
+from escapebench.engine.actions import Call
 from escapebench.engine.model import GameDefinition
 from escapebench.protocols.escapebench import EscapebenchProtocol
-
-SRC = Path(__file__).resolve().parents[2] / "src" / "escapebench"
-
-
-def test_a_turn_is_played_in_one_place_only() -> None:
-    """Outside the protocols (which implement ``play``) and the trace replay of the games
-    part (below the harness), only the turn loop plays an answer on a protocol session."""
-    callers = []
-    for path in sorted(SRC.rglob("*.py")):
-        rel = path.relative_to(SRC).as_posix()
-        if rel.startswith("protocols/") or rel == "games/traces.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "play" and len(node.args) == 2):
-                callers.append(f"{rel}:{node.lineno}")
-    assert [c.split(":")[0] for c in callers] == ["bench/loop.py"], callers
 
 
 def test_the_hint_system_helps_forces_and_completes(mini: GameDefinition) -> None:
@@ -117,3 +100,27 @@ def test_a_move_the_agent_asks_for_is_made_logged_and_replayed(
     assert result.total_steps == 4 and [r.step for r in records] == [0, 1, 2, 3]
     assert records[1].scene == other and records[1].agent == {"teleported_to": other}
     assert records[0].scene != other and "teleported_to" not in records[0].agent
+
+
+def test_the_call_a_decision_carries_is_what_the_engine_plays(mini: GameDefinition) -> None:
+    """An answer is read once: the loop plays the decision's call, not its text again, and
+    the record keeps the call for what reads it next (tool choice)."""
+    env = EscapeEnv(mini, EscapebenchProtocol())
+    text = "- Thought: the study.\n- Action: move(study)"
+    reading = env.protocol.read_answer(text)
+    assert reading.call == Call("move", "study") and reading.text == "move(study)"
+    record = env.step_now(Decision("this text is not read again", reading=reading))
+    assert record.action == "move(study)" and record.success and not record.error
+    assert record.call == reading.call and record.played_call == reading.call
+    # a string (a hint's action, a log's) is read by the session, once
+    record = env.step_now(Decision("click(drawer)"))
+    assert record.success and record.played_call == Call("click", "drawer")
+    # a record read back from its log line reads its action when asked
+    again = StepRecord.from_json(record.to_json())
+    assert again.call is None and again.played_call == Call("click", "drawer")
+    # an answer without an action is not played: its feedback says so
+    nothing = env.protocol.read_answer("I do not know.")
+    assert nothing.call is None
+    record = env.step_now(Decision(nothing.text, reading=nothing))
+    assert record.error and record.outcome == "malformed" and record.action == ""
+    assert record.feedback.startswith("Could not read an action in 'I do not know.'")

@@ -286,6 +286,8 @@ def test_a_folder_of_other_settings_is_refused(tmp_path, mini_game_file, server,
         (["--agent", "wizard"], "unknown agent"),
         (["--games", "no-such-game"], "no-such-game"),
         (["--agent", "random", "--no-foresight"], "only apply to --agent escape"),
+        (["--agent", "escape-original", "--model", "m", "--protocol", "escapebench",
+          "--games", "tutorial"], "plays under the original protocol only"),
         (["--shard", "3/2"], "--shard"),
     ],
 )
@@ -307,7 +309,7 @@ def test_the_default_agent_plays_a_builtin_game_without_a_model(tmp_path, capsys
     assert sorted(r["setting"] for r in rows) == ["tutorial", "tutorial-easy", "tutorial-hard"]
     assert all(r["escaped"] == "True" and r["model"] == "none" for r in rows)
     run = json.loads((tmp_path / "t" / "run.json").read_text())
-    assert run["agent"] == "explorer" and run["model_backend"] is None
+    assert run["agent"] == run["agent_played"] == "explorer" and run["model_backend"] is None
     assert {g["setting"] for g in run["games"]} == {r["setting"] for r in rows}
     assert all(len(g["sha256"]) == 64 for g in run["games"])
 

@@ -368,3 +368,29 @@ def test_a_trigger_naming_a_missing_scene_is_a_clear_error_when_it_fires(
     game = EscapeGame(load_file(path)[0])
     with pytest.raises(BrokenGameError, match=r"names scene 'attic', which does not exist"):
         game.step("click(curtain)")
+
+
+def test_a_crafted_state_with_a_name_goes_by_it_in_the_bag(tmp_path: Path) -> None:
+    """A tool state's ``name`` (our format): once crafted, the lamp is listed, described and
+    called as the "lit lamp"; the craft's feedback names what was made; the tool's own name
+    still works (references, logs and waits use it)."""
+    from escapebench.protocols.escapebench.feedback import feedback_text
+
+    path = tmp_path / "named.yaml"
+    path.write_text(re.sub(r"( *)- desc: A working lamp\.",
+                           r"\1- name: lit lamp\n\1  desc: A lamp.", GAME))
+    game = _game(path)
+    game.step("move(To the closet)")
+    game.step("click(bulb)")
+    game.step("click(lamp stand)")
+    assert "lamp: A lamp with no bulb." in observation_text(game)
+    made = game.step("craft(bulb, lamp)")
+    assert feedback_text(made.outcome) == (
+        "You combined the bulb with the lamp and made the lit lamp.")
+    shown = observation_text(game)
+    assert "lit lamp: A lamp." in shown and "lamp: A lamp with no bulb." not in shown
+    assert game.step("craft(coin, lit lamp)").outcome.options == ("lit lamp",)
+    game.step("move(Back to the hall)")
+    wrong = game.step("apply(lit lamp, box (red), small)")  # a wrong use names it as shown
+    assert wrong.outcome.names[0] == "lit lamp" and wrong.action.startswith("apply(lamp, ")
+    assert game.step("apply(lamp, exit door)").outcome.kind == "partial"  # its own name works

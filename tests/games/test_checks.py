@@ -86,6 +86,19 @@ MUTATIONS = [
         id="duplicate-tool",
     ),
     pytest.param(
+        "            - desc: A trowel, ready to dig.",
+        "            - name: handle\n              desc: A trowel, ready to dig.",
+        "state-name", "name: handle\n              desc: A trowel, ready",
+        ["tool 'trowel', state 1", "'handle' is already the name of tool 'handle'"],
+        id="state-name-of-another-tool",
+    ),
+    pytest.param(
+        "            - desc: A trowel blade without a handle.",
+        "            - name: blade\n              desc: A trowel blade without a handle.",
+        "state-name", "name: blade", ["first state", "name the tool 'blade'"],
+        id="state-name-on-the-first-state",
+    ),
+    pytest.param(
         "                    - change_visible, item, note, True\n", "",
         "never-revealed", "          visible: false\n          states:\n            - desc: A note",
         ["item 'note'", "no trigger ever makes it visible"],

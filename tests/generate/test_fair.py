@@ -338,8 +338,9 @@ def test_a_solution_reading_as_the_opposite_of_the_need_is_rejected() -> None:
 
 def test_a_craft_that_adds_nothing_or_is_not_named_as_its_product_is_rejected() -> None:
     """A card with a rubber band round it is no better belt than the rubber band (the
-    property comes from one part only); a crafted tool's text names what it is, in every
-    version."""
+    property comes from one part only); a crafted tool goes by what it is in the bag, in
+    every version (version 7: "blowpipe: A straw pushed into a cane.", not "bamboo cane:
+    ...")."""
     from escapebench.generate.make import _proof_data
     from escapebench.generate.proof import craft_problems
 
@@ -350,8 +351,12 @@ def test_a_craft_that_adds_nothing_or_is_not_named_as_its_product_is_rejected() 
     assert any("adds nothing" in p for p in sling), sling
     part, tool, result, _item = g.design.crafts[0]
 
+    for d in g.settings:
+        crafted = d.tools[d.tool_index[tool]]
+        assert crafted.name_in(0) == tool and crafted.name_in(1) == result
+
     def unname(doc: dict[str, Any]) -> None:
-        thing(doc, tool)["states"][1]["desc"]["hard"] = "A thing."
+        del thing(doc, tool)["states"][1]["name"]
     assert any("craft:" in p and "not named" in p for p in replanted(unname))
 
 
@@ -417,7 +422,10 @@ def test_misleading_words_are_rejected() -> None:
     def word(doc: dict[str, Any]) -> None:
         d = thing(doc, clue)["states"][0]["desc"]
         d["normal"] = d["normal"].replace("There is ", "There is a word, ", 1)
-    assert any("words:" in p and "called a word" in p for p in replanted(word))
+        d["hard"] = f"A date, {d['hard']}"  # a single digit is no date (version 7)
+    called = replanted(word)
+    assert any("words:" in p and "called a word" in p for p in called), called
+    assert any("-hard: words:" in p and "called a date" in p for p in called), called
 
     def way(doc: dict[str, Any]) -> None:
         st = thing(doc, item)["states"]
@@ -469,17 +477,18 @@ def test_pronouns_agree_and_no_name_is_counted() -> None:
     problems = text_problems(normal)
     assert any("named by an ordinal" in p for p in problems), problems
     plural = yaml.safe_load(g.text)
+    pl = next(n for n in ("tweezers", "pliers", "tongs", "scissors") if n not in g.text)
     thing(plural, item)["states"][0]["transitions"][0]["reward"] = \
-        "You work the tweezers loose and take it."
-    thing(plural, item)["states"][0]["desc"]["normal"] += " Tweezers."
+        f"You work the {pl} loose and take it."
+    thing(plural, item)["states"][0]["desc"]["normal"] += f" {pl.capitalize()}."
     normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "q.yaml")
                   if d.difficulty == "normal")
     assert not any("plural" in p for p in text_problems(normal))  # no such thing here
-    _rename_tool(plural, "tweezers")
+    _rename_tool(plural, pl)
     normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "r.yaml")
                   if d.difficulty == "normal")
-    assert any("'it' for the plural 'tweezers'" in p for p in text_problems(normal))
-    thing(plural, item)["states"][0]["desc"]["normal"] += " A tweezers lies by it."
+    assert any(f"'it' for the plural '{pl}'" in p for p in text_problems(normal))
+    thing(plural, item)["states"][0]["desc"]["normal"] += f" A {pl} lies by it."
     normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "s.yaml")
                   if d.difficulty == "normal")
     assert any("'a' before the plural" in p for p in text_problems(normal))
@@ -501,8 +510,11 @@ def test_a_detail_linking_a_tool_to_an_unrelated_obstacle_is_rejected() -> None:
     g = tier2()
     item = next(i for i, *_ in g.design.needs)
     doc = yaml.safe_load(g.text)
+    linked = {frozenset(e[:2]) for e in g.design.edges} | {
+        frozenset(p) for p in g.design.related}  # its solver, a part of it, what it shows
     tool = next(th["name"] for kind, th in things(doc) if kind == "tool" and not any(
-        item in st.get("apply_to", []) for st in th["states"]) and th["name"] not in g.design.keys)
+        item in st.get("apply_to", []) for st in th["states"]) and th["name"] not in g.design.keys
+        and frozenset((th["name"], item)) not in linked)
 
     def stain(doc: dict[str, Any]) -> None:
         thing(doc, item)["states"][0]["desc"]["normal"] += " A bit of soot has settled on it."
@@ -541,7 +553,7 @@ def test_the_data_keeps_the_version_6_promises() -> None:
     for x in texts:
         assert not [p for p in w["promises"] if p in x.lower()], x
     for carrier in (c for th in themes for c in th["clue_carriers"]):
-        assert not re.search(r"\b(?:name|word|letter)s?\b", carrier), carrier
+        assert not re.search(r"\b(?:name|word|letter|date|height)s?\b", carrier), carrier
     everything = (yaml.safe_dump(t) + yaml.safe_dump(themes)).lower()
     for sign in w["signs"]:
         assert not re.search(rf"\b{sign}s?\b", everything), sign
@@ -615,3 +627,59 @@ def test_no_inner_door_is_named_after_the_whole_place() -> None:
         place = set(th["name"].split()) | set(th["title"].lower().split())
         for door in th["doors"]:
             assert not set(door["name"].split()) & place, (th["name"], door["name"])
+
+
+def test_which_key_opens_which_lock_is_read_not_tried() -> None:
+    """Version 7: every key lock shows a sign and its keys are stamped with it, in every
+    version ("A worn key, stamped with a fox." for "A pine door, locked. Marked with a fox."),
+    so no key is tried blind ("22 keys for 7 locks"). A key stamped with another lock's sign,
+    a wrong key left without a sign, and a lock without one are each rejected."""
+    g = tier2()
+    doc = yaml.safe_load(g.text)
+    lock, sign = next((lk, s) for lk, s in g.design.locks.items() if s)
+    waits = " ".join(str(tr.get("wait_for")) for st in thing(doc, lock)["states"]
+                     for tr in st.get("transitions", []))
+    mine = sorted(k for k in g.design.keys if f"apply, {k}'" in waits)
+    other = sorted(k for k in g.design.keys if k not in mine)
+    assert mine and other
+    for d in g.settings:
+        text = d.items[d.item_index[lock]].states[0].desc
+        assert sign in text, text
+        for k in g.design.keys:
+            assert (sign in d.tools[d.tool_index[k]].states[0].desc) == (k in mine), k
+
+    def resign(name: str, new: str) -> Any:
+        def edit(doc: dict[str, Any]) -> None:
+            for st in thing(doc, name)["states"]:
+                st["desc"] = {v: (x or "").replace(sign, new) if new else
+                              re.sub(rf"[^.;]*\b{sign}\b[^.;]*[.;]", "", x or "") or "A thing."
+                              for v, x in st["desc"].items()}
+        return edit
+
+    spare = next(x for x in words()["signs"] if x not in g.design.locks.values()
+                 and x not in {c[2] for c in g.design.codes})
+    def wrong_key(doc: dict[str, Any]) -> None:
+        for st in thing(doc, other[0])["states"]:
+            st["desc"] = f"A key, stamped with a {sign}."
+    problems = replanted(lambda doc: (resign(mine[0], spare)(doc), wrong_key(doc)))
+    assert any(f"key {mine[0]!r} opens {lock!r}" in p for p in problems), problems
+    assert any(f"key {other[0]!r} does not open {lock!r}" in p for p in problems), problems
+    assert any(f"lock {lock!r} shows no sign" in p for p in replanted(resign(lock, "")))
+
+
+def test_no_detail_looks_like_a_locks_sign() -> None:
+    """Version 7: a lock and its keys are told by a painted or stamped sign, so no detail
+    sentence of an item or tool holds an emblem of its own ("Someone has scratched a small
+    star into it.", "The railway's crest is stamped on it.") that a player would try to match
+    with a key, and none promises a mark that never comes ("A sticker on it has been peeled
+    off, leaving a pale square.")."""
+    emblem = re.compile(r"\b(?:painted|stamped|engraved|scratched|carved|drawn|inked)\b.*"
+                        r"\b(?:on|into) (?:it|one corner)\b|\bcrest\b|\bmarked with\b|"
+                        r"\bpale square\b|\bheight of\b")
+    w = words()
+    themes = [yaml.safe_load(p.read_text(encoding="utf-8"))
+              for p in sorted((DATA / "themes").glob("*.yaml"))]
+    details = [*w["details"], *w["place_details"], *(x for th in themes for x in th["details"])]
+    assert len(details) > 100
+    assert [x for x in details if emblem.search(x.lower())] == []
+    assert emblem.search("someone has scratched a small star into it.")

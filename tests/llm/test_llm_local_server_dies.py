@@ -15,7 +15,7 @@ import pytest
 
 from escapebench.exit_codes import EXIT_MODEL_UNAVAILABLE, EXIT_OK
 from escapebench.llm.base import ModelUnavailableError
-from escapebench.llm.local import find_smollm2_gguf, llama_cpp_available
+from escapebench.llm.local import describe_exit, find_smollm2_gguf, llama_cpp_available
 
 if not llama_cpp_available():
     pytest.skip("llama-cpp-python is not installed (extra 'local')", allow_module_level=True)
@@ -31,7 +31,7 @@ def _command(out: Path) -> list[str]:
     return [
         sys.executable, "-c", "from escapebench.cli import main; raise SystemExit(main())", "run",
         "--agent", "base", "--model", "local", "--games", "tutorial",
-        "--difficulty", "normal", "--max-steps", "4", "--max-tokens", "8",
+        "--difficulty", "normal", "--max-steps", "2", "--max-tokens", "8",
         "--out", str(out), "--cache", str(out.parent / "cache.sqlite"),
     ]
 
@@ -58,10 +58,12 @@ def _steps(out: Path) -> list[dict[str, object]]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSEGV])
 def test_a_killed_model_server_stops_the_run_in_one_line_and_the_run_resumes(
-    tmp_path: Path, sig: signal.Signals
+    tmp_path: Path,
 ) -> None:
+    # A segfault, the crash a CPU-specific llama.cpp build has; other signals take the same
+    # path, and how each is named is test_the_exit_of_a_server_is_named_by_its_signal's.
+    sig = signal.SIGSEGV
     out = tmp_path / "run"
     run = subprocess.Popen(
         _command(out), cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
@@ -98,8 +100,15 @@ def test_a_killed_model_server_stops_the_run_in_one_line_and_the_run_resumes(
     assert again.returncode == EXIT_OK, again.stderr
     resumed = _steps(out)
     assert resumed[: len(kept)] == kept  # the old steps, unchanged, then the rest
-    assert len(resumed) == 4
+    assert len(resumed) == 2
     print(line)
+
+
+def test_the_exit_of_a_server_is_named_by_its_signal() -> None:
+    assert describe_exit(-signal.SIGKILL) == "signal 9 (SIGKILL)"
+    assert describe_exit(-signal.SIGSEGV) == "signal 11 (SIGSEGV)"
+    assert describe_exit(-200) == "signal 200 (unknown signal)"
+    assert describe_exit(1) == "exit code 1"
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")

@@ -220,6 +220,37 @@ def test_loading_a_save_of_another_setting_is_refused(tmp_path: Path) -> None:
         session.load_file(tmp_path / "bad.json")
 
 
+def test_play_load_without_game_continues_the_saved_game_and_its_version(
+    tmp_path: Path,
+) -> None:
+    """``escapebench play --load FILE`` finds the game in the save: the same file, the same
+    version; without GAME or --load, and with a save whose file is gone, one line each."""
+    from escapebench.cli import main
+
+    hard = next(d for d in load_games(["tutorial"]) if d.difficulty == "hard")
+    session = PlaySession(hard, player="bo")
+    session.act(hard.reference[0].action)
+    save = session.save_file(tmp_path / "hard.json")
+
+    def play(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "escapebench.cli", "play", *args, "--no-result"],
+            input="quit\n", capture_output=True, text=True, cwd=tmp_path, timeout=60,
+        )
+
+    done = play("--load", str(save))
+    assert done.returncode == 0, done.stderr
+    assert "(tutorial-hard)" in done.stdout and "at step 1 (player bo)" in done.stdout
+
+    assert main(["play"]) == 2
+    data = json.loads(save.read_text())
+    data["source"] = str(tmp_path / "gone.yaml")
+    (tmp_path / "moved.json").write_text(json.dumps(data))
+    moved = play("--load", "moved.json")
+    assert moved.returncode == 2 and "Traceback" not in moved.stderr
+    assert moved.stderr.strip().endswith("which is not there any more; give GAME as well")
+
+
 def test_two_plays_in_one_folder_are_two_repeats_and_other_settings_are_refused(
     tmp_path: Path,
 ) -> None:

@@ -13,7 +13,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from escapebench.engine.actions import Call
 from escapebench.engine.env import EscapeGame, StepResult
+from escapebench.protocols.base import Reading
 
 if TYPE_CHECKING:
     from escapebench.protocols.base import HintView, PromptProtocol
@@ -66,8 +68,11 @@ class ModelCallRecord:
 class Decision:
     """An agent's choice for one step.
 
-    ``action`` is what is sent to the engine: either a canonical action string or the model's
-    raw answer (the harness extracts the last well-formed call with the forgiving parser).
+    ``action`` is what is played: either a canonical action string or the model's answer
+    (the protocol reads the call it holds). An agent that has read a model's answer with the
+    protocol (``PromptProtocol.read_answer``) puts the reading in ``reading`` and its text in
+    ``action``: the turn loop then plays the reading's call (or, without one, gives the
+    protocol's "no action" feedback) without reading the answer again.
     """
 
     action: str
@@ -81,6 +86,13 @@ class Decision:
     where it belongs, exploring). The harness moves the player and logs the move (the step's
     ``teleported_to``), so that a resumed episode makes it again; an agent never moves the
     player itself."""
+    reading: Reading | None = field(default=None, kw_only=True)
+    """The model's answer as the protocol read it (None: ``action`` is read when played)."""
+
+    @property
+    def call(self) -> Call | None:
+        """The call the answer holds, as the protocol read it (None: none, or not read yet)."""
+        return None if self.reading is None else self.reading.call
 
 
 class Agent(ABC):

@@ -41,7 +41,7 @@ from escapebench.protocols.escapebench import (
     observation_text,
     prompts,
 )
-from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
+from escapebench.protocols.escapebench.parsing import answer_reasoning
 
 __all__ = ["NO_ACTION_READ", "BaseAgent", "call_record", "hint_position", "protocol_of"]
 
@@ -239,10 +239,12 @@ class BaseAgent(Agent):
             return await self.tools_action(ctx, list(calls or []))
         text, record = await self.ask("action", self.action_messages(ctx))
         all_calls = [*(calls or []), record]
+        reading = protocol_of(ctx).read_answer(text)  # the one reading of the answer
         return Decision(
             # No readable call: the answer as the protocol plays it (its own feedback).
-            action=protocol_of(ctx).extract_action(text),
-            reasoning=answer_reasoning(text, parse_action_answer(text).thought),
+            action=reading.text,
+            reading=reading,
+            reasoning=answer_reasoning(text, reading.thought),
             raw_answer=text,
             mode="help" if ctx.hint else "free explore",
             calls=all_calls,

@@ -24,10 +24,12 @@ foresight upstream of the next one):
      reaching a scene it had never visited, the agent asks to be put in the nearest unexplored
      scene, in the same way.
 
-Under the ``original`` protocol the agent is the original release's EscapeAgent instead
-(:class:`~escapebench.agents.escape_original.OriginalEscapeAgent`, chosen at the first turn
-from the turn's protocol): what produced the paper's Table 5, call for call. The differences
-between the two, and why this one differs, are in ``docs/protocols.md``.
+This is the ``escapebench`` protocol's EscapeAgent. Under the ``original`` protocol the agent
+is the original release's EscapeAgent, an agent of its own (``escape-original``,
+:class:`~escapebench.agents.escape_original.OriginalEscapeAgent`): what produced the paper's
+Table 5, call for call; ``--agent escape --protocol original`` plays it, with a note (see
+:func:`~escapebench.agents.registry.played_agent`). The differences between the two, and why
+this one differs, are in ``docs/protocols.md``.
 
 Reflection and foresight state lives in the modules; all of it is plain data for resume.
 The ablations of the paper's Table 7 switch off exactly one module: ``no_reflection`` (no task
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
 from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent
@@ -52,9 +54,6 @@ from escapebench.engine.actions import most_commas, normalize_name, parse_call, 
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
 from escapebench.protocols.escapebench import prompts
-
-if TYPE_CHECKING:
-    from escapebench.agents.escape_original import OriginalEscapeAgent
 
 DEFAULT_EXPLORE_AFTER = 10  # free-explore steps without progress before exploring elsewhere
 
@@ -139,25 +138,6 @@ class EscapeAgent(BaseAgent):
             "-no-foresight" if no_foresight else ""
         ) + ("" if action_format == DEFAULT_ACTION_FORMAT else f"-{action_format}")
         self._clear()
-        self._original: OriginalEscapeAgent | None = None
-        self._original_state: dict[str, Any] | None = None
-
-    def _as_original(self, ctx: TurnContext) -> OriginalEscapeAgent | None:
-        """The original release's EscapeAgent, when the turn's protocol is ``original``."""
-        if self._original is None and getattr(ctx.protocol, "name", None) == "original":
-            from escapebench.agents.escape_original import OriginalEscapeAgent
-
-            self._original = OriginalEscapeAgent(
-                self.model,
-                memory=self.memory_size,
-                sampling=self.sampling,
-                no_reflection=not self.use_reflection,
-                no_foresight=not self.use_foresight,
-            )
-            if self._original_state is not None:
-                self._original.restore(self._original_state)
-                self._original_state = None
-        return self._original
 
     def _clear(self) -> None:
         self.reflection = Reflection(self.failed_memory)
@@ -191,27 +171,14 @@ class EscapeAgent(BaseAgent):
         """Forget everything: a new episode starts."""
         super().reset(game)
         self._clear()
-        self._original = None
-        self._original_state = None
-
-    async def forced_turn(self, ctx: TurnContext, action: str) -> Decision | None:
-        """Under the original protocol the original agent still foresees on a forced step."""
-        original = self._as_original(ctx)
-        return None if original is None else await original.forced_turn(ctx, action)
-
-    async def after_step(
-        self, ctx: TurnContext, decision: Decision, result: StepResult
-    ) -> list[ModelCallRecord]:
-        """The original agent reflects after the step (ours reflects before the next one)."""
-        if self._original is not None:
-            return await self._original.after_step(ctx, decision, result)
-        return []
 
     async def decide(self, ctx: TurnContext) -> Decision:
         """Reflect, foresee, then act (see the module docstring)."""
-        original = self._as_original(ctx)
-        if original is not None:
-            return await original.decide(ctx)
+        if getattr(ctx.protocol, "name", None) == "original":
+            raise ValueError(
+                "EscapeAgent plays under the escapebench protocol; under the original protocol "
+                "the EscapeAgent is escape-original (OriginalEscapeAgent)"
+            )
         saved = self.snapshot()
         try:
             return await self._decide(ctx)
@@ -264,8 +231,6 @@ class EscapeAgent(BaseAgent):
         self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str
     ) -> dict[str, Any]:
         """Remember the step, apply the reflection rules, note new tools and trial outcomes."""
-        if self._original is not None:
-            return self._original.observe(ctx, decision, result, position_after)
         if self.acted_position is not None and self.acted_position != ctx.position:
             ctx = replace(ctx, position=self.acted_position)  # the agent had moved itself
         self.remember(ctx, result)
@@ -310,10 +275,6 @@ class EscapeAgent(BaseAgent):
 
     def snapshot(self) -> dict[str, Any]:
         """Working memory, both modules and the agent's own bookkeeping, as plain data."""
-        if self._original is not None:
-            return {"original": self._original.snapshot()}
-        if self._original_state is not None:
-            return {"original": self._original_state}
         return {
             **super().snapshot(),
             "reflection": self.reflection.snapshot(),
@@ -333,11 +294,6 @@ class EscapeAgent(BaseAgent):
 
     def restore(self, data: dict[str, Any]) -> None:
         """Load a state made by :meth:`snapshot`."""
-        if "original" in data:
-            # The original agent is made at the next turn (it needs the turn's protocol).
-            self._original = None
-            self._original_state = data["original"]
-            return
         super().restore(data)
         self._clear()
         self.reflection.restore(data.get("reflection", {}))

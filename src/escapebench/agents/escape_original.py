@@ -2,11 +2,14 @@
 
 Table 5 and Table 7 of the paper were measured with the original release's EscapeAgent, whose
 decisions differ from the paper's prose in most places that change what a model is asked and
-which steps are played. This agent reproduces that harness call for call: the same model calls
-in the same order, with byte-identical texts (read from the user's checkout at run time by
-:mod:`escapebench.protocols.original.escape_texts`), and the same steps, trial and teleport steps
-included. Our own EscapeAgent (:mod:`.escape_agent`) is the ``escapebench`` protocol's; the
-differences and their reasons are in ``docs/protocols.md``.
+which steps are played. This agent (``escape-original``) reproduces that harness call for
+call: the same model calls in the same order, with byte-identical texts (read from the user's
+checkout at run time by :mod:`escapebench.protocols.original.escape_texts`), and the same steps,
+trial and teleport steps included. It keeps only the procedure (tasks, proposals, modes); what
+it reads of the game is rendered by the protocol
+(:class:`~escapebench.protocols.original.agent_view.OriginalAgentView`), and its moves are asked
+of the turn loop (``Decision.teleport_to``). Our own EscapeAgent (:mod:`.escape_agent`) is the
+``escapebench`` protocol's; the differences and their reasons are in ``docs/protocols.md``.
 
 One step, in the original's order:
 
@@ -42,27 +45,26 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from escapebench.agents.base import Decision, ModelCallRecord, TurnContext
 from escapebench.agents.base_agent import DEFAULT_MEMORY, BaseAgent, hint_position
 from escapebench.engine.actions import same_action
 from escapebench.engine.env import EscapeGame, StepResult
-from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
+from escapebench.engine.model import GameDefinition
 from escapebench.llm.base import ChatModel, SamplingSettings
-from escapebench.protocols.base import HintView, HistoryStep
-from escapebench.protocols.original import OriginalProtocol
+from escapebench.protocols.base import HistoryStep
+from escapebench.protocols.original.agent_view import OriginalAgentView
 from escapebench.protocols.original.escape_texts import (
     OriginalEscapeTexts,
     read_original_escape_texts,
 )
+from escapebench.protocols.original.protocol import PATH_SEPARATOR, OriginalProtocol
 
 HISTORY_STEPS = 10  # the original shows at most ten steps of history, whatever --memory says
 EXPLORE_AFTER = 10  # free-explore steps without progress before exploring is forced
 HELP_STEPS = 10  # steps in help after which the hint system plays the target action
 
-PATH_SEPARATOR = " -> "
-_SCENE = "env/scene.py"
 
 
 @dataclass
@@ -75,51 +77,15 @@ class Task:
     target: str  # the item's name as the game spells it
 
 
-class OriginalWorld(Protocol):
-    """What the agent needs of the game under the original protocol (:class:`ProtocolWorld`
-    renders it with the protocol's texts)."""
-
-    def describe(self, game: EscapeGame, path: Sequence[str]) -> str:
-        """The original's observation with the path line (``graph.describe(scene_stack)``)."""
-
-    def bag_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
-        """The original's listing of the bag (without indices), leaving out ``ignore``."""
-
-    def tool_desc(self, game: EscapeGame, name: str) -> str:
-        """The description of the bag tool ``name`` in its current state."""
-
-    def scene_key(self, game: EscapeGame) -> str:
-        """The current scene's name as the original keeps it (its graph's key)."""
-
-    def moved_to(self, game: EscapeGame, scene_key: str) -> EscapeGame:
-        """The game with the player in the scene the original names ``scene_key`` (a
-        look-ahead: ``game`` does not change)."""
-
-    def acted_on(self, game: EscapeGame, answer: str) -> str | None:
-        """The name of the item (or tool) a click / apply / input answer names, as the
-        original resolves it on the current screen (its ``current_arg_name``); None if none."""
-
-    def helper(self, position: str, action: str) -> str:
-        """The hint block of the action prompt (the original's ``form_helper_prompt``)."""
-
-    def tool_name(self, game: EscapeGame, tool: int) -> str:
-        """The name of tool ``tool`` (an index of the definition) as the original spells it."""
-
-    def history(self, steps: Sequence[HistoryStep]) -> str:
-        """The history block of the action prompt (the original's ``add_history``)."""
-
-    def extract_action(self, answer: str) -> str:
-        """The action an answer holds, read as the original reads it (stripped)."""
-
-
 class OriginalEscapeAgent(BaseAgent):
     """The original release's EscapeAgent (see the module docstring).
 
     Args:
         model: the chat model of every call.
         texts: the EscapeAgent's texts read from the checkout; action_system: the action
-            call's system prompt (the BaseAgent's); world: the game as the original shows it.
-            All three are taken from the turn's protocol when not given (the usual case).
+            call's system prompt (the BaseAgent's); view: the game as the original shows it
+            (:class:`~escapebench.protocols.original.agent_view.OriginalAgentView`). All three
+            are taken from the turn's protocol when not given (the usual case).
         memory: steps of history; the original only checks that it is above zero and shows
             at most ten steps.
         no_reflection / no_foresight: the ablations.
@@ -133,7 +99,7 @@ class OriginalEscapeAgent(BaseAgent):
         *,
         texts: OriginalEscapeTexts | None = None,
         action_system: str | None = None,
-        world: OriginalWorld | None = None,
+        view: OriginalAgentView | None = None,
         memory: int = DEFAULT_MEMORY,
         sampling: SamplingSettings | None = None,
         no_reflection: bool = False,
@@ -142,7 +108,7 @@ class OriginalEscapeAgent(BaseAgent):
         super().__init__(model, memory=memory, sampling=sampling)
         self.texts: OriginalEscapeTexts = texts  # type: ignore[assignment]
         self.action_system: str = action_system  # type: ignore[assignment]
-        self.world: OriginalWorld = world  # type: ignore[assignment]
+        self.view: OriginalAgentView = view  # type: ignore[assignment]
         self.use_reflection = not no_reflection
         self.use_foresight = not no_foresight
         self.name = (
@@ -172,13 +138,13 @@ class OriginalEscapeAgent(BaseAgent):
         self.turn: dict[str, Any] = {}
 
     def settings(self) -> dict[str, Any]:
-        """BaseAgent settings plus the protocol and the ablation switches."""
+        """BaseAgent settings plus the procedure and the ablation switches (the texts' files
+        are the protocol's record)."""
         return {
             **super().settings(),
-            "protocol": "original",
+            "procedure": "original",
             "reflection": self.use_reflection,
             "foresight": self.use_foresight,
-            "original_files": dict(self.texts.files),
         }
 
     def reset(self, game: EscapeGame) -> None:
@@ -188,7 +154,12 @@ class OriginalEscapeAgent(BaseAgent):
         self.scene_stack = []
 
     def snapshot(self) -> dict[str, Any]:
-        """The agent's whole memory as plain data."""
+        """The agent's whole memory as plain data, under ``"original"`` (the form checkpoints
+        have had since this agent was first played as ``escape``; so the step records' memory
+        hashes stay what they were)."""
+        return {"original": self._memory()}
+
+    def _memory(self) -> dict[str, Any]:
         return {
             "history": copy.deepcopy(self.history),
             "steps_seen": self.steps_seen,
@@ -215,6 +186,7 @@ class OriginalEscapeAgent(BaseAgent):
     def restore(self, data: dict[str, Any]) -> None:
         """Load a state made by :meth:`snapshot`."""
         self._clear()
+        data = data.get("original", data)
         self.history = copy.deepcopy(data.get("history", []))
         self.steps_seen = int(data.get("steps_seen", 0))
         self.scene_stack = list(data.get("scene_stack", []))
@@ -260,14 +232,14 @@ class OriginalEscapeAgent(BaseAgent):
         return out or self._t("no_tasks")
 
     def _bag_tools_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
-        return self.world.bag_text(game, ignore).split(self._t("bag_header_end"))[-1].strip()
+        return self.view.bag_text(game, ignore).split(self._t("bag_header_end"))[-1].strip()
 
     def _history_text(self, step: int) -> str:
         k = min(HISTORY_STEPS, step)
         if self.memory_size <= 0 or step <= 0 or k <= 0:
             return ""
         shown = self.history[-k:]
-        return self.world.history(
+        return self.view.history(
             [
                 HistoryStep(step - k + j, h["position"], h["action_answer"], h["response"])
                 for j, h in enumerate(shown)
@@ -280,7 +252,7 @@ class OriginalEscapeAgent(BaseAgent):
         if self.new_tool is not None and self.use_foresight:
             tool = self.new_tool
             prompt = self._t("tool_head")
-            prompt += self.texts.fill("tool_line", tool, self.world.tool_desc(game, tool))
+            prompt += self.texts.fill("tool_line", tool, self.view.tool_desc(game, tool))
             prompt += self.texts.fill("tool_bag_intro", self._bag_tools_text(game, [tool]))
             prompt += self.texts.fill("tool_tasks_intro", self._task_list())
             prompt += self._t("tool_closing")
@@ -326,7 +298,7 @@ class OriginalEscapeAgent(BaseAgent):
         return log
 
     def _bag_names(self, game: EscapeGame) -> list[str]:
-        return [self.world.tool_name(game, t) for t in game.bag]
+        return [self.view.tool_name(t) for t in game.bag]
 
     def _proposal_lines(self, response: str) -> list[str]:
         """The lines of a foresight answer that may hold proposals: those between its first
@@ -404,10 +376,10 @@ class OriginalEscapeAgent(BaseAgent):
         """The agent's scene stack becomes ``position``; the game as it finds it there."""
         path = position.split(PATH_SEPARATOR)
         self.scene_stack = path
-        return self.world.moved_to(game, path[-1])
+        return self.view.moved_to(game, path[-1])
 
     def _update_stack(self, game: EscapeGame) -> None:
-        scene = self.world.scene_key(game)
+        scene = self.view.scene_key(game)
         if scene in self.scene_stack:
             self.scene_stack = self.scene_stack[: self.scene_stack.index(scene) + 1]
         else:
@@ -447,7 +419,7 @@ class OriginalEscapeAgent(BaseAgent):
             details["trial"] = {"proposal": first[1]}
         elif self.explore_target is not None:
             self.scene_stack = list(self.explore_target)
-            here = self.world.moved_to(here, self.explore_target[-1])
+            here = self.view.moved_to(here, self.explore_target[-1])
             position = PATH_SEPARATOR.join(self.scene_stack)
             self.explore_target = None
             self.explore_positions = []
@@ -485,7 +457,7 @@ class OriginalEscapeAgent(BaseAgent):
         step = ctx.step
         prompt = self.texts.fill("step_frame", str(step), scene_prompt)
         if mode == "help":
-            prompt += self.world.helper(position, _hint_action(ctx))
+            prompt += self.view.helper(position, _hint_action(ctx))
             prompt += self._t("help_closing")
             return prompt
         if mode == "try action":
@@ -511,20 +483,20 @@ class OriginalEscapeAgent(BaseAgent):
 
     def bind(self, protocol: OriginalProtocol, defn: GameDefinition) -> None:
         """Take the texts and the rendering of the original protocol for setting ``defn``."""
-        if self.texts is None or getattr(self.world, "protocol", None) is not protocol:
+        if self.texts is None or getattr(self.view, "protocol", None) is not protocol:
             self.texts = read_original_escape_texts(protocol.source)
             self.action_system = protocol.action_system_prompt()
-        if not isinstance(self.world, ProtocolWorld) or self.world.defn is not defn:
-            self.world = ProtocolWorld(protocol, defn)
+        if self.view is None or self.view.protocol is not protocol or self.view.defn is not defn:
+            self.view = OriginalAgentView(protocol, defn)
 
     async def _turn(self, ctx: TurnContext, forced: str | None) -> Decision:
         if isinstance(ctx.protocol, OriginalProtocol):
             self.bind(ctx.protocol, ctx.game.defn)
-        elif self.world is None:
+        elif self.view is None:
             raise ValueError("the original EscapeAgent plays under the original protocol only")
         calls: list[ModelCallRecord] = []
         mode, position, details, game = await self._begin_turn(ctx, calls)
-        scene_prompt = self.world.describe(game, self.scene_stack).strip()
+        scene_prompt = self.view.describe(game, self.scene_stack).strip()
         at_actions = scene_prompt.find(self._t("actions_heading"))
         at_bag = scene_prompt.find(self._t("bag_heading"))
         self.turn = {
@@ -540,9 +512,9 @@ class OriginalEscapeAgent(BaseAgent):
         else:
             text, record = await self.ask("action", _messages(self.action_system, prompt))
             calls.append(record)
-        answer = self.world.extract_action(text)
+        answer = self.view.extract_action(text)
         self.turn["action_answer"] = answer
-        self.turn["acted_on"] = self.world.acted_on(game, answer)
+        self.turn["acted_on"] = self.view.acted_on(game, answer)
         details.update(
             position=position,
             prompt_kinds=[
@@ -621,7 +593,7 @@ class OriginalEscapeAgent(BaseAgent):
         collected = result.tools_gained > 0
         crafted = next(
             (
-                self.world.tool_name(game, k)
+                self.view.tool_name(k)
                 for e in result.events
                 if e.kind == "tool_crafted"
                 for k in game.bag
@@ -658,7 +630,7 @@ class OriginalEscapeAgent(BaseAgent):
                 self.proposals = []
                 self.return_to = None
         if collected and game.bag:
-            self.new_tool = self.world.tool_name(game, game.bag[-1])
+            self.new_tool = self.view.tool_name(game.bag[-1])
         elif crafted is not None:
             self.new_tool = crafted
         clicked = "click(" in answer
@@ -795,106 +767,3 @@ def _hint_action(ctx: TurnContext) -> str:
     hint = ctx.hint
     assert hint is not None
     return str(getattr(hint, "reference_action", None) or hint.action)
-
-
-class ProtocolWorld:
-    """:class:`OriginalWorld` rendered by the ``original`` protocol for one setting.
-
-    The observation with the path line and the bag listing without a tool are the original's
-    ``graph.describe(scene_stack)`` and ``bag.describe(ignore_tools=...)``; the protocol's
-    session renders the observation without them, and the two differences are added here
-    with the original's texts.
-    """
-
-    def __init__(self, protocol: OriginalProtocol, defn: GameDefinition) -> None:
-        self.protocol = protocol
-        self.defn = defn
-        self.session = protocol.session(defn)
-        self.raw = self.session.raw
-        self.t = protocol.texts
-        self.path_line = protocol.source.message(_SCENE, "Scene.describe", 1, 1)
-
-    def describe(self, game: EscapeGame, path: Sequence[str]) -> str:
-        obs = self.session.observation(game)
-        if not path:
-            return obs
-        scene = self.raw.scenes[game.scene]
-        head = self.t.scene_head.fill(scene.name, scene.desc)
-        line = self.path_line.fill(PATH_SEPARATOR.join(path))
-        start = len(self.t.describe.pieces()[0])
-        spec = self.defn.scenes[game.scene]
-        seen_more = any(game.item_present[i] for i in spec.items) or any(
-            game.tool_where[k] == TOOL_IN_SCENE for k in spec.tools
-        )
-        # The original prints the path line right after the scene's head line; the head line
-        # keeps its line end when more follows it, else the block's strip() takes it.
-        if seen_more:
-            if obs[start : start + len(head)] != head:
-                raise AssertionError("the observation does not start with its scene line")
-            return obs[:start] + head + line + obs[start + len(head) :]
-        cut = head.rstrip()
-        if obs[start : start + len(cut)] != cut:
-            raise AssertionError("the observation does not start with its scene line")
-        return obs[:start] + head + line.rstrip() + obs[start + len(cut) :]
-
-    def bag_text(self, game: EscapeGame, ignore: Sequence[str] = ()) -> str:
-        t = self.t
-        if not game.bag:
-            return t.bag_empty
-        return t.bag_head + "".join(
-            t.bag_name.fill(self.raw.tools[k].name)
-            + t.bag_desc.fill(self._desc(game, k))
-            + t.bag_end
-            for k in game.bag
-            if self.raw.tools[k].name not in ignore
-        )
-
-    def _desc(self, game: EscapeGame, k: int) -> str:
-        return str(self.raw.tools[k].states[game.tool_state[k]])
-
-    def tool_desc(self, game: EscapeGame, name: str) -> str:
-        for k in game.bag:
-            if self.raw.tools[k].name == name:
-                return self._desc(game, k)
-        raise KeyError(name)
-
-    def tool_name(self, game: EscapeGame, tool: int) -> str:
-        return self.raw.tools[tool].name
-
-    def scene_key(self, game: EscapeGame) -> str:
-        return self.raw.scenes[game.scene].key
-
-    def moved_to(self, game: EscapeGame, scene_key: str) -> EscapeGame:
-        index = self.raw.scene_by_key.get(scene_key)
-        if index is None:
-            raise BrokenGameError(
-                f"{self.defn.setting}: the original EscapeAgent would go to scene "
-                f"{scene_key!r}, which the game does not have (the original fails here)"
-            )
-        return game.moved_to(self.defn.scenes[index].name)
-
-    def acted_on(self, game: EscapeGame, answer: str) -> str | None:
-        verb = answer.split("(")[0].strip()
-        if verb not in ("click", "apply", "input") or "(" not in answer:
-            return None
-        args = [a.strip() for a in answer.split("(")[1].split(")")[0].split(",") if a.strip()]
-        if len(args) != (1 if verb == "click" else 2):
-            return None
-        spec = self.defn.scenes[game.scene]
-        names: dict[str, str] = {}  # the last of equal names wins, as in the original
-        for i in spec.items:
-            if game.item_present[i] and game.item_visible[i] and game.item_interact[i]:
-                names[self.raw.items[i].key.lower()] = self.raw.items[i].key
-        for k in spec.tools:
-            if game.tool_where[k] == TOOL_IN_SCENE and game.tool_visible[k]:
-                names[self.raw.tools[k].key.lower()] = self.raw.tools[k].key
-        return names.get(args[-1].lower())
-
-    def helper(self, position: str, action: str) -> str:
-        return self.protocol.hint_text(HintView(position=position, action=action))
-
-    def history(self, steps: Sequence[HistoryStep]) -> str:
-        return self.protocol.history_text(steps)
-
-    def extract_action(self, answer: str) -> str:
-        return self.protocol.extract_action(answer)

@@ -84,7 +84,8 @@ def read_screen(game: EscapeGame) -> Screen:
         for t in game.visible_scene_tools()
     )
     bag = tuple(
-        ScreenTool(d.tools[t].name, game.tool_state[t], d.tools[t].states[game.tool_state[t]].desc)
+        ScreenTool(game.tool_name(t), game.tool_state[t],
+                   d.tools[t].states[game.tool_state[t]].desc)
         for t in game.bag
     )
     exits = tuple(Exit(label, d.scenes[target].name) for label, target in game.open_links())

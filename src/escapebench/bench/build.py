@@ -3,7 +3,9 @@
 :func:`build_model` makes the run's chat model (wrapped in the response cache unless disabled);
 :func:`make_episode_agent` a fresh agent for one episode, of a built-in agent (through the
 registry) or of a user's ``module:function`` factory, with the options of its repeat
-(:func:`agent_options`, :func:`sampling_for`). Anything that cannot be built is a
+(:func:`agent_options`, :func:`sampling_for`). :func:`played_agent_name` is the agent that
+plays ``--agent`` under the run's protocol (``escape`` under ``original`` is
+``escape-original``). Anything that cannot be built is a
 :class:`~escapebench.bench.settings.RunConfigError`.
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.agents.base import Agent
+from escapebench.agents.registry import ESCAPE_AGENTS
 from escapebench.bench.settings import (
     MODEL_AGENTS,
     RunConfigError,
@@ -38,22 +41,50 @@ def sampling_for(settings: RunSettings, repeat: int) -> SamplingSettings:
     )
 
 
-def agent_options(settings: RunSettings, repeat: int) -> dict[str, Any]:
-    """Keyword options for the agent factory of one repeat."""
-    if settings.agent in MODEL_AGENTS:
+def played_agent_name(settings: RunSettings) -> tuple[str, str | None]:
+    """The agent that plays ``settings.agent`` under the run's protocol (``--protocol``, or
+    the default for its games), and a note for the user when it is another one; a user's
+    ``module:function`` plays as it is. :class:`RunConfigError` when the agent cannot play
+    under that protocol."""
+    if ":" in settings.agent:
+        return settings.agent, None
+    from escapebench.agents.registry import AgentConfigError, played_agent
+    from escapebench.catalog import split_specs
+    from escapebench.protocols import default_protocol_name
+
+    protocol = settings.protocol or default_protocol_name(
+        split_specs(settings.games), settings.original_source
+    )
+    try:
+        name, note = played_agent(settings.agent, protocol)
+    except AgentConfigError as exc:
+        raise RunConfigError(str(exc)) from None
+    if name == "escape-original" and settings.action_format != "text":
+        raise RunConfigError(
+            f"--action-format {settings.action_format} is not available to escape-original "
+            "(the original release's EscapeAgent reads text answers, as the original does)"
+        )
+    return name, note
+
+
+def agent_options(settings: RunSettings, repeat: int, agent: str | None = None) -> dict[str, Any]:
+    """Keyword options for the agent factory of one repeat (of ``agent``, the agent that plays:
+    by default ``settings.agent``)."""
+    agent = settings.agent if agent is None else agent
+    if agent in MODEL_AGENTS:
         options: dict[str, Any] = {
             "memory": settings.memory,
             "sampling": sampling_for(settings, repeat),
         }
-        if settings.agent == "escape":
+        if agent in ESCAPE_AGENTS:
             options["no_reflection"] = settings.no_reflection
             options["no_foresight"] = settings.no_foresight
         if settings.action_format != "text":
             options["action_format"] = settings.action_format
         return options
-    if settings.agent == "random":
+    if agent == "random":
         return {"seed": (settings.seed or 0) + repeat}
-    if settings.agent in ("explorer", "oracle"):
+    if agent in ("explorer", "oracle"):
         return {}
     # A user's factory gets everything that might matter to it.
     return {
@@ -90,13 +121,15 @@ def agent_factory(name: str) -> Callable[..., Agent]:
 
 
 def make_episode_agent(settings: RunSettings, model: ChatModel | None, repeat: int) -> Agent:
-    """A fresh agent for one episode."""
+    """A fresh agent for one episode: the one that plays ``settings.agent`` under the run's
+    protocol (:func:`played_agent_name`)."""
     from escapebench.agents.registry import AgentConfigError
 
-    factory = agent_factory(settings.agent)
+    name, _note = played_agent_name(settings)
+    factory = agent_factory(name)
     if not callable(factory):
         raise RunConfigError(f"agent factory {settings.agent!r} is not callable")
-    options = agent_options(settings, repeat)
+    options = agent_options(settings, repeat, name)
     try:
         agent = factory(model=model, **options)
     except AgentConfigError as exc:

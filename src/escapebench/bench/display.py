@@ -23,6 +23,7 @@ from rich.text import Text
 from escapebench.bench.costs import Prices, format_cost
 from escapebench.bench.episode import EpisodeSpec, StepProgress
 from escapebench.bench.metrics import EpisodeResult
+from escapebench.terminal import counted
 
 REDRAW_EVERY_S = 0.2
 TICKS_PER_S = 1.0  # redraws without events: the clocks move while a model thinks
@@ -145,8 +146,8 @@ class LiveDisplay:
             if self.prices is not None:
                 usage += f", {format_cost(result.cost(self.prices))}"
         self._line(
-            f"done   {spec.episode_id}: {outcome} in {result.total_steps} steps, "
-            f"{result.hints_used} hints, progress {100 * result.progress:.0f}%{usage}  "
+            f"done   {spec.episode_id}: {outcome} in {counted(result.total_steps, 'step')}, "
+            f"{counted(result.hints_used, 'hint')}, progress {100 * result.progress:.0f}%{usage}  "
             f"[{self.done}/{self.total}]"
         )
 

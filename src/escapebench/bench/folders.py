@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from escapebench.bench.build import played_agent_name
 from escapebench.bench.costs import Prices
 from escapebench.bench.metrics import (
     EpisodeResult,
@@ -125,6 +126,8 @@ def write_run_json(plan: RunPlan, model_record: dict[str, Any] | None,
     data = {
         "format": RUN_FORMAT,
         **normalized(plan.fingerprint),
+        # the agent that played --agent (escape under the original protocol: escape-original)
+        "agent_played": played_agent_name(s)[0],
         "model_backend": model_record,
         "server": server if server is not None else (existing or {}).get("server"),
         "server_changes": changes,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from escapebench.agents.base import Hint
-from escapebench.engine.actions import same_action
+from escapebench.engine.actions import ActionKey, action_key
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, GameDefinition
 
@@ -129,6 +129,15 @@ def reference_effects(defn: GameDefinition) -> tuple[ReferenceEffect, ...]:
     return tuple(out)
 
 
+def reference_keys(defn: GameDefinition) -> tuple[ActionKey | None, ...]:
+    """Each reference action of ``defn`` read once for the same-action check (kept with the
+    definition)."""
+    keys = defn.caches.get("hint keys")
+    if keys is None:
+        keys = defn.caches["hint keys"] = tuple(action_key(r.action) for r in defn.reference)
+    return keys  # type: ignore[no-any-return]
+
+
 @dataclass(frozen=True)
 class HintOutcome:
     """What a step did to the hint system (for logs)."""
@@ -156,6 +165,8 @@ class HintPolicy:
         self.defn = defn
         self.options = options or HintOptions()
         self.effects = effects if effects is not None else reference_effects(defn)
+        self.keys: tuple[ActionKey | None, ...] = reference_keys(defn)
+        """Each reference action read once, for the same-action check."""
         # A move is never progress, so it could never be matched: reference chains in our
         # format may hold moves (the original's key logs hold none); the hint's teleport does
         # their work.
@@ -236,9 +247,11 @@ class HintPolicy:
         outcome = HintOutcome(progressed=progressed)
         if progressed:
             action = result.action
+            played = action_key(action)  # the step's action, read once
             for index in self.remaining:
                 ref = self.defn.reference[index]
-                if same_action(ref.action, action) and (
+                key = self.keys[index]
+                if played is not None and key is not None and key.same(played) and (
                     ref.scene.lower() == self.scene.lower() or "craft(" in action
                 ):
                     if self.target == index:

@@ -18,8 +18,9 @@ log of the harness), :class:`CountMetrics` (the episode's numbers) and :class:`K
 (the steps of a play kept in memory). ``escapebench run`` (``bench.episode``), terminal and
 browser play (``play.session``), the Gymnasium environments, the verifiers environment and the
 Inspect task all drive this loop, so a step is played in one place:
-:meth:`EscapeEnv.step` is the only caller of the protocol's ``play`` (and so of the engine's
-``step``) for a turn.
+:meth:`EscapeEnv.step` is the only caller of the engine's ``step`` for a turn: the protocol's
+session reads the answer (once: an agent's decision carries the call it read) and says what the
+engine plays (``Session.prepare``), and says the result in its words (``Session.render``).
 
 **Resuming** replays the logged records through the same :meth:`step` (``logged=``): the
 record is checked against the replay instead of being made, and the wrappers see it as they
@@ -47,10 +48,11 @@ from escapebench.bench.records import (
     encode_agent_state,
     step_record,
 )
+from escapebench.engine.actions import Call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
 from escapebench.engine.outcome import OUTCOME_KINDS, Outcome
-from escapebench.protocols.base import HintView, PromptProtocol, Session
+from escapebench.protocols.base import HintView, Play, PromptProtocol, Reading, Session
 
 __all__ = [
     "AgentNotes",
@@ -187,6 +189,7 @@ class EscapeEnv(TurnLoop):
         self.game = EscapeGame(defn)
         self.session: Session = protocol.session(defn)
         self.last_result: StepResult | None = None
+        self.last_play: Play | None = None  # what the session made of the last answer
         self.agent_state = b"{}"  # the agent's memory after the last step, as JSON
         self._steps = 0
         self._hint: Hint | None = None
@@ -264,14 +267,15 @@ class EscapeEnv(TurnLoop):
         turn, game = self.turn, self.game
         if logged is not None:
             self._check_scene(logged, turn)
+        self.last_play = None
         if logged is not None and logged.error:
             # An error changes nothing in the engine: it is not played again. (Its kind is
             # what the log kept; a log older than outcomes says "malformed".)
             kind = logged.outcome if logged.outcome in OUTCOME_KINDS else "malformed"
             result = StepResult(logged.action, False, True, "", (), 0, 0, False, Outcome(kind))
         else:
-            # The one place a turn's action is played.
-            result = self.session.play(game, decision.action if logged is None else logged.action)
+            result = self._play(logged.action if logged is not None
+                                else decision.reading or decision.action)
         self.last_result = result
         self._steps += 1
         self._turn = None
@@ -307,7 +311,26 @@ class EscapeEnv(TurnLoop):
             details=notes.details,
             agent_state_hash=state_hash,
             wall_s=wall_s() if callable(wall_s) else wall_s,
+            call=self._played_call(),
         )
+
+    def _play(self, answer: Reading | str) -> StepResult:
+        """The one place a turn's action is played: the protocol says what the engine plays
+        (an answer it read once, or an action string it reads now), the engine steps, the
+        protocol says the result in its words."""
+        play = self.last_play = self.session.prepare(self.game, answer)
+        if play.result is not None:  # nothing to play (a refusal, an answer without action)
+            return play.result
+        assert play.action is not None
+        return self.session.render(self.game, play, self.game.step(play.action))
+
+    def _played_call(self) -> Call | None:
+        """The call the last answer held, as the session read it (for the record)."""
+        play = self.last_play
+        if play is None:
+            return None
+        return play.call if play.call is not None else (
+            play.action if isinstance(play.action, Call) else None)
 
     def _check_scene(self, logged: StepRecord, turn: Turn) -> None:
         if logged.scene != turn.scene:

@@ -43,6 +43,7 @@ from typing import Any
 
 from escapebench.agents.base import Decision, Hint, ModelCallRecord
 from escapebench.bench.hints import HintOutcome
+from escapebench.engine.actions import Call, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, Event, StepResult
 
 # The files of a result folder (the shared layout; reports and human play use these names).
@@ -135,6 +136,17 @@ class StepRecord:
     agent: Mapping[str, Any] = field(default_factory=dict)
     agent_state_hash: str | None = None
     wall_s: float = 0.0
+    call: Call | None = field(default=None, compare=False, repr=False)
+    """The call the step played, when it was played live and ``action`` is its text (not in
+    the log: :attr:`played_call` reads ``action`` instead)."""
+
+    @property
+    def played_call(self) -> Call | None:
+        """The step's action as a call: the one played (a live record), else ``action`` read
+        (a record from a log; None when it holds none)."""
+        if self.call is not None:
+            return self.call
+        return parse_call(self.action) or extract_call(self.action)
 
     def to_json(self) -> dict[str, Any]:
         """The record as the log's JSON object."""
@@ -221,11 +233,13 @@ def step_record(
     details: dict[str, Any] | None = None,
     agent_state_hash: str | None = None,
     wall_s: float = 0.0,
+    call: Call | None = None,
 ) -> StepRecord:
     """The :class:`StepRecord` of one step: ``position``, ``scene`` and ``observation`` as the
     player saw them before acting; ``game`` read after the step (totals); ``hint`` the hint
     in force during the step and ``outcome`` what the step did to it; ``calls`` every model
-    call of the step, ``details`` the agent's own additions."""
+    call of the step, ``details`` the agent's own additions; ``call`` the call the engine
+    played, kept when the result's action is its text."""
     return StepRecord(
         step=step,
         position=position,
@@ -257,6 +271,7 @@ def step_record(
         agent=details or {},
         agent_state_hash=agent_state_hash,
         wall_s=wall_s,
+        call=call if call is not None and str(call) == result.action else None,
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.agents.base import DEFAULT_MEMORY
-from escapebench.agents.registry import AGENT_NAMES, MODEL_AGENTS
+from escapebench.agents.registry import AGENT_NAMES, ESCAPE_AGENTS, MODEL_AGENTS
 from escapebench.bench.costs import Prices
 from escapebench.bench.episode import DEFAULT_MAX_STEPS
 from escapebench.bench.hints import DEFAULT_HELP_STEPS, DEFAULT_PATIENCE
@@ -192,8 +192,11 @@ class RunSettings:
                 f"unknown agent {self.agent!r}: choose one of {', '.join(BUILTIN_AGENTS)} "
                 "or give a Python factory as module:function"
             )
-        if (self.no_reflection or self.no_foresight) and self.agent != "escape":
-            raise RunConfigError("--no-reflection and --no-foresight only apply to --agent escape")
+        if (self.no_reflection or self.no_foresight) and self.agent not in ESCAPE_AGENTS:
+            raise RunConfigError(
+                "--no-reflection and --no-foresight only apply to --agent escape (or "
+                "escape-original)"
+            )
         if self.agent in MODEL_AGENTS and not self.model:
             raise RunConfigError(
                 f"--agent {self.agent} needs --model (a served model name with --base-url, "
@@ -209,8 +212,8 @@ class RunSettings:
             )
         if self.action_format != "text" and self.agent not in MODEL_AGENTS:
             raise RunConfigError(
-                f"--action-format {self.action_format} is for the model agents (base, escape), "
-                f"not {self.agent}"
+                f"--action-format {self.action_format} is for the model agents "
+                f"({', '.join(MODEL_AGENTS)}), not {self.agent}"
             )
         for url in self.base_urls:
             problem = url_problem(url)

@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from escapebench.bench.build import build_model, make_episode_agent, server_identity
+from escapebench.bench.build import (
+    build_model,
+    make_episode_agent,
+    played_agent_name,
+    server_identity,
+)
 from escapebench.bench.costs import Prices
 from escapebench.bench.display import LiveDisplay
 from escapebench.bench.episode import Episode, EpisodeSpec
@@ -105,6 +110,9 @@ async def run_suite(
     stream = stream if stream is not None else sys.stderr
     started = time.perf_counter()
     settings.validate()
+    _played, note = played_agent_name(settings)  # (refuses an agent of another protocol)
+    if note is not None and not settings.quiet:
+        print(f"note: {note}", file=stream)
     if model is None and settings.needs_model:
         model = build_model(settings)
     model_name = model.name if model is not None else NO_MODEL

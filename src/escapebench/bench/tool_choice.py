@@ -57,6 +57,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from escapebench.bench.records import StepRecord
 from escapebench.engine.actions import extract_call, normalize_name, parse_call
 from escapebench.engine.model import GameDefinition
 
@@ -256,8 +257,14 @@ class ToolChoiceCounter:
             return normalize_name(arg_text[:i]), normalize_name(arg_text[i + 1:])
         return None
 
-    def _parse(self, action: str) -> tuple[str, str, str] | None:
-        call = parse_call(action) or extract_call(action)
+    def _parse(self, record: Any) -> tuple[str, str, str] | None:
+        """The verb and two names of a record's apply or craft: the call a live record
+        played, else its logged action read once."""
+        if isinstance(record, StepRecord):
+            call = record.played_call
+        else:
+            action = str(_get(record, "action", "") or "")
+            call = parse_call(action) or extract_call(action)
         if call is None or call.verb not in ("apply", "craft"):
             return None
         pair = self._split(call.arg_text, call.verb == "craft")
@@ -302,7 +309,7 @@ class ToolChoiceCounter:
         if _get(record, "error"):
             return None  # changed nothing (a name not on screen, a malformed answer)
         events = _events(record)
-        parsed = self._parse(str(_get(record, "action", "") or ""))
+        parsed = self._parse(record)
         solve = None
         if parsed is not None:
             verb, a, b = parsed

@@ -206,14 +206,32 @@ def split_candidates(
     return [(arg_text[:idx], arg_text[idx + 1 :]) for idx in cuts]
 
 
-def _call_parts(call: str) -> tuple[str, list[str]] | None:
-    """A call's verb and its comma-separated arguments, compared without case or surrounding
-    spaces; the arguments end at the first ``)``. None when there is no ``(``."""
-    verb, opened, rest = call.partition("(")
+@dataclass(frozen=True, slots=True)
+class ActionKey:
+    """An action string as the original harness compares two (:func:`same_action`): its verb
+    and comma-separated arguments without case or surrounding spaces (the arguments end at the
+    first ``)``), and whether it was written starting with ``craft``."""
+
+    verb: str
+    args: tuple[str, ...]
+    craft: bool
+
+    def same(self, other: ActionKey) -> bool:
+        """Whether the two name the same action (see :func:`same_action`)."""
+        if self.craft and other.craft:
+            return set(self.args) == set(other.args)
+        return self.verb == other.verb and self.args == other.args
+
+
+def action_key(action: str) -> ActionKey | None:
+    """The :class:`ActionKey` of an action string, read once; None when it has no ``(``."""
+    verb, opened, rest = action.partition("(")
     if not opened:
         return None
     inside = rest.partition(")")[0]
-    return verb.strip().lower(), [arg.strip() for arg in inside.strip().lower().split(",")]
+    return ActionKey(verb.strip().lower(),
+                     tuple(arg.strip() for arg in inside.strip().lower().split(",")),
+                     action.startswith("craft"))
 
 
 def same_action(a: str, b: str) -> bool:
@@ -222,11 +240,8 @@ def same_action(a: str, b: str) -> bool:
 
     The verb and the arguments must be equal apart from letter case and spaces around each
     argument; two crafts (both strings starting with ``craft`` as written) name the same two
-    tools in either order. A string without ``(`` is no action and matches nothing.
+    tools in either order. A string without ``(`` is no action and matches nothing. A caller
+    comparing one string with many reads each once (:func:`action_key`, :meth:`ActionKey.same`).
     """
-    first, second = _call_parts(a), _call_parts(b)
-    if first is None or second is None:
-        return False
-    if a.startswith("craft") and b.startswith("craft"):
-        return set(first[1]) == set(second[1])
-    return first == second
+    first, second = action_key(a), action_key(b)
+    return first is not None and second is not None and first.same(second)

@@ -167,7 +167,12 @@ class _RuleTables:
 
         self.items_in_scene = tuple(group((d.items[i].name, i) for i in s.items) for s in d.scenes)
         self.tools_in_scene = tuple(group((d.tools[t].name, t) for t in s.tools) for s in d.scenes)
-        self.tools_by_name = group((t.name, k) for k, t in enumerate(d.tools))
+        # a tool answers to its own name and to the names its states give it (a crafted
+        # product's), whatever its state: the name is only a handle, the rules stay the tool's
+        self.tools_by_name = group(
+            (name, k) for k, t in enumerate(d.tools)
+            for name in dict.fromkeys((t.name, *(st.name for st in t.states if st.name)))
+        )
         idx = d.scene_index
         self.link_labels = tuple(
             group((ln.label, idx[ln.target]) for ln in s.links if ln.target in idx)
@@ -598,6 +603,11 @@ class EscapeGame:
         iv, ip = self.item_visible, self.item_present
         return [i for i in self.defn.scenes[self.scene].items if iv[i] and ip[i]]
 
+    def clickable_items(self) -> list[int]:
+        """Items of the current scene the player can see and act on, in file order."""
+        iv, ip, ii = self.item_visible, self.item_present, self.item_interact
+        return [i for i in self.defn.scenes[self.scene].items if iv[i] and ip[i] and ii[i]]
+
     def visible_scene_tools(self) -> list[int]:
         """Tools lying visible in the current scene, not yet collected."""
         tv, tw = self.tool_visible, self.tool_where
@@ -813,7 +823,12 @@ class EscapeGame:
         return self._item_names() + tuple(d.tools[t].name for t in self.visible_scene_tools())
 
     def _bag_names(self) -> tuple[str, ...]:
-        return tuple(self.defn.tools[t].name for t in self.bag)
+        return tuple(self.tool_name(t) for t in self.bag)
+
+    def tool_name(self, t: int) -> str:
+        """The name tool ``t`` goes by now: its current state's name (a crafted product's),
+        else its own (see :meth:`Tool.name_in`)."""
+        return self.defn.tools[t].name_in(self.tool_state[t])
 
     def step(self, action: str | Call | Action) -> StepResult:
         """Carry out one action and report what happened."""
@@ -866,6 +881,46 @@ class EscapeGame:
             self.scene = self.defn.scene_index[scene]
         except KeyError:
             raise KeyError(f"no scene named {scene!r} in {self.defn.setting}") from None
+
+    # ------------------------------------------------------------------ questions about the rules
+    # What a protocol that words the rules in its own way asks (the original's texts follow
+    # its own lists, which lose an entry at each use); nothing here changes the state.
+    def refusal(self, kind: str, item: int, tool: int = -1) -> Outcome:
+        """What giving ``item`` a ``kind`` ("click", "apply" with ``tool``, "input") it does
+        not take says: the item may wait for a tool (an input), only not this one (then the
+        outcome says so, as the original does; in hard settings it is the only clue), or for
+        nothing of the kind."""
+        it = self.defn.items[item]
+        state = it.states[self.item_state[item]]
+        wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
+        names = (it.name,) if tool < 0 else (self.tool_name(tool), it.name)
+        failure = "no_effect"
+        if wants and kind == "apply":
+            failure = "wrong_tool"
+        elif wants and kind == "input":
+            failure = "wrong_input"
+        return Outcome(failure, kind, names, state.neg_reward or "")  # type: ignore[arg-type]
+
+    def waits_met(self, item: int, transition: int) -> frozenset[int]:
+        """The waits (their indices) of transition ``transition`` of ``item``'s current state
+        met so far (a transition fires once all are)."""
+        key = (0, item, self.item_state[item], transition)
+        return frozenset(self.satisfied.get(key, ()))
+
+    def targets_left(self, tool: int) -> list[str]:
+        """The names ``tool`` in its current state can still be applied or crafted to: its
+        state's list, one entry struck off per use."""
+        s = self.tool_state[tool]
+        left = list(self.defn.tools[tool].states[s].apply_to)
+        for target in self.used.get((tool, s), ()):
+            left.remove(target)
+        return left
+
+    def crafts_awaited(self, tool: int) -> list[str]:
+        """The tools still to be crafted into ``tool`` for its current state to advance."""
+        s = self.tool_state[tool]
+        done = self.satisfied.get((1, tool, s, 0), ())
+        return [x for n, x in enumerate(self.defn.tools[tool].states[s].wait_for) if n not in done]
 
     def moved_to(self, scene: str) -> EscapeGame:
         """A copy of this play with the player in ``scene``: what a player would see there
@@ -1000,20 +1055,8 @@ class EscapeGame:
         return offered, len(done) >= offered.waits
 
     def _fail(self, action: str, kind: str, i: int, tool: int = -1) -> StepResult:
-        """Nothing happened. The item may wait for a tool (apply) or an input (input), only
-        not this one: then the outcome says so (the original does too; in hard settings it is
-        the only clue)."""
-        item = self.defn.items[i]
-        state = item.states[self.item_state[i]]
-        wants = any(w.kind == kind for tr in state.transitions for w in tr.waits)
-        names = (item.name,) if tool < 0 else (self._tables.tool_names[tool], item.name)
-        failure = "no_effect"
-        if wants and kind == "apply":
-            failure = "wrong_tool"
-        elif wants and kind == "input":
-            failure = "wrong_input"
-        outcome = Outcome(failure, kind, names, state.neg_reward or "")  # type: ignore[arg-type]
-        return StepResult(action, False, False, "", (), 0, 0, False, outcome)
+        """Nothing happened (see :meth:`refusal`)."""
+        return StepResult(action, False, False, "", (), 0, 0, False, self.refusal(kind, i, tool))
 
     def _uses_left(self, t: int, target: str) -> bool:
         """Whether ``target`` is still on tool ``t``'s list in its current state (listed, and
@@ -1067,6 +1110,7 @@ class EscapeGame:
             dst_state = d.tools[dst].states[self.tool_state[dst]]
             src_name, dst_name = d.tools[src].name, d.tools[dst].name
             if src_name in dst_state.wait_for and self._uses_left(src, dst_name):
+                shown = (self.tool_name(src), self.tool_name(dst))  # the names the player saw
                 s = self.tool_state[dst]
                 wi = dst_state.wait_for.index(src_name)
                 key = (1, dst, s, 0)
@@ -1084,7 +1128,9 @@ class EscapeGame:
                 if len(done) >= len(dst_state.wait_for) and s + 1 < len(d.tools[dst].states):
                     self.tool_state[dst] = s + 1
                     self.watcher.bag_changed()
-                crafted = Outcome("crafted", "craft", (src_name, dst_name))
+                made = self.tool_name(dst)  # a product with a name of its own: named too
+                crafted = Outcome("crafted", "craft", shown + ((made,) if made not in shown
+                                                              else ()))
                 return StepResult(action, True, False, "", tuple(events), gained, 0, False, crafted)
         mismatch = Outcome("craft_mismatch", "craft", (d.tools[a].name, d.tools[b].name))
         return StepResult(action, False, False, "", (), 0, 0, False, mismatch)

@@ -100,6 +100,9 @@ class ToolState:
     apply_to: tuple[str, ...] = ()
     wait_for: tuple[str, ...] = ()
     creative: bool = False  # the author's mark: crafting into this state is a creative step
+    # The name the tool goes by in this state (a crafted product: a cane with a straw pushed
+    # in is the "blowpipe"); "" = the tool's own name. Our format only; never the first state.
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,13 @@ class Tool:
     position: str
     visible: bool
     states: tuple[ToolState, ...]
+
+    def name_in(self, state: int) -> str:
+        """The name the tool goes by in ``state``: that state's own name (a crafted
+        product's), else the tool's. The tool's own name is what waits, ``apply_to``, triggers
+        and logs use; a player may call it by either."""
+        own = self.states[state].name if 0 <= state < len(self.states) else ""
+        return own or self.name
 
 
 @dataclass(frozen=True, slots=True)

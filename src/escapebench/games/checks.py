@@ -30,7 +30,7 @@ _TOOL_ENTRY_KEYS = frozenset({"position", "tool"})
 _ITEM_KEYS = frozenset({"name", "visible", "interactable", "states"})
 _TOOL_KEYS = frozenset({"name", "visible", "states"})
 _ITEM_STATE_KEYS = frozenset({"desc", "neg_reward", "transitions"})
-_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for", "creative"})
+_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for", "creative", "name"})
 _TRANSITION_KEYS = frozenset({"wait_for", "trigger", "reward", "creative"})
 
 
@@ -227,6 +227,7 @@ class _StaticChecker:
                     (*self.tool_path(t), "name"),
                 )
             first_tool.setdefault(tool.name, t)
+        self.check_state_names(first_tool)
         for s in d.scenes:
             names: dict[str, int] = {}
             for i in s.items:
@@ -248,6 +249,30 @@ class _StaticChecker:
                         "click() cannot tell them apart",
                         (*self.tool_path(t), "name"),
                     )
+
+    def check_state_names(self, first_tool: dict[str, int]) -> None:
+        """A tool state's ``name`` (what a crafted product is called in the bag) is a handle
+        of that tool alone: never on the first state (name the tool so), never the name of
+        another tool or of another tool's state, since a player calls the tool by it."""
+        d = self.d
+        owner = {normalize_name(n): t for n, t in first_tool.items()}
+        for t, tool in enumerate(d.tools):
+            for k, st in enumerate(tool.states):
+                if not st.name:
+                    continue
+                path = (*self.tool_path(t), "states", k, "name")
+                if k == 0:
+                    self.add("error", "state-name",
+                             f"{self.tool_place(t, k)}: the first state cannot have a name of "
+                             f"its own; name the tool {st.name!r} instead", path)
+                    continue
+                key = normalize_name(st.name)
+                other = owner.setdefault(key, t)
+                if other != t:
+                    self.add("error", "state-name",
+                             f"{self.tool_place(t, k)}: the name {st.name!r} is already the "
+                             f"name of tool {d.tools[other].name!r} (or of one of its states); "
+                             "a player calls a tool by it", path)
 
     def check_links(self) -> None:
         for si, s in enumerate(self.d.scenes):

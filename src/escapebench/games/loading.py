@@ -560,6 +560,9 @@ def build_definition(
                             for k, x in enumerate(_as_list(st.get("wait_for"), stp, "wait_for"))
                         ),
                         flag(st.get("creative", False), stp, "creative"),
+                        # our format: the name the tool goes by in this state
+                        "" if original or st.get("name") is None
+                        else _as_name(st.get("name"), stp, "name"),
                     )
                 )
             if not tstates:

@@ -57,7 +57,7 @@ _LINK: list[re.Pattern[str] | None] = []
 _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
 _ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
 _ASK_RX: dict[str, re.Pattern[str]] = {}
-_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
+_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|honest|heir)")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
@@ -214,6 +214,8 @@ class Design:
     # (part, tool, result, obstacle) of each craft
     crafts: list[tuple[str, str, str, str]] = field(default_factory=list)
     related: set[tuple[str, str]] = field(default_factory=set)  # names that belong together
+    # version 7: each key lock (a door, a padlocked box) and the sign it and its keys show
+    locks: dict[str, str] = field(default_factory=dict)
     theme: str = ""
 
 
@@ -222,6 +224,7 @@ class _Builder:
         self.k = knobs
         self.rng = rng
         self.aff = affordances()
+        self.objects = {o["name"]: o for o in self.aff["objects"]}
         self.theme = rng.choice(themes())
         self.signs_used: set[str] = set()
         self.hard_seen: set[str] = set()  # the hard texts of the objects taken so far
@@ -298,6 +301,25 @@ class _Builder:
         self.design.keys.add(name)
         return name
 
+    def new_sign(self) -> str:
+        """A sign no other lock of the game shows (a crown, a fox), drawn from the words'
+        stream; "" when the game has used them all (the proof then rejects the candidate)."""
+        signs = [x for x in self.words["signs"] if x not in self.signs_used]
+        sign = signs[self.wrng.randrange(len(signs))] if signs else ""
+        self.signs_used.add(sign)
+        return sign
+
+    def key_texts(self, key: str, sign: str, padlock: bool) -> dict[str, str]:
+        """A key's descriptions, each showing the sign of the lock it opens (version 7:
+        which key opens which lock is read, not tried), in every version."""
+        fits = "small enough for a padlock" if padlock else "It looks like it fits a door lock"
+        easy = (f"A {key}, {fits}" if padlock else f"A {key}. {fits}") + (
+            f"; a small {sign} is stamped on it, like the one on its lock." if sign else ".")
+        normal = self.key_desc(key, plain=not sign)
+        if sign:  # still one sentence
+            normal = f"{normal[:-1]}; it is stamped with a small {sign}."
+        return _t(easy, normal, f"A {key}, stamped with a {sign}." if sign else f"A {key}.")
+
     def pick(self, options: list[Any]) -> Any:
         return options[self.rng.randrange(len(options))]
 
@@ -315,13 +337,15 @@ class _Builder:
                    if not (_plural(tool) and re.search(r"\bit\b", o))]
         return options[self.wrng.randrange(len(options))].replace("{tool}", tool)
 
-    def key_desc(self, key: str) -> str:
+    def key_desc(self, key: str, plain: bool = True) -> str:
         """A variant of a key's sentence whose words do not fight the key's name (no "notched
-        key with a notch filed into its bow", no "old key, its teeth freshly cut")."""
+        key with a notch filed into its bow", no "old key, its teeth freshly cut"), nor a
+        stamp (``plain`` False: no "small and plain")."""
         words = key.split()[:-1]
         aged = {"old", "worn", "rusty"} & set(words)
         options = [o for o in self.words["key_desc"]
                    if not any(w[:5] in o.lower() for w in words)
+                   and (plain or "plain" not in o)
                    and not (aged and re.search(r"freshly|hardly used", o))]
         options = options or ["A {key}."]
         return options[self.wrng.randrange(len(options))].replace("{key}", key)
@@ -459,6 +483,7 @@ class _Builder:
             door = self.unique(door_t["name"])
             keys = [self.new_key() for _ in range(self.door_keys[s])]
             self.way_on(s, walk, keys, door_t, door)
+        self.order_units()
         self.place_needs()
         self.distractors(rooms)
         self.lay_out()
@@ -556,6 +581,25 @@ class _Builder:
         self.units.append(unit)
         if need is not None:
             self.queue_need(need, pos, s, where, unit["pre"], seen)
+
+    def order_units(self) -> None:
+        """Within each walk scene, the units whose obstacle asks for a creative choice come
+        first in the reference chain (then the others in their order): the first step left
+        after a batch of tools is a choice among the tools held, not a key or a code a
+        searcher finds by trying every tool on every item anyway."""
+        def rank(u: dict[str, Any]) -> int:
+            tr = u["item"]["states"][0].get("transitions") or [{}]
+            return 0 if tr[0].get("creative") else 1
+
+        order = sorted(self.units, key=lambda u: (u["scene"], rank(u), u["pos"]))
+        moved = {u["pos"]: n for n, u in enumerate(order)}
+        for n, u in enumerate(order):
+            u["pos"] = n
+        for need in self.pending:
+            p = need["pos"]
+            if isinstance(p, int) and p in moved:
+                need["pos"] = moved[p]
+        self.units = order
 
     def click_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]) -> dict[str, Any]:
         """A box, drawer or case that is shut but not locked: one click opens it."""
@@ -727,11 +771,14 @@ class _Builder:
         if not names:
             return
         if unit["key_only"]:  # its reward already speaks of "the key"
-            tr["reward"] += f" It is the {names[0]}."
+            more = f" It is the {names[0]}."
         else:
             listed = names[0] if len(names) == 1 else \
                 ", ".join(f"the {n}" for n in names[:-1])[4:] + f" and the {names[-1]}"
-            tr["reward"] += f" You find the {listed}."
+            more = f" You find the {listed}."
+        reward = tr["reward"]
+        tr["reward"] = {v: x + more for v, x in reward.items()} if isinstance(reward, dict) \
+            else reward + more
 
     def lay_open(self, need: dict[str, Any]) -> None:
         """A tool in the open of its scene, taken on entering it."""
@@ -772,6 +819,7 @@ class _Builder:
             reward = f"The {door} opens onto the {nxt['name']}."
             sc["scene_relations"][f"Through the {door}"] = nxt["name"]
             nxt["scene_relations"][f"Back to the {sc['name']}"] = sc["name"]
+        sign = self.new_sign()
         item = {"name": door, "states": [
             {"desc": None,
              "neg_reward": _t("That does not fit any of its locks.", "It stays shut.", None),
@@ -779,7 +827,8 @@ class _Builder:
                               "reward": reward}]},
             {"desc": door_t["opened"].replace("{name}", door)},
         ]}
-        self.door_desc(item, door_t)
+        self.door_desc(item, door_t, sign)
+        self.design.locks[door] = sign
         if last:
             item["states"][1]["desc"] = self.word("exit_open")
             trig.append("change_interact, false")
@@ -790,24 +839,31 @@ class _Builder:
             steps.append((sc["name"], f"apply({key}, {door})"))
             self.design.key_steps.append(f"apply({key}, {door})")
             self.design.edges.append((key, door, "key"))
-            self.queue_need({"tool": key, "desc": _t(
-                f"A {key}. It looks like it fits a door lock.", self.key_desc(key),
-                f"A {key}."),
-                "apply_to": [door], "key": True}, pos, s, sc, [])
+            self.queue_need({"tool": key, "desc": self.key_texts(key, sign, False),
+                             "apply_to": [door], "key": True}, pos, s, sc, [])
         self.doors.append({"scene": s, "steps": steps, "item": item, "door_t": door_t,
-                           "where": sc})
+                           "where": sc, "sign": sign})
         self.design.node_kind[door] = "door"
         if not last:
             self.design.edges.append((door, walk[s + 1]["name"], "opens"))
             self.design.node_kind[walk[s + 1]["name"]] = "scene"
 
-    def door_desc(self, item: dict[str, Any], door_t: dict[str, Any]) -> None:
-        """A door's first description, saying how many keys it takes."""
+    def door_desc(self, item: dict[str, Any], door_t: dict[str, Any], sign: str) -> None:
+        """A door's first description, saying how many keys it takes and (version 7) showing
+        the sign its keys are stamped with."""
         n = len(item["states"][0]["transitions"][0]["wait_for"])
         locked = door_t["locked"].replace("{name}", item["name"])
+        keys = "its key is" if n == 1 else "each of its keys is"
         item["states"][0]["desc"] = _t(
-            f"{locked} It has {n} lock{'s' if n > 1 else ''}; each needs its own key.",
-            f"{locked} {n} keyhole{'s' if n > 1 else ''}.", locked)
+            (f"{locked} It has {n} locks; each needs its own key." if n > 1 else
+             f"{locked} It has one lock.")
+            + (f" A small {sign} is painted beside {'it' if n == 1 else 'them'}; {keys} "
+               "stamped with the same."
+               if sign else ""),
+            f"{locked} {n} keyhole{'s' if n > 1 else ''}."
+            + (f" A small {sign} is painted beside {'it' if n == 1 else 'them'}." if sign
+               else ""),
+            f"{locked} Marked with a {sign}." if sign else locked)
 
     def extra_key(self, unit: dict[str, Any]) -> None:
         """One more key for the door of ``unit``'s scene, shown by ``unit``."""
@@ -815,15 +871,15 @@ class _Builder:
         item, sc = door["item"], door["where"]
         key = self.new_key()
         item["states"][0]["transitions"][0]["wait_for"].append(f"apply, {key}")
-        self.door_desc(item, door["door_t"])
+        self.door_desc(item, door["door_t"], door["sign"])
         door["steps"].append((sc["name"], f"apply({key}, {item['name']})"))
         self.design.key_steps.append(f"apply({key}, {item['name']})")
         self.design.edges.append((key, item["name"], "key"))
         self.design.node_kind.setdefault(key, "tool")
-        need = {"tmap": {"name": key, "states": [{"desc": _t(
-            f"A {key}. It looks like it fits a door lock.", self.key_desc(key), f"A {key}."),
-            "apply_to": [item["name"]]}]}, "pos": unit["pos"] + 0.25, "scene": unit["scene"],
-            "key": True, "seen": None, "where": sc, "host": unit}
+        need = {"tmap": {"name": key, "states": [{
+            "desc": self.key_texts(key, door["sign"], False), "apply_to": [item["name"]]}]},
+            "pos": unit["pos"] + 0.25, "scene": unit["scene"], "key": True, "seen": None,
+            "where": sc, "host": unit}
         self.pending.append(need)
         unit["found"].append(need)
 
@@ -857,9 +913,10 @@ class _Builder:
                 desc = f"{desc} {self.room_details.pop()}"
         return desc
 
-    def held_at_creative(self) -> list[int]:
+    def held_at_creative(self) -> list[tuple[int, int]]:
         """The tools (keys aside) a player following the reference holds at each creative
-        step, just before it (a tool leaves the bag once its last use is made)."""
+        step, just before it (a tool leaves the bag once its last use is made), with the walk
+        scene the step is made in."""
         final: dict[str, set[str]] = {}
         for sc in self.scenes:
             for entry in sc["tools"]:
@@ -869,14 +926,15 @@ class _Builder:
                  for sc in self.scenes for it in sc["items"]
                  for st in it["item"]["states"] for x in st.get("transitions", [])
                  for tr in x["trigger"] if tr.startswith("become_tool, ")}
+        room = {sc["name"]: s for s, group in enumerate(self.rooms) for sc in group}
         creative = {f"apply({t}, {i})" for t, i, _ in self.design.cues}
         bag: set[str] = set()
-        out: list[int] = []
-        for _, action in self.reference():
+        out: list[tuple[int, int]] = []
+        for scene, action in self.reference():
             verb, _, rest = action.partition("(")
             args = [a.strip() for a in rest.rstrip(")").split(",")]
             if action in creative:
-                out.append(sum(t not in self.design.keys for t in bag))
+                out.append((sum(t not in self.design.keys for t in bag), room.get(scene, 0)))
             if verb == "click":
                 if args[0] in final:
                     bag.add(args[0])
@@ -893,14 +951,19 @@ class _Builder:
 
     def top_up(self) -> None:
         """Where a creative step would find fewer than ``held`` tools in the bag, lay that
-        many more useless tools in the open of the first scene (every creative step is a
-        choice among at least ``held`` candidates)."""
-        held = self.held_at_creative()
-        short = max((self.k.held - h for h in held), default=0)
-        if short > 0:
-            self.distractor_tools(short, scenes=1)
-            if min(self.held_at_creative()) < self.k.held:  # no useless tool left to lay
-                raise ValueError("too few tools held at a creative step")
+        many more useless tools in the open of rooms up to that step's, each in one drawn at
+        random (every creative step is a choice among at least ``held`` candidates, and the
+        useless tools are no older on the whole than the useful ones: laid all in the first
+        room, they would fill the old end of the bag, and trying the newest tools first
+        would skip them)."""
+        for _ in range(4 * self.k.held + 4):
+            short = [(h, s) for h, s in self.held_at_creative() if h < self.k.held]
+            if not short:
+                return
+            first = min(s for _, s in short)
+            if not self.distractor_tools(max(self.k.held - h for h, _ in short), first + 1):
+                break
+        raise ValueError("too few tools held at a creative step")
 
     def lock_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -909,9 +972,14 @@ class _Builder:
         ct = next(c for c in th["containers"] if cont.endswith(c["name"]))
         lock = next((lk for lk in th["locks"] if lk["kind"] == "key"), th["locks"][0])
         key = self.new_key()
+        sign = self.new_sign()
         locked = ct["locked"].replace("{name}", cont).replace("{lock}", lock["name"])
+        painted = f" A small {sign} is painted on it." if sign else ""
         item = {"name": cont, "states": [
-            {"desc": _t(f"{locked} A small key would open it.", locked, f"A {cont}."),
+            {"desc": _t(f"{locked}{painted} A small key would open it: the one stamped with "
+                        f"the same {sign}." if sign else f"{locked} A small key would open it.",
+                        f"{locked}{painted}",
+                        f"A {cont}, marked with a {sign}." if sign else f"A {cont}."),
              "neg_reward": _t("That does not open the lock.", "It stays locked.", None),
              "transitions": [{"wait_for": [f"apply, {key}"], "trigger": [
                  "change_state, 1"] + [], "reward": f"The key turns, and the {cont} opens."}]},
@@ -922,8 +990,8 @@ class _Builder:
         self.design.key_steps.append(f"apply({key}, {cont})")
         self.design.edges.append((key, cont, "key"))
         self.design.node_kind[cont] = "lock"
-        return item, {"tool": key, "desc": _t(f"A {key}, small enough for a padlock.",
-                                              self.key_desc(key), f"A {key}."),
+        self.design.locks[cont] = sign
+        return item, {"tool": key, "desc": self.key_texts(key, sign, True),
                       "apply_to": [cont], "key": True}
 
     def property_unit(self, where: dict[str, Any], steps: list[tuple[str, str]],
@@ -941,6 +1009,9 @@ class _Builder:
         obstacles = [ob for ob in obstacles if ob["kind"] not in unfit
                      and set(ob["item"]) - unfit] or obstacles
         fair = [ob for ob in obstacles if ob["needs"] not in cued] or obstacles
+        if self.crafts_left > 0:  # version 7: crafts as common as the knob allows (the
+            # original's games make about 6% of their key steps crafts)
+            fair = [ob for ob in fair if self.craft_options(ob["needs"], ob)] or fair
         obs_t = self.pick([ob for ob in fair if not self.links_in(
             [*ob["desc"].values(), ob["fail"]]) & tool_links] or fair)
         prop = obs_t["needs"]
@@ -1013,15 +1084,17 @@ class _Builder:
         return {v: way if _BLOCKING.search((first[v] or "").lower()) else plain
                 for v in ("easy", "normal", "hard")}
 
-    def solver_for(self, prop: str, item: str, obs: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
+    def craft_options(self, prop: str, obs: dict[str, Any] | None
+                      ) -> list[tuple[dict[str, Any], str]]:
+        """The crafts of the table that could fairly solve an obstacle ``obs`` needing
+        ``prop`` here, each with the ``why`` its obstacle must state ("" for none)."""
         aff = self.aff
         asked = self.asked_of(obs, prop)
         kind = obs["kind"] if obs else ""
-        self.property_count += 1
-        want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
-        objs = {o["name"]: o for o in aff["objects"]}
+        objs = self.objects
         avoid = set(self.needed)  # what other obstacles need: no new tool may read as it
+        if prop in self.cued_props(self.tool_texts, {prop}):  # a tool so far reads as it
+            return []
 
         def texts(desc: Any) -> list[str]:  # what a player below easy reads
             return [desc] if isinstance(desc, str) else [desc["normal"], desc["hard"] or ""]
@@ -1053,15 +1126,39 @@ class _Builder:
                     return q
             return None
 
-        crafts = [c for c in aff.get("crafts", []) if asked <= set(c["properties"])
-                  and not (set(c["parts"]) & self.used_objects)
-                  and not (set(c["parts"]) & self.names)
-                  and why(c) is not None and why(c) not in avoid
-                  and not self.cued_props([t for x in c["parts"] for t in (
-                      texts(objs[x]["desc"]) if x in objs else [x])], avoid)
-                  and not self.cued_props([c["result"], *texts(c["desc"])], avoid)]
-        if prop in self.cued_props(self.tool_texts, {prop}):  # a tool so far reads as it
-            crafts = []
+        out = []
+        for c in aff.get("crafts", []):
+            if not asked <= set(c["properties"]) or set(c["parts"]) & (
+                    self.used_objects | self.names):
+                continue
+            q = why(c)
+            if q is None or q in avoid:
+                continue
+            if self.cued_props([t for x in c["parts"] for t in (
+                    texts(objs[x]["desc"]) if x in objs else [x])], avoid) or self.cued_props(
+                    [c["result"], *texts(c["desc"])], avoid):
+                continue
+            out.append((c, q))
+        return out
+
+    def solver_for(self, prop: str, item: str, obs: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
+        aff = self.aff
+        asked = self.asked_of(obs, prop)
+        self.property_count += 1
+        want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
+        objs = self.objects
+        avoid = set(self.needed)  # what other obstacles need: no new tool may read as it
+
+        def texts(desc: Any) -> list[str]:  # what a player below easy reads
+            return [desc] if isinstance(desc, str) else [desc["normal"], desc["hard"] or ""]
+
+        def part_texts(name: str) -> list[str]:  # a craft's part: every version
+            return [v for v in objs[name]["desc"].values() if v] if name in objs else [name]
+
+        options = self.craft_options(prop, obs)
+        crafts = [c for c, _ in options]
+        whys = {c["result"]: q for c, q in options}
         if crafts and self.crafts_left > 0:
             self.crafts_left -= 1
             c = self.pick(crafts)
@@ -1073,11 +1170,12 @@ class _Builder:
             self.tool_texts += [*part_texts(a), *part_texts(b)]
             part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
                                            "apply_to": [b]}]}
-            q = why(c)
+            q = whys[c["result"]]
             made = self.product_desc(c, asked | ({q} if q else set()))
             self.tool_texts += texts(made)
+            # version 7: the crafted state goes by the product's name in the bag
             states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
-                      {"desc": made, "apply_to": [item]}]
+                      {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             self.design.crafts.append((a, b, c["result"], item))
             self.design.related |= {(a, b), (a, item)}
@@ -1140,16 +1238,9 @@ class _Builder:
         return need
 
     def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
-        """A crafted thing's descriptions: named as what it is in every version ("A blowpipe:
-        a straw pushed into a cane."), and in normal hinting what the obstacle asks."""
-        name = c["result"]
-        desc = {}
-        for v in ("easy", "normal", "hard"):
-            text = c["desc"][v]
-            if not re.search(r"\b" + re.escape(name) + r"\b", text.lower()):
-                text = f"{_a(name)}: {text[:1].lower()}{text[1:]}" if v != "hard" else \
-                    f"{_a(name)}."
-            desc[v] = text
+        """A crafted thing's descriptions ("A straw pushed into a cane.": the bag names it,
+        "blowpipe", by its state's name), in normal hinting what the obstacle asks."""
+        desc = {v: c["desc"][v] for v in ("easy", "normal", "hard")}
         for q in sorted(asked):
             cue = self.aff["cues"][q]
             if not has_cue(desc["normal"], cue["words"]):
@@ -1183,9 +1274,7 @@ class _Builder:
         code = "".join(digits)
         # version 6: the lock shows a sign and every mark of its code the same one, so each
         # mark is tied to its lock in words (two locks' "II" marks are no coin flip)
-        signs = [x for x in self.words["signs"] if x not in self.signs_used]
-        sign = signs[self.wrng.randrange(len(signs))] if signs else ""
-        self.signs_used.add(sign)
+        sign = self.new_sign()
         painted = f" A small {sign} is painted on it." if sign else ""
         by = f", beside a small painted {sign}" if sign else ""
         by_hard = f", marked with a {sign}" if sign else ""
@@ -1201,8 +1290,13 @@ class _Builder:
                               "Wrong code. Look for the marked digits.", "The dial sticks.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
-                              "reward": f"The {lock['name']} clicks open."}]},
+                              "reward": None}]},
             {"desc": ct["opened"].replace("{name}", cont)}]}
+        # the reward names the lock only in a version whose text showed it (hard: "A map
+        # case, marked with a swan. 3 digits." opens as the map case)
+        item["states"][0]["transitions"][0]["reward"] = {
+            v: f"The {lock['name']} clicks open." if lock["name"] in (text or "")
+            else f"The {cont} clicks open." for v, text in item["states"][0]["desc"].items()}
         self.place_item(where, item, "On a stand")
         steps.append((where["name"], f"input({code}, {cont})"))
         self.design.key_steps.append(f"input({code}, {cont})")
@@ -1283,12 +1377,12 @@ class _Builder:
             self.design.node_kind[name] = "distractor"
         self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2), batch=True)
 
-    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> None:
+    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> int:
         """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes (any
         room, and some in a batch a unit shows, when ``batch``), taken on entering. Each
         neither has nor reads as having what an obstacle needs; near-misses come first: a
         tool with a property close to a need but not it (a brass rod where a magnet is
-        wanted), so the choice needs the property, not a hunch."""
+        wanted), so the choice needs the property, not a hunch. Returns how many it laid."""
         if not hasattr(self, "_spare"):
             misfit = {o["name"] for o in self.aff["objects"]
                       if self.theme["name"] in o.get("not_in", [])}
@@ -1304,12 +1398,14 @@ class _Builder:
             near = {q for p in self.needed for q in NEAR.get(p, ())}
             objs.sort(key=lambda o: not (set(o["properties"]) & near))
             self._spare = objs
+        laid = 0
         for _ in range(n):
             if not self._spare:
-                return
+                break
             o = self._spare.pop(0)
             if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen:
                 continue
+            laid += 1
             self.hard_seen.add(o["desc"]["hard"])
             self.names.add(o["name"])
             self.design.parts.add(o["name"])
@@ -1317,13 +1413,14 @@ class _Builder:
             tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
             hosts = [u for u in self.units if u.get("batch")] or [
                 u for u in self.units if not u["key_only"]]
-            if batch and hosts and self.rng.random() < 0.3:  # in a batch a unit shows
+            if batch and hosts and self.rng.random() < 0.7:  # in a batch a unit shows
                 self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
                 continue
             s = self.rng.randrange(len(self.rooms) if batch else scenes)
             where = self.pick(self.rooms[s])
             self.place_tool(where, tmap, "Lying about")
             self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
+        return laid
 
 
     def dress(self) -> None:

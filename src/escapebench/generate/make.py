@@ -33,13 +33,14 @@ from escapebench.generate.proof import (
     cue_problems,
     decoy_problems,
     fair_problems,
+    key_problems,
     label_problems,
     naming_problems,
     text_problems,
     verb_problems,
 )
 
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
@@ -237,6 +238,8 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
             d, design.crafts, data["because"], design.needs)]
         problems += [f"{d.setting}: label: {m}" for m in label_problems(d)]
+        problems += [f"{d.setting}: keys: {m}" for m in key_problems(
+            d, design.keys, data["signs"])]
         problems += [f"{d.setting}: verb: {m}" for m in verb_problems(
             d, design.props, data["verbs"])]
         problems += [f"{d.setting}: words: {m}" for m in text_problems(
@@ -294,6 +297,7 @@ def _proof_data() -> dict[str, Any]:
         _DATA["verbs"] = [(v["words"], v["takes"]) for v in aff.get("verb_takes", [])]
         _DATA["promises"] = list(w.get("promises", []))
         _DATA["links"] = list(w.get("link_words", []))
+        _DATA["signs"] = list(w.get("signs", []))
     return _DATA
 
 

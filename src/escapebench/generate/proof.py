@@ -18,7 +18,7 @@ description, the property it is used for. Generator version 6 adds :func:`code_p
 answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its solution has),
 :func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
 truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
-detail links unrelated things).
+detail links unrelated things); version 7 :func:`key_problems` (each key read to its lock).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from escapebench.engine.model import GameDefinition
 __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
-           "fair_problems", "label_problems", "naming_problems", "parse_step", "plural_name",
-           "text_problems", "visible_marks"]
+           "fair_problems", "key_problems", "label_problems", "naming_problems", "parse_step",
+           "plural_name", "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
 
@@ -381,17 +381,19 @@ def naming_problems(defn: GameDefinition) -> list[str]:
                         continue
                     own = [x for s2 in range(s + 1) for x in (
                         it.states[s2].desc, it.states[s2].neg_reward)]
-                    out += [f"{it.name!r} names its solution {w.arg!r}: {x!r}" for x in own
-                            if _mentions(_without(x, it.name), w.arg)]
-                    both = set(naming(it.name)) & set(naming(w.arg))
-                    for n in sorted(both):
-                        kind, owner, at, k2 = owners[n]
-                        if kind == "item" and owner == i:
-                            continue  # its own texts: checked above, or shown once solved
-                        if kind == "reward" and owner == i and (at, k2) == (s, k):
-                            continue  # the reward of solving it
-                        if _mentions(_without(texts[n], it.name), w.arg):
-                            out.append(f"a text pairs {w.arg!r} with {it.name!r}: {texts[n]!r}")
+                    for tool_name in _shown_names(d, w.arg):  # a crafted product's too
+                        out += [f"{it.name!r} names its solution {tool_name!r}: {x!r}"
+                                for x in own if _mentions(_without(x, it.name), tool_name)]
+                        both = set(naming(it.name)) & set(naming(tool_name))
+                        for n in sorted(both):
+                            kind, owner, at, k2 = owners[n]
+                            if kind == "item" and owner == i:
+                                continue  # its own texts: checked above, or shown once solved
+                            if kind == "reward" and owner == i and (at, k2) == (s, k):
+                                continue  # the reward of solving it
+                            if _mentions(_without(texts[n], it.name), tool_name):
+                                out.append(f"a text pairs {tool_name!r} with {it.name!r}: "
+                                           f"{texts[n]!r}")
     for tool in d.tools:
         for s, st in enumerate(tool.states):
             for part in st.wait_for:
@@ -400,9 +402,18 @@ def naming_problems(defn: GameDefinition) -> list[str]:
                 parts = [x.desc for x in d.tools[p].states] if p is not None else []
                 out += [f"{tool.name!r} names its part {part!r} before the craft: {x!r}"
                         for x in before if _mentions(_without(x, tool.name), part)]
-                out += [f"part {part!r} names the tool {tool.name!r} it is crafted into: {x!r}"
-                        for x in parts if _mentions(_without(x, part), tool.name)]
+                out += [f"part {part!r} names the tool {made!r} it is crafted into: {x!r}"
+                        for made in _shown_names(d, tool.name)
+                        for x in parts if _mentions(_without(x, part), made)]
     return out
+
+
+def _shown_names(defn: GameDefinition, tool: str) -> list[str]:
+    """The names ``tool`` goes by: its own, and its states' (a crafted product's)."""
+    t = defn.tool_index.get(tool)
+    if t is None:
+        return [tool]
+    return list(dict.fromkeys([tool, *(st.name for st in defn.tools[t].states if st.name)]))
 
 
 def cue_problems(defn: GameDefinition, cues: Iterable[tuple[str, str, str]],
@@ -582,6 +593,49 @@ def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
     return out
 
 
+def key_problems(defn: GameDefinition, keys: Iterable[str], signs: Iterable[str]
+                 ) -> list[str]:
+    """Where the text leaves a key to be tried rather than read (empty when it never does).
+
+    A key lock is an item with a transition waiting for a key (one of ``keys``); its signs
+    are the words of ``signs`` (a crown, a fox) its first description holds, a key's those
+    any of its descriptions holds. The text rules a key out for a lock when both show signs
+    and share none. The rule (generator version 7): every lock shows a sign, and for each
+    lock the keys of the whole game the text does not rule out are exactly the keys that open
+    it; so a player holding every key can tell which opens it (none of the "22 keys for 7
+    locks" tried blind), in every version the proof is asked of.
+    """
+    key_set = set(keys)
+    rx = re.compile(r"\b(" + "|".join(re.escape(x) for x in signs) + r")\b")
+
+    def shown(texts: Iterable[str | None]) -> set[str]:
+        return {m.group(1) for t in texts if t for m in rx.finditer(t.lower())}
+
+    key_signs = {tl.name: shown(st.desc for st in tl.states) for tl in defn.tools
+                 if tl.name in key_set}
+    out: list[str] = []
+    for it in defn.items:
+        opens = {w.arg for st in it.states for tr in st.transitions for w in tr.waits
+                 if w.kind == "apply" and w.arg in key_set}
+        if not opens:
+            continue
+        own = shown([it.states[0].desc])
+        if not own:
+            out.append(f"lock {it.name!r} shows no sign its keys could match: "
+                       f"{it.states[0].desc!r}")
+            continue
+        for key, ks in sorted(key_signs.items()):
+            open_it = key in opens
+            if open_it and ks and not ks & own:
+                out.append(f"key {key!r} opens {it.name!r} but its text shows "
+                           f"{sorted(ks)[0]!r}, not the lock's {sorted(own)[0]!r}")
+            elif not open_it and (not ks or ks & own):
+                why = "shows no sign" if not ks else f"shows the lock's {sorted(ks & own)[0]!r}"
+                out.append(f"key {key!r} does not open {it.name!r} but its text {why}: "
+                           "nothing tells it from the lock's keys")
+    return out
+
+
 def cue_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for ``words`` as cue words (whole, with plural or verb endings); kept."""
     return _cue_rx_of(tuple(words))
@@ -680,8 +734,9 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
     ``(part, tool)`` to which parts give the product each of its properties (the affordance
     table's ``because``). What the obstacle asks (its property, and the ``why`` it states)
     must come from both parts together: a card with a rubber band round it is no better belt
-    than the rubber band. The crafted state's description names the result in every
-    version ("A blowpipe: a straw pushed into a cane.").
+    than the rubber band. Version 7: the crafted state is named as the product (its
+    ``name``: the bag shows "blowpipe: A straw pushed into a cane.", not "bamboo cane: ..."),
+    in every version, since a name is shared by all three.
     """
     out: list[str] = []
     asked = {item: {prop} | ({why} if why else set()) for item, prop, _c, why in needs}
@@ -698,8 +753,10 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
         if t is None:
             continue
         for st in defn.tools[t].states[1:]:
-            if not _mentions(st.desc, result):
-                out.append(f"crafted {tool!r} is not named as the {result!r}: {st.desc!r}")
+            if st.name.lower() != result.lower():
+                shown = st.name or tool
+                out.append(f"crafted {tool!r} is not named as the {result!r} in the bag: "
+                           f"{shown}: {st.desc!r}")
     return out
 
 
@@ -771,7 +828,8 @@ def label_problems(defn: GameDefinition) -> list[str]:
     return out
 
 
-_CALLED = re.compile(r"\b(?:names?|words?|letters?|initials|signatures?|spelt|spelled)\b")
+_CALLED = re.compile(r"\b(?:names?|words?|letters?|initials|signatures?|spelt|spelled|dates?|"
+                     r"heights?)\b")
 _ORDINAL_NAME = re.compile(r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
                            r"tenth|eleventh|twelfth)\b")
 _WAY = re.compile(r"\bin your way\b|\bno longer blocks\b|\bno longer bars\b")
@@ -837,8 +895,9 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
                   misfits: Iterable[str] = ()) -> list[str]:
     """Where the words of a version mislead (empty when none do).
 
-    * a number is never called a word, a name or a letter ("a word painted on the floor:
-      'III = 8'"; "a word lock" that takes digits);
+    * a number is never called a word, a name, a letter or (version 7) a date or a height
+      ("a word painted on the floor: 'III = 8'"; "a word lock" that takes digits; "A date
+      burnt into the window, marked with a swan: II-7.");
     * twins are named by what they are, not counted: no name holds an ordinal ("second floor
       marks" reads as an upper storey, and a "second" met before any first);
     * pronouns agree in number: no "A tongs", and no "it" for a plural in the sentence
@@ -865,8 +924,10 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
         low = text.lower()
         if ("{" in text or "}" in text):
             out.append(f"{owner!r}: a placeholder is left in {text!r}")
-        if _CALLED.search(low) and (visible_marks(text) or _DIGITS.search(text)):
-            out.append(f"{owner!r}: a number is called a word or a name: {text!r}")
+        called = _CALLED.search(low)
+        if called and (visible_marks(text) or _DIGITS.search(text)):
+            word = called.group(0).removesuffix("s")
+            out.append(f"{owner!r}: a number is called a {word}: {text!r}")
         for p in promise:
             if p in low:
                 out.append(f"{owner!r}: {p!r} promises what never comes: {text!r}")

@@ -49,7 +49,7 @@ from escapebench.integrations.extras import warn_openai_clash
 from escapebench.integrations.texts import choose_protocol, environment_text, texts_version
 from escapebench.protocols import HistoryStep, PromptProtocol
 from escapebench.protocols.escapebench import prompts
-from escapebench.protocols.escapebench.parsing import answer_reasoning, parse_action_answer
+from escapebench.protocols.escapebench.parsing import answer_reasoning
 
 __all__ = [
     "EscapeBenchData",
@@ -66,7 +66,9 @@ TASKSET_ID = "escapebench-verifiers"
 warn_openai_clash()  # one line where Inspect is installed too (it needs openai>=3.4)
 #: The system prompt: the escapebench action prompt with the answer format.
 SYSTEM_PROMPT = prompts.ACTION_SYSTEM_PROMPT + "\n\n" + prompts.CHAIN_OF_THOUGHT_INSTRUCTION
-DEFAULT_MAX_STEPS = 50
+#: Steps per RL episode (short rollouts for training; a benchmark run's cap is bench's
+#: DEFAULT_MAX_STEPS, 4000).
+ROLLOUT_MAX_STEPS = 50
 
 
 class EscapeBenchTasksetConfig(vf.TasksetConfig):
@@ -77,7 +79,7 @@ class EscapeBenchTasksetConfig(vf.TasksetConfig):
     game files, original data folders."""
     difficulties: list[str] | None = None
     """Only these difficulties (default: every setting the specs name)."""
-    max_steps: int = DEFAULT_MAX_STEPS
+    max_steps: int = ROLLOUT_MAX_STEPS
     """Steps (model turns, forced steps included) before an episode ends unescaped."""
     patience: int = DEFAULT_PATIENCE
     """Steps without progress before a hint (the paper's 50)."""
@@ -204,9 +206,11 @@ class ModelPlayer(Agent):
         if segment.terminated:
             raise _ExchangeOver
         answer = segment.last_reply
+        reading = protocol.read_answer(answer)  # read once: the call goes on to the loop
         return Decision(
-            action=protocol.extract_action(answer),
-            reasoning=answer_reasoning(answer, parse_action_answer(answer).thought),
+            action=reading.text,
+            reading=reading,
+            reasoning=answer_reasoning(answer, reading.thought),
             raw_answer=answer,
             mode="help" if ctx.hint else "free explore",
         )
@@ -284,7 +288,7 @@ def load_environment(
     games: list[str] | None = None,
     *,
     difficulties: list[str] | None = None,
-    max_steps: int = DEFAULT_MAX_STEPS,
+    max_steps: int = ROLLOUT_MAX_STEPS,
     patience: int = DEFAULT_PATIENCE,
     help_steps: int = DEFAULT_HELP_STEPS,
     protocol: str | None = None,

@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import IO
 
 from escapebench.bench import DEFAULT_HELP_STEPS, DEFAULT_MAX_STEPS, DEFAULT_PATIENCE, HintOptions
-from escapebench.catalog import pick_setting, split_specs
+from escapebench.catalog import load_games, pick_setting, split_specs
 from escapebench.engine.model import DIFFICULTIES
 from escapebench.exit_codes import EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 from escapebench.games import add_protocol_arguments, require_playable
 from escapebench.games.issues import visible_text
 from escapebench.games.loading import GameFileError
 from escapebench.play.errors import PlayError
+from escapebench.play.saves import read_save_file
 from escapebench.play.session import PlaySession, player_name_problem
 from escapebench.play.terminal import HELP, loaded_text, render, resume_command
 from escapebench.play.terminal_saves import (
@@ -55,8 +56,9 @@ DEFAULT_OUT = Path("runs") / "human"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``escapebench play``."""
     parser.add_argument(
-        "game", metavar="GAME",
-        help="built-in game or setting (tutorial, lab, lab-hard) or a game file",
+        "game", metavar="GAME", nargs="?", default=None,
+        help="built-in game or setting (tutorial, lab, lab-hard) or a game file (may be left "
+        "out with --load: the game the save was made of)",
     )
     parser.add_argument(
         "--difficulty", choices=DIFFICULTIES, default=None,
@@ -100,6 +102,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_protocol_arguments(parser)
 
 
+def _saved_game(save: Path) -> tuple[str, str]:
+    """The game a save was made of, as GAME and its difficulty: the file it came from and the
+    version of its setting. Raises ValueError when the save does not say or the file is gone."""
+    try:
+        data = read_save_file(save)
+    except PlayError as exc:
+        raise ValueError(str(exc)) from None
+    setting, source = data.get("setting"), data.get("source")
+    if not isinstance(setting, str) or not isinstance(source, str) or not setting:
+        raise ValueError(f"{save} does not say which game it is of; give GAME as well")
+    if not Path(source).is_file():
+        raise ValueError(
+            f"{save} is a save of {setting!r} from {source}, which is not there any more; "
+            "give GAME as well"
+        )
+    for defn in load_games([source]):
+        if defn.setting == setting:
+            return source, defn.difficulty
+    raise ValueError(f"{source} no longer holds {setting!r}, the game {save} is of")
+
+
 def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
     """The play loop on the given streams; returns the exit code."""
 
@@ -110,6 +133,13 @@ def run_play(args: argparse.Namespace, stdin: IO[str], stdout: IO[str]) -> int:
         stdout.flush()
 
     try:
+        if args.game is None:
+            if not args.load:
+                raise ValueError(
+                    "give GAME (a built-in game, setting or game file), or --load FILE"
+                )
+            args.game, saved_difficulty = _saved_game(Path(args.load))
+            args.difficulty = args.difficulty or saved_difficulty
         defn = pick_setting(args.game, args.difficulty)
         require_playable([defn])  # (a game with errors can stop in the middle of play)
         options = HintOptions(

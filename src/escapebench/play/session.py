@@ -87,6 +87,7 @@ from escapebench.play.saves import (
 )
 from escapebench.protocols.base import PromptProtocol, Session
 from escapebench.protocols.escapebench import EscapebenchProtocol
+from escapebench.terminal import counted
 
 FORCED_FEEDBACK_PREFIX = "The hint system did it for you"
 
@@ -124,10 +125,9 @@ class Score:
 
     def line(self) -> str:
         """One line for the person: steps, hints, progress."""
-        hints = f"{self.hints} hint" + ("" if self.hints == 1 else "s")
         head = "Escaped" if self.escaped else "Stopped"
         return (
-            f"{head} after {self.steps} step{'' if self.steps == 1 else 's'} with {hints}; "
+            f"{head} after {counted(self.steps, 'step')} with {counted(self.hints, 'hint')}; "
             f"progress {self.progress:.0%} "
             f"({self.key_steps}/{self.total_key_steps} key steps, "
             f"{self.tools_collected}/{self.total_tools} tools)"

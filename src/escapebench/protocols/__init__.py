@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
+from escapebench.protocols.base import (
+    HintView,
+    HistoryStep,
+    Play,
+    PromptProtocol,
+    Reading,
+    Session,
+)
 from escapebench.protocols.original.source import (
     OriginalSourceError,
     find_source,
@@ -29,7 +36,9 @@ __all__ = [
     "HintView",
     "HistoryStep",
     "OriginalSourceError",
+    "Play",
     "PromptProtocol",
+    "Reading",
     "Session",
     "default_protocol_name",
     "find_source",

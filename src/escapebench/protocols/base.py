@@ -1,11 +1,16 @@
 """The contract of a protocol: what a model reads and how its answers are read.
 
 A :class:`PromptProtocol` is chosen once per run (``--protocol``); it makes a :class:`Session` per
-episode. The harness (``escapebench.bench.episode``) asks the session, every step, for the
-position line (:meth:`Session.begin_step`) and the observation, and has it play the action
-(:meth:`Session.play`: parse the answer by the protocol's rules, step the engine, render the
-feedback). Agents build their prompts with the protocol (:meth:`PromptProtocol.action_messages` and
-the pieces it is made of), so the same agent speaks either protocol.
+episode. The turn loop (``escapebench.bench.loop``) asks the session, every step, for the
+position line (:meth:`Session.begin_step`) and the observation; to play a step it has the
+session prepare the answer (:meth:`Session.prepare`: what the engine plays, read by the
+protocol's rules), steps the engine itself, and has the session say the result
+(:meth:`Session.render`: the feedback in the protocol's words). An answer is read once: an
+agent reads a model's answer with :meth:`PromptProtocol.read_answer` and hands the
+:class:`~escapebench.engine.actions.Call` on in its decision; a plain action string (a hint's,
+a log's, a non-model agent's) is read by :meth:`Session.prepare`. Agents build their prompts
+with the protocol (:meth:`PromptProtocol.action_messages` and the pieces it is made of), so the
+same agent speaks either protocol.
 
 The engine itself holds no protocol text that a model reads in the ``original`` protocol: it
 reports what happened (``StepResult``: success, error, events, counts) and the protocol turns
@@ -19,9 +24,45 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from escapebench.engine.actions import Action, Call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
+from escapebench.engine.outcome import Outcome
 from escapebench.llm.base import Message
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A model's answer read once by a protocol's rules."""
+
+    call: Call | None  # the action it holds, None when there is none
+    text: str  # the action as the protocol plays and logs it: the call's text, or what is
+    # played for the protocol's "no action" feedback
+    thought: str = ""  # the reasoning before the action
+
+
+@dataclass(frozen=True)
+class Play:
+    """What a session makes of an answer before the step (:meth:`Session.prepare`).
+
+    ``action`` is what the engine plays (None: nothing is, and ``result`` is the step's result
+    as it is: a refusal, an answer without an action). ``shown`` is the action the result
+    keeps (None: the engine's own), ``feedback`` the text said when it is decided before the
+    step (a protocol that renders from the state before it). ``call`` is the call the answer
+    held as the protocol read it, when ``action`` is not that call (the step record keeps it).
+    """
+
+    action: Call | Action | str | None
+    shown: str | None = None
+    feedback: str = ""
+    result: StepResult | None = None
+    call: Call | None = None
+
+
+def not_played(action: str, outcome: Outcome, feedback: str = "", *,
+               error: bool = True) -> Play:
+    """A :class:`Play` that steps nothing: the result of an answer the engine never sees."""
+    return Play(None, result=StepResult(action, False, error, feedback, (), 0, 0, False, outcome))
 
 
 @dataclass(frozen=True)
@@ -56,10 +97,30 @@ class Session(ABC):
         """What the player sees now."""
 
     @abstractmethod
-    def play(self, game: EscapeGame, action: str) -> StepResult:
-        """Play an answer (free text or an action): read it by the protocol's rules, step the
-        engine, and return the result with the protocol's feedback text. ``result.action`` is
-        what the step log keeps; playing it again from the same state does the same."""
+    def prepare(self, game: EscapeGame, answer: Reading | str) -> Play:
+        """What the engine plays for ``answer`` in the current state: an answer this protocol
+        has read (:meth:`PromptProtocol.read_answer`; its call is played as it is), or a string
+        (an action as written, or free text), which is read here, once. Steps nothing: the
+        turn loop steps the engine with ``Play.action`` and then calls :meth:`render`."""
+
+    def render(self, game: EscapeGame, play: Play, result: StepResult) -> StepResult:
+        """The step's result in the protocol's words (after the engine played
+        ``play.action``). ``result.action`` is what the step log keeps; playing it again from
+        the same state does the same. By default: ``play.shown`` and ``play.feedback``."""
+        return result._replace(
+            action=result.action if play.shown is None else play.shown, feedback=play.feedback
+        )
+
+    def play(self, game: EscapeGame, answer: Reading | str) -> StepResult:
+        """:meth:`prepare`, the engine's step and :meth:`render` at once, for a caller outside
+        a turn loop (the replay verb's trace check, tests). A player's turn is played by the
+        turn loop (``bench.loop.EscapeEnv.step``), the one place that steps the engine for
+        one."""
+        play = self.prepare(game, answer)
+        if play.result is not None:
+            return play.result
+        assert play.action is not None
+        return self.render(game, play, game.step(play.action))
 
     @abstractmethod
     def reference_hint(self, index: int, steps_in_help: int) -> HintView:
@@ -94,9 +155,15 @@ class PromptProtocol(ABC):
 
     # ---------------------------------------------------------------- answers
     @abstractmethod
+    def read_answer(self, answer: str) -> Reading:
+        """Read a model's answer once: the call it holds (None: none), the action text the
+        step plays and logs, the reasoning. The call goes on in the agent's decision
+        (``Decision.call``) to the engine, the log and the hint check."""
+
     def extract_action(self, answer: str) -> str:
         """The action an answer holds, as the harness plays it (free text if it holds none,
-        for the protocol's own "no action" feedback)."""
+        for the protocol's own "no action" feedback): ``read_answer(answer).text``."""
+        return self.read_answer(answer).text
 
     @abstractmethod
     def shown_action(self, played: str, result: StepResult) -> str:

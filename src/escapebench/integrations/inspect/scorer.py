@@ -33,6 +33,7 @@ from inspect_ai.solver import TaskState
 
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.summaries import ALL, aggregate
+from escapebench.terminal import counted
 
 RESULT_KEY = "escapebench_result"
 """Where the solver leaves the episode's result (``state.store``)."""
@@ -129,7 +130,7 @@ def escape_metrics() -> Scorer:
             answer="escaped" if result.escaped else "not escaped",
             explanation=(
                 f"{'Escaped' if result.escaped else 'Did not escape'} {result.setting} in "
-                f"{result.total_steps} steps with {result.hints_used} hints "
+                f"{counted(result.total_steps, 'step')} with {counted(result.hints_used, 'hint')} "
                 f"({result.tool_hints} for tools, {result.key_step_hints} for key steps; "
                 f"{result.forced_steps} actions played for the agent). "
                 f"Tool choice {_choice_text(result.tool_choice)} over {result.tool_solves} "

@@ -12,9 +12,9 @@ the task's metrics give the Table 3 figures with standard errors.
 Task parameters (``-T name=value``) mirror ``escapebench run``'s options: ``games``
 (comma-separated: built-in games or settings, ``builtin``, a game file or folder, or a
 ``gen:tier=T,count=N,seed=S`` spec of generated games, whose own commas stay with it),
-``difficulty`` (comma-separated), ``agent`` (base or escape), ``protocol``, ``action_format``
-(text or tools), ``repeats``, ``max_steps``, ``patience``, ``help_steps``, ``memory``,
-``no_reflection``, ``no_foresight``, ``temperature``, ``max_tokens``, ``seed``.
+``difficulty`` (comma-separated), ``agent`` (base, escape or escape-original), ``protocol``,
+``action_format`` (text or tools), ``repeats``, ``max_steps``, ``patience``, ``help_steps``,
+``memory``, ``no_reflection``, ``no_foresight``, ``temperature``, ``max_tokens``, ``seed``.
 """
 
 from __future__ import annotations

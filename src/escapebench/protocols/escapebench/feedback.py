@@ -65,7 +65,8 @@ def feedback_text(outcome: Outcome) -> str:
     if kind == "not_interactable":
         return f"The {names[0]} does not react to anything any more."
     if kind == "crafted":
-        return f"You combined the {names[0]} with the {names[1]}."
+        made = f" and made the {names[2]}" if len(names) > 2 else ""
+        return f"You combined the {names[0]} with the {names[1]}{made}."
     if kind == "craft_mismatch":
         return "These two tools do not go together."
     if kind == "craft_same":

@@ -133,7 +133,8 @@ def _build_texts(defn: GameDefinition) -> ObservationTexts:
         link_targets=link_targets,
         linked_from=tuple(tuple(x) for x in linked_from),
         tool_bag_lines=tuple(
-            tuple(f"\n{TOOL_TAG} {t.name}: {st.desc}" for st in t.states) for t in tools
+            tuple(f"\n{TOOL_TAG} {st.name or t.name}: {st.desc}" for st in t.states)
+            for t in tools
         ),
         # Initially every item is present in state 0 and every tool lies in its scene.
         initial_seen=tuple(

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from escapebench.engine.actions import MAX_ANSWER_CHARS, cut_answer, extract_call
+from escapebench.engine.actions import MAX_ANSWER_CHARS, Call, cut_answer, extract_call
 
 __all__ = [
     "MAX_ANSWER_CHARS",
@@ -40,6 +40,7 @@ class ParsedAnswer:
 
     action: str | None  # "verb(args)" as the model wrote the arguments, or None
     thought: str  # the reasoning before the action marker (or the whole answer)
+    call: Call | None = None  # the call itself (``action`` is its text)
 
 
 def _last_match_end(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
@@ -65,9 +66,9 @@ def parse_action_answer(text: str) -> ParsedAnswer:
     if marker is not None:
         call = extract_call(text[marker[1] :])
         if call is not None:
-            return ParsedAnswer(str(call), _clean_thought(text[: marker[0]]))
+            return ParsedAnswer(str(call), _clean_thought(text[: marker[0]]), call)
     call = extract_call(text)
-    return ParsedAnswer(str(call) if call else None, _clean_thought(text))
+    return ParsedAnswer(str(call) if call else None, _clean_thought(text), call)
 
 
 def answer_reasoning(text: str, thought: str) -> str:

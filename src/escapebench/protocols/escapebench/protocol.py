@@ -14,7 +14,16 @@ from typing import Any
 from escapebench.engine.actions import cut_answer, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import GameDefinition
-from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
+from escapebench.engine.outcome import Outcome
+from escapebench.protocols.base import (
+    HintView,
+    HistoryStep,
+    Play,
+    PromptProtocol,
+    Reading,
+    Session,
+    not_played,
+)
 from escapebench.protocols.escapebench import prompts
 from escapebench.protocols.escapebench.feedback import FeedbackTexts
 from escapebench.protocols.escapebench.observation import OBSERVATION_VERSION, observation_text
@@ -41,18 +50,33 @@ def feedback_texts(defn: GameDefinition) -> FeedbackTexts:
     return texts
 
 
+def prepare_answer(game: EscapeGame, answer: Reading | str) -> Play:
+    """What the engine plays for an answer read before (its call), a canonical call as text,
+    or free text holding one (the last one); text without a call is not played: its outcome
+    (malformed) is the feedback."""
+    if isinstance(answer, Reading):
+        call = answer.call
+        answer = answer.text
+    else:
+        call = parse_call(answer) or extract_call(cut_answer(answer))
+    if call is None and game.ended:
+        return Play(answer, shown="")  # the engine says the game is over
+    if call is not None:
+        return Play(call)
+    malformed = Outcome("malformed", "", (), str(answer))
+    return not_played("", malformed, feedback_texts(game.defn).text(malformed))
+
+
+def render_result(game: EscapeGame, play: Play, result: StepResult) -> StepResult:
+    """A step's result with its outcome said in the escapebench protocol's words."""
+    action = result.action if play.shown is None else play.shown
+    return result._replace(action=action, feedback=feedback_texts(game.defn).text(result.outcome))
+
+
 def play_text(game: EscapeGame, text: str) -> StepResult:
-    """Play a canonical call, or free text holding one (the last one), and say the outcome in
-    the escapebench protocol's words; text without a call is played as it is, so that its
-    outcome (malformed, or a name not on screen) is the feedback."""
-    call = parse_call(text) or extract_call(cut_answer(text))
-    action, success, error, _, events, gained, tools, end, outcome = game.step(
-        text if call is None else call
-    )
-    return StepResult(
-        "" if call is None else action, success, error,
-        feedback_texts(game.defn).text(outcome), events, gained, tools, end, outcome,
-    )
+    """Play a canonical call, or free text holding one, outside a turn loop (benchmarks,
+    tests): :meth:`EscapebenchSession.play`."""
+    return EscapebenchSession(game.defn).play(game, text)
 
 
 class EscapebenchSession(Session):
@@ -65,8 +89,11 @@ class EscapebenchSession(Session):
     def observation(self, game: EscapeGame) -> str:
         return observation_text(game)
 
-    def play(self, game: EscapeGame, action: str) -> StepResult:
-        return play_text(game, action)
+    def prepare(self, game: EscapeGame, answer: Reading | str) -> Play:
+        return prepare_answer(game, answer)
+
+    def render(self, game: EscapeGame, play: Play, result: StepResult) -> StepResult:
+        return render_result(game, play, result)
 
     def reference_hint(self, index: int, steps_in_help: int) -> HintView:
         ref = self.defn.reference[index]
@@ -82,15 +109,18 @@ class EscapebenchProtocol(PromptProtocol):
     def session(self, defn: GameDefinition) -> EscapebenchSession:
         return EscapebenchSession(defn)
 
-    def extract_action(self, answer: str) -> str:
+    def read_answer(self, answer: str) -> Reading:
         parsed = parse_action_answer(answer)
-        # No readable call: play the answer itself (its end, if it is huge) so that the engine
-        # gives feedback.
-        return parsed.action if parsed.action is not None else cut_answer(answer)
+        if parsed.call is not None:
+            return Reading(parsed.call, str(parsed.call), parsed.thought)
+        # No well-formed call: the answer itself (its end, if it is huge) is played, as an
+        # action written as the grammar says ("click(a(b)") or for the "no action" feedback.
+        text = cut_answer(answer)
+        return Reading(parse_call(text), text, parsed.thought)
 
     def shown_action(self, played: str, result: StepResult) -> str:
-        action = result.action.strip()
-        return action if parse_call(action) is not None else NO_ACTION_READ
+        # A step's action is the engine's call when the answer held one, else empty.
+        return result.action.strip() or NO_ACTION_READ
 
     def action_system_prompt(self) -> str:
         return prompts.ACTION_SYSTEM_PROMPT

@@ -7,7 +7,8 @@ release; nothing of it is shipped here.
   (:class:`OriginalSource`); nothing from the checkout is imported or executed;
 * :mod:`.protocol`: the rules that assemble those texts into observations, feedback and the
   BaseAgent's prompt (:class:`OriginalProtocol`);
-* :mod:`.escape_texts`: the EscapeAgent's prompts and the patterns its answers are read with.
+* :mod:`.escape_texts`: the EscapeAgent's prompts and the patterns its answers are read with;
+* :mod:`.agent_view`: the game as the original EscapeAgent is shown it (:class:`OriginalAgentView`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from escapebench.protocols.original.source import (
 
 _LAZY = {
     "ORIGINAL_VERSION": "escapebench.protocols.original.protocol",
+    "OriginalAgentView": "escapebench.protocols.original.agent_view",
     "OriginalProtocol": "escapebench.protocols.original.protocol",
     "OriginalSession": "escapebench.protocols.original.protocol",
     "OriginalTexts": "escapebench.protocols.original.protocol",
@@ -36,6 +38,7 @@ _LAZY = {
 
 __all__ = [
     "ORIGINAL_VERSION",
+    "OriginalAgentView",
     "OriginalEscapeTexts",
     "OriginalProtocol",
     "OriginalSession",

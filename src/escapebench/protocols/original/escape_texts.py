@@ -210,7 +210,7 @@ def _literal_at(
     The protocol's reader parses the file; literals that are not messages are read here from
     the same tree (``cache`` keeps each function's literals)."""
     if function not in cache:
-        cache[function] = _string_literals(source._function(file, function))
+        cache[function] = _string_literals(source.function(file, function))
     nodes = cache[function]
     node = nodes[index] if index < len(nodes) else None
     if len(nodes) != count or not (isinstance(node, ast.Constant) and isinstance(node.value, str)):

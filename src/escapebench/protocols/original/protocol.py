@@ -28,16 +28,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from escapebench.engine.actions import Call
 from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
 from escapebench.engine.outcome import Outcome
-from escapebench.protocols.base import HintView, HistoryStep, PromptProtocol, Session
+from escapebench.protocols.base import (
+    HintView,
+    HistoryStep,
+    Play,
+    PromptProtocol,
+    Reading,
+    Session,
+    not_played,
+)
+from escapebench.protocols.escapebench.parsing import parse_action_answer
 from escapebench.protocols.original.source import (
     USAGE_HINT,
     Message,
@@ -48,6 +58,9 @@ from escapebench.protocols.original.source import (
 
 ORIGINAL_VERSION = "original-1"
 """Version of the rules in this module (the texts are versioned by the sha256 of the files)."""
+
+PATH_SEPARATOR = " -> "
+"""Between the scenes of a position ("first scene -> ... -> current scene")."""
 
 _ITEM = "env/item.py"
 _SCENE = "env/scene.py"
@@ -151,6 +164,16 @@ class OriginalTexts:
 
 
 # ------------------------------------------------------------------ the game, read as the original
+def split_call(text: str) -> tuple[str, list[str]] | None:
+    """An action as the original splits it: the verb before the first "(", the arguments
+    up to the first ")" cut at commas, stripped, empty ones dropped; None without a "("."""
+    pieces = text.split("(")
+    if len(pieces) < 2:
+        return None
+    args = pieces[1].split(")")[0].split(",")
+    return pieces[0].strip(), [a.strip() for a in args if a.strip() != ""]
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
@@ -313,14 +336,28 @@ class OriginalProtocol(PromptProtocol):
         return OriginalSession(self, defn)
 
     # ---------------------------------------------------------------- answers
-    def extract_action(self, answer: str) -> str:
-        """The last call of the original's verbs in ``answer``, stripped; its "no action" text
-        when there is none."""
+    def read_answer(self, answer: str) -> Reading:
+        """The last call of the original's verbs in ``answer``, stripped (its text is what is
+        played and logged); its "no action" text when there is none. (The reasoning is read
+        as the escapebench protocol reads it, for the step log.)"""
+        return self.read(answer, parse_action_answer(answer).thought)
+
+    def read(self, answer: str, thought: str = "") -> Reading:
+        """:meth:`read_answer` without the reasoning (an action string)."""
         found = self.texts.call_pattern.findall(answer)
-        return found[-1].strip() if found else self.texts.no_action
+        if not found:
+            return Reading(None, self.texts.no_action, thought)
+        text = found[-1].strip()
+        verb, opened, rest = text.partition("(")
+        call = Call(verb.strip(), rest.split("(")[0].split(")")[0]) if opened else None  # type: ignore[arg-type]
+        return Reading(call, text, thought)
+
+    def extract_action(self, answer: str) -> str:
+        return self.read(answer).text
 
     def shown_action(self, played: str, result: StepResult) -> str:
-        return self.extract_action(played)
+        # The step's action is the call as read (or the "no action" text): shown as it is.
+        return result.action
 
     # ---------------------------------------------------------------- prompts
     def action_system_prompt(self) -> str:
@@ -411,6 +448,18 @@ class OriginalSession(Session):
             else:
                 self.bag_names.append(name)
 
+    def names_on_screen(self, game: EscapeGame) -> dict[str, tuple[str, int]]:
+        """What a name on the current screen stands for, as the original finds it: the
+        interactable items and the tools lying here, by their names as written, in lower
+        case (``("item", index)`` or ``("tool", index)``; the last of equal names wins)."""
+        raw = self.raw
+        names: dict[str, tuple[str, int]] = {}
+        for i in game.clickable_items():
+            names[raw.items[i].key.lower()] = ("item", i)
+        for k in game.visible_scene_tools():
+            names[raw.tools[k].key.lower()] = ("tool", k)
+        return names
+
     # ---------------------------------------------------------------- observation
     def observation(self, game: EscapeGame) -> str:
         t, raw = self.texts, self.raw
@@ -479,25 +528,27 @@ class OriginalSession(Session):
         return states[s]
 
     # ---------------------------------------------------------------- a step
-    def play(self, game: EscapeGame, action: str) -> StepResult:
-        """Play ``action`` (a model's answer or the hint's action) as the original harness:
-        read its last call, match the names on screen, render the original's feedback."""
-        text = self.protocol.extract_action(action)
+    def prepare(self, game: EscapeGame, answer: Reading | str) -> Play:
+        """What the original harness plays for ``answer`` (a call read by
+        :meth:`OriginalProtocol.read_answer`, or a model's answer or the hint's action as
+        text, read here): its names matched on screen, the original's feedback rendered from
+        the state before the step."""
+        reading = answer if isinstance(answer, Reading) else self.protocol.read(answer)
         self._remember_bag(game)
         try:
-            return self._react(game, text)
+            return replace(self._react(game, reading), call=reading.call)
         except _Failure as exc:
             feedback = self.texts.reaction_error.fill(exc.text).strip()
-            return StepResult(text, False, True, feedback, (), 0, 0, False, exc.outcome)
+            return not_played(reading.text, exc.outcome, feedback)
 
-    def _react(self, game: EscapeGame, text: str) -> StepResult:
+    def _react(self, game: EscapeGame, reading: Reading) -> Play:
         t, raw = self.texts, self.raw
-        try:
-            inner = text.split("(")[1]
-        except IndexError as exc:
-            raise _Failure(str(exc), Outcome("malformed", "", (), text)) from None
-        verb = text.split("(")[0].strip()
-        args = [a.strip() for a in inner.split(")")[0].split(",") if a.strip() != ""]
+        text, call = reading.text, reading.call
+        if call is None:
+            raise _Failure(str(IndexError("list index out of range")),
+                           Outcome("malformed", "", (), text))
+        verb = call.verb
+        args = [a.strip() for a in call.arg_text.split(",") if a.strip() != ""]
         want = {"click": 1, "move": 1, "apply": 2, "input": 2, "craft": 2}.get(verb)
         if want is not None and len(args) != want:
             raise _Failure(t.arity[verb], Outcome("wrong_arity", verb))
@@ -540,16 +591,14 @@ class OriginalSession(Session):
             resolved.append(found)
         if verb == "move":
             label, target = resolved[0]
-            result = game.step(f"move({label})")
-            return result._replace(action=text, feedback=t.moved.fill(target).strip())
+            return Play(f"move({label})", text, t.moved.fill(target).strip())
         if verb == "click":
             kind, idx = resolved[0]
             if kind == "tool":
                 feedback = t.collected.fill(raw.tools[idx].key)
-                result = game.step(f"click({self.defn.tools[idx].name})")
-                return result._replace(action=text, feedback=feedback.strip())
+                return Play(f"click({self.defn.tools[idx].name})", text, feedback.strip())
             feedback = self._click_text(game, idx)
-            return self._step(game, f"click({self.defn.items[idx].name})", text, feedback)
+            return Play(f"click({self.defn.items[idx].name})", text, feedback)
         if verb == "craft":
             first, second = (self._bag_tool(game, n) for n in resolved)
             return self._craft(game, first, second, text)
@@ -562,33 +611,26 @@ class OriginalSession(Session):
             action = f"apply({self.defn.tools[tool].name}, {self.defn.items[idx].name})"
             if not executed:
                 refused = self._refused(game, "apply", idx, (self.defn.tools[tool].name,))
-                return StepResult(text, False, False, feedback, (), 0, 0, False, refused)
-            return self._step(game, action, text, feedback)
+                return not_played(text, refused, feedback, error=False)
+            return Play(action, text, feedback)
         if kind != "item":
             raise _Failure(t.input_not_item, Outcome("unknown_item", verb, (), args[1]))
         content = str(resolved[0])
         feedback, executed = self._input_text(game, idx, content)
         if not executed:  # refused as the original refuses it (its comparison keeps case)
             refused = self._refused(game, "input", idx, ())
-            return StepResult(text, False, False, feedback, (), 0, 0, False, refused)
-        return self._step(game, f"input({content}, {self.defn.items[idx].name})", text, feedback)
+            return not_played(text, refused, feedback, error=False)
+        return Play(f"input({content}, {self.defn.items[idx].name})", text, feedback)
 
     def _refused(self, game: EscapeGame, verb: str, i: int, tools: tuple[str, ...]) -> Outcome:
-        """The outcome of an apply or input the original refuses without stepping: the item
-        waits for a tool (an input), only not this one, or for nothing of the kind."""
-        item = self.defn.items[i]
-        state = item.states[game.item_state[i]]
-        wants = any(w.kind == verb for tr in state.transitions for w in tr.waits)
-        kind = ("wrong_tool" if verb == "apply" else "wrong_input") if wants else "no_effect"
-        return Outcome(kind, verb, (*tools, item.name), state.neg_reward or "")  # type: ignore[arg-type]
+        """The outcome of an apply or input the original refuses without stepping (the
+        engine's :meth:`~EscapeGame.refusal`; ``tools``: the applied tool's name, if any)."""
+        tool = -1 if not tools else next(k for k in game.bag if self.defn.tools[k].name == tools[0])
+        return game.refusal(verb, i, tool)
 
     def _unknown_verb(self, verb: str) -> str:
         msg: Message = self.texts.source.message(_GRAPH, "Graph.react", ("action",))
         return msg.fill(verb)
-
-    def _step(self, game: EscapeGame, action: str, shown: str, feedback: str) -> StepResult:
-        result = game.step(action)
-        return result._replace(action=shown, feedback=feedback)
 
     def _bag_tool(self, game: EscapeGame, index: int) -> int:
         """The tool at an index of the original's bag listing (KeyError text if it has left)."""
@@ -601,23 +643,17 @@ class OriginalSession(Session):
     # ---------------------------------------------------------------- the engine's texts
     def _remaining_waits(self, game: EscapeGame, i: int, ti: int) -> list[str]:
         """A transition's waits as the original keeps them: a tool applied is taken off."""
-        s = game.item_state[i]
         waits = self._item_state(game, i).transitions[ti].waits
-        done = game.satisfied.get((0, i, s, ti), set())
+        done = game.waits_met(i, ti)
         return [w for wi, w in enumerate(waits) if not (_parts(w)[0] == "apply" and wi in done)]
 
     def _apply_to(self, game: EscapeGame, k: int) -> list[str]:
         """A tool's apply_to list as the original keeps it: a target used is taken off."""
-        s = game.tool_state[k]
-        left = list(self.defn.tools[k].states[s].apply_to)
-        for target in game.used.get((k, s), ()):
-            left.remove(target)  # each use strikes one entry, as the original's list loses it
-        return left
+        return game.targets_left(k)
 
     def _wait_for(self, game: EscapeGame, k: int) -> list[str]:
-        s = game.tool_state[k]
-        done = game.satisfied.get((1, k, s, 0), set())
-        return [x for n, x in enumerate(self.defn.tools[k].states[s].wait_for) if n not in done]
+        """A tool's wait_for list as the original keeps it: a tool crafted in is taken off."""
+        return game.crafts_awaited(k)
 
     def _click_text(self, game: EscapeGame, i: int) -> str:
         t = self.texts
@@ -706,7 +742,7 @@ class OriginalSession(Session):
             )
         return out.strip(), executed_any
 
-    def _craft(self, game: EscapeGame, k1: int, k2: int, shown: str) -> StepResult:
+    def _craft(self, game: EscapeGame, k1: int, k2: int, shown: str) -> Play:
         t = self.texts
         names = self.raw.tools
         d = self.defn
@@ -722,10 +758,10 @@ class OriginalSession(Session):
                     )
                 else:
                     out += t.craft_missing[n].fill(self._tool_desc(game, dst))
-                result = game.step(f"craft({d.tools[src].name}, {d.tools[dst].name})")
-                return result._replace(action=shown, feedback=out.strip())
+                return Play(f"craft({d.tools[src].name}, {d.tools[dst].name})", shown,
+                            out.strip())
         mismatch = Outcome("craft_mismatch", "craft", (d.tools[k1].name, d.tools[k2].name))
-        return StepResult(shown, False, False, t.craft_failed, (), 0, 0, False, mismatch)
+        return not_played(shown, mismatch, t.craft_failed, error=False)
 
 
 class _Failure(Exception):

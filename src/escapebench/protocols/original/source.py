@@ -216,7 +216,7 @@ class OriginalSource:
 
     def function_constant(self, rel: str, function: str, name: str) -> Any:
         """A literal assigned to ``name`` inside ``function`` (e.g. a verb list)."""
-        fn = self._function(rel, function)
+        fn = self.function(rel, function)
         for node in ast.walk(fn):
             if (
                 isinstance(node, ast.Assign)
@@ -261,7 +261,8 @@ class OriginalSource:
             )
         return found[at]
 
-    def _function(self, rel: str, function: str) -> ast.AST:
+    def function(self, rel: str, function: str) -> ast.AST:
+        """The syntax tree of ``function`` (a qualified name) in the checkout's file ``rel``."""
         mod = self._module(rel)
         for qual, node in _functions(mod.tree):
             if qual == function:
