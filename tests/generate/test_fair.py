@@ -422,7 +422,10 @@ def test_misleading_words_are_rejected() -> None:
     def word(doc: dict[str, Any]) -> None:
         d = thing(doc, clue)["states"][0]["desc"]
         d["normal"] = d["normal"].replace("There is ", "There is a word, ", 1)
-    assert any("words:" in p and "called a word" in p for p in replanted(word))
+        d["hard"] = f"A date, {d['hard']}"  # a single digit is no date (version 7)
+    called = replanted(word)
+    assert any("words:" in p and "called a word" in p for p in called), called
+    assert any("-hard: words:" in p and "called a date" in p for p in called), called
 
     def way(doc: dict[str, Any]) -> None:
         st = thing(doc, item)["states"]
@@ -474,17 +477,18 @@ def test_pronouns_agree_and_no_name_is_counted() -> None:
     problems = text_problems(normal)
     assert any("named by an ordinal" in p for p in problems), problems
     plural = yaml.safe_load(g.text)
+    pl = next(n for n in ("tweezers", "pliers", "tongs", "scissors") if n not in g.text)
     thing(plural, item)["states"][0]["transitions"][0]["reward"] = \
-        "You work the tweezers loose and take it."
-    thing(plural, item)["states"][0]["desc"]["normal"] += " Tweezers."
+        f"You work the {pl} loose and take it."
+    thing(plural, item)["states"][0]["desc"]["normal"] += f" {pl.capitalize()}."
     normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "q.yaml")
                   if d.difficulty == "normal")
     assert not any("plural" in p for p in text_problems(normal))  # no such thing here
-    _rename_tool(plural, "tweezers")
+    _rename_tool(plural, pl)
     normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "r.yaml")
                   if d.difficulty == "normal")
-    assert any("'it' for the plural 'tweezers'" in p for p in text_problems(normal))
-    thing(plural, item)["states"][0]["desc"]["normal"] += " A tweezers lies by it."
+    assert any(f"'it' for the plural '{pl}'" in p for p in text_problems(normal))
+    thing(plural, item)["states"][0]["desc"]["normal"] += f" A {pl} lies by it."
     normal = next(d for d in load_own_text(yaml.safe_dump(plural, sort_keys=False), "s.yaml")
                   if d.difficulty == "normal")
     assert any("'a' before the plural" in p for p in text_problems(normal))
@@ -506,8 +510,11 @@ def test_a_detail_linking_a_tool_to_an_unrelated_obstacle_is_rejected() -> None:
     g = tier2()
     item = next(i for i, *_ in g.design.needs)
     doc = yaml.safe_load(g.text)
+    linked = {frozenset(e[:2]) for e in g.design.edges} | {
+        frozenset(p) for p in g.design.related}  # its solver, a part of it, what it shows
     tool = next(th["name"] for kind, th in things(doc) if kind == "tool" and not any(
-        item in st.get("apply_to", []) for st in th["states"]) and th["name"] not in g.design.keys)
+        item in st.get("apply_to", []) for st in th["states"]) and th["name"] not in g.design.keys
+        and frozenset((th["name"], item)) not in linked)
 
     def stain(doc: dict[str, Any]) -> None:
         thing(doc, item)["states"][0]["desc"]["normal"] += " A bit of soot has settled on it."
@@ -546,7 +553,7 @@ def test_the_data_keeps_the_version_6_promises() -> None:
     for x in texts:
         assert not [p for p in w["promises"] if p in x.lower()], x
     for carrier in (c for th in themes for c in th["clue_carriers"]):
-        assert not re.search(r"\b(?:name|word|letter)s?\b", carrier), carrier
+        assert not re.search(r"\b(?:name|word|letter|date|height)s?\b", carrier), carrier
     everything = (yaml.safe_dump(t) + yaml.safe_dump(themes)).lower()
     for sign in w["signs"]:
         assert not re.search(rf"\b{sign}s?\b", everything), sign
@@ -658,3 +665,21 @@ def test_which_key_opens_which_lock_is_read_not_tried() -> None:
     assert any(f"key {mine[0]!r} opens {lock!r}" in p for p in problems), problems
     assert any(f"key {other[0]!r} does not open {lock!r}" in p for p in problems), problems
     assert any(f"lock {lock!r} shows no sign" in p for p in replanted(resign(lock, "")))
+
+
+def test_no_detail_looks_like_a_locks_sign() -> None:
+    """Version 7: a lock and its keys are told by a painted or stamped sign, so no detail
+    sentence of an item or tool holds an emblem of its own ("Someone has scratched a small
+    star into it.", "The railway's crest is stamped on it.") that a player would try to match
+    with a key, and none promises a mark that never comes ("A sticker on it has been peeled
+    off, leaving a pale square.")."""
+    emblem = re.compile(r"\b(?:painted|stamped|engraved|scratched|carved|drawn|inked)\b.*"
+                        r"\b(?:on|into) (?:it|one corner)\b|\bcrest\b|\bmarked with\b|"
+                        r"\bpale square\b|\bheight of\b")
+    w = words()
+    themes = [yaml.safe_load(p.read_text(encoding="utf-8"))
+              for p in sorted((DATA / "themes").glob("*.yaml"))]
+    details = [*w["details"], *w["place_details"], *(x for th in themes for x in th["details"])]
+    assert len(details) > 100
+    assert [x for x in details if emblem.search(x.lower())] == []
+    assert emblem.search("someone has scratched a small star into it.")

@@ -57,7 +57,7 @@ _LINK: list[re.Pattern[str] | None] = []
 _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
 _ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
 _ASK_RX: dict[str, re.Pattern[str]] = {}
-_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b)")
+_A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|honest|heir)")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
@@ -224,6 +224,7 @@ class _Builder:
         self.k = knobs
         self.rng = rng
         self.aff = affordances()
+        self.objects = {o["name"]: o for o in self.aff["objects"]}
         self.theme = rng.choice(themes())
         self.signs_used: set[str] = set()
         self.hard_seen: set[str] = set()  # the hard texts of the objects taken so far
@@ -1008,6 +1009,9 @@ class _Builder:
         obstacles = [ob for ob in obstacles if ob["kind"] not in unfit
                      and set(ob["item"]) - unfit] or obstacles
         fair = [ob for ob in obstacles if ob["needs"] not in cued] or obstacles
+        if self.crafts_left > 0:  # version 7: crafts as common as the knob allows (the
+            # original's games make about 6% of their key steps crafts)
+            fair = [ob for ob in fair if self.craft_options(ob["needs"], ob)] or fair
         obs_t = self.pick([ob for ob in fair if not self.links_in(
             [*ob["desc"].values(), ob["fail"]]) & tool_links] or fair)
         prop = obs_t["needs"]
@@ -1080,15 +1084,17 @@ class _Builder:
         return {v: way if _BLOCKING.search((first[v] or "").lower()) else plain
                 for v in ("easy", "normal", "hard")}
 
-    def solver_for(self, prop: str, item: str, obs: dict[str, Any] | None = None
-                   ) -> dict[str, Any]:
+    def craft_options(self, prop: str, obs: dict[str, Any] | None
+                      ) -> list[tuple[dict[str, Any], str]]:
+        """The crafts of the table that could fairly solve an obstacle ``obs`` needing
+        ``prop`` here, each with the ``why`` its obstacle must state ("" for none)."""
         aff = self.aff
         asked = self.asked_of(obs, prop)
         kind = obs["kind"] if obs else ""
-        self.property_count += 1
-        want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
-        objs = {o["name"]: o for o in aff["objects"]}
+        objs = self.objects
         avoid = set(self.needed)  # what other obstacles need: no new tool may read as it
+        if prop in self.cued_props(self.tool_texts, {prop}):  # a tool so far reads as it
+            return []
 
         def texts(desc: Any) -> list[str]:  # what a player below easy reads
             return [desc] if isinstance(desc, str) else [desc["normal"], desc["hard"] or ""]
@@ -1120,15 +1126,39 @@ class _Builder:
                     return q
             return None
 
-        crafts = [c for c in aff.get("crafts", []) if asked <= set(c["properties"])
-                  and not (set(c["parts"]) & self.used_objects)
-                  and not (set(c["parts"]) & self.names)
-                  and why(c) is not None and why(c) not in avoid
-                  and not self.cued_props([t for x in c["parts"] for t in (
-                      texts(objs[x]["desc"]) if x in objs else [x])], avoid)
-                  and not self.cued_props([c["result"], *texts(c["desc"])], avoid)]
-        if prop in self.cued_props(self.tool_texts, {prop}):  # a tool so far reads as it
-            crafts = []
+        out = []
+        for c in aff.get("crafts", []):
+            if not asked <= set(c["properties"]) or set(c["parts"]) & (
+                    self.used_objects | self.names):
+                continue
+            q = why(c)
+            if q is None or q in avoid:
+                continue
+            if self.cued_props([t for x in c["parts"] for t in (
+                    texts(objs[x]["desc"]) if x in objs else [x])], avoid) or self.cued_props(
+                    [c["result"], *texts(c["desc"])], avoid):
+                continue
+            out.append((c, q))
+        return out
+
+    def solver_for(self, prop: str, item: str, obs: dict[str, Any] | None = None
+                   ) -> dict[str, Any]:
+        aff = self.aff
+        asked = self.asked_of(obs, prop)
+        self.property_count += 1
+        want_creative = self.creative_count < round(self.k.creative * self.property_count + 0.49)
+        objs = self.objects
+        avoid = set(self.needed)  # what other obstacles need: no new tool may read as it
+
+        def texts(desc: Any) -> list[str]:  # what a player below easy reads
+            return [desc] if isinstance(desc, str) else [desc["normal"], desc["hard"] or ""]
+
+        def part_texts(name: str) -> list[str]:  # a craft's part: every version
+            return [v for v in objs[name]["desc"].values() if v] if name in objs else [name]
+
+        options = self.craft_options(prop, obs)
+        crafts = [c for c, _ in options]
+        whys = {c["result"]: q for c, q in options}
         if crafts and self.crafts_left > 0:
             self.crafts_left -= 1
             c = self.pick(crafts)
@@ -1140,7 +1170,7 @@ class _Builder:
             self.tool_texts += [*part_texts(a), *part_texts(b)]
             part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
                                            "apply_to": [b]}]}
-            q = why(c)
+            q = whys[c["result"]]
             made = self.product_desc(c, asked | ({q} if q else set()))
             self.tool_texts += texts(made)
             # version 7: the crafted state goes by the product's name in the bag

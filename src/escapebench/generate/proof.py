@@ -828,7 +828,8 @@ def label_problems(defn: GameDefinition) -> list[str]:
     return out
 
 
-_CALLED = re.compile(r"\b(?:names?|words?|letters?|initials|signatures?|spelt|spelled)\b")
+_CALLED = re.compile(r"\b(?:names?|words?|letters?|initials|signatures?|spelt|spelled|dates?|"
+                     r"heights?)\b")
 _ORDINAL_NAME = re.compile(r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
                            r"tenth|eleventh|twelfth)\b")
 _WAY = re.compile(r"\bin your way\b|\bno longer blocks\b|\bno longer bars\b")
@@ -894,8 +895,9 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
                   misfits: Iterable[str] = ()) -> list[str]:
     """Where the words of a version mislead (empty when none do).
 
-    * a number is never called a word, a name or a letter ("a word painted on the floor:
-      'III = 8'"; "a word lock" that takes digits);
+    * a number is never called a word, a name, a letter or (version 7) a date or a height
+      ("a word painted on the floor: 'III = 8'"; "a word lock" that takes digits; "A date
+      burnt into the window, marked with a swan: II-7.");
     * twins are named by what they are, not counted: no name holds an ordinal ("second floor
       marks" reads as an upper storey, and a "second" met before any first);
     * pronouns agree in number: no "A tongs", and no "it" for a plural in the sentence
@@ -922,8 +924,10 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
         low = text.lower()
         if ("{" in text or "}" in text):
             out.append(f"{owner!r}: a placeholder is left in {text!r}")
-        if _CALLED.search(low) and (visible_marks(text) or _DIGITS.search(text)):
-            out.append(f"{owner!r}: a number is called a word or a name: {text!r}")
+        called = _CALLED.search(low)
+        if called and (visible_marks(text) or _DIGITS.search(text)):
+            word = called.group(0).removesuffix("s")
+            out.append(f"{owner!r}: a number is called a {word}: {text!r}")
         for p in promise:
             if p in low:
                 out.append(f"{owner!r}: {p!r} promises what never comes: {text!r}")
