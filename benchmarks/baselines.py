@@ -196,12 +196,14 @@ def order_note(per_suite: list[tuple[Suite, dict[str, list[EpisodeResult]]]]) ->
     on_creative = ""
     if creative:
         listed_creative = "; ".join(f"{title}: {score:.2f}" for title, score in creative)
-        if max(abs(score) for _, score in creative) <= NEAR_CHANCE:
-            on_creative = (f" On the steps the games mark creative it is within "
-                           f"{NEAR_CHANCE} of chance ({listed_creative}): its edge comes from "
-                           "the plain steps (a key picked up just before its door).")
+        near = [title for title, score in creative if abs(score) <= NEAR_CHANCE]
+        on_creative = f" On the steps the games mark creative ({listed_creative}) it is "
+        if near:
+            on_creative += (f"within {NEAR_CHANCE} of a blind pick on {', '.join(near)}: there "
+                            "its edge is gone, and what is left of it comes from the plain "
+                            "steps (a key picked up just before its door).")
         else:
-            on_creative = (f" On the steps the games mark creative: {listed_creative}.")
+            on_creative += f"more than {NEAR_CHANCE} from a blind pick everywhere."
     if max(score for _, score in scores) <= ORDER_GIVES_AWAY:
         return (f"The explorer, which reads nothing about tools, chooses its tools at about "
                 f"chance ({listed}).")
