@@ -512,9 +512,10 @@ class OriginalEscapeAgent(BaseAgent):
         else:
             text, record = await self.ask("action", _messages(self.action_system, prompt))
             calls.append(record)
-        answer = self.view.extract_action(text)
+        reading = self.view.read(text)  # the one reading of the answer
+        answer = reading.text
         self.turn["action_answer"] = answer
-        self.turn["acted_on"] = self.view.acted_on(game, answer)
+        self.turn["acted_on"] = self.view.acted_on(game, reading)
         details.update(
             position=position,
             prompt_kinds=[
@@ -525,6 +526,7 @@ class OriginalEscapeAgent(BaseAgent):
         )
         return Decision(
             action=answer,
+            reading=reading,
             reasoning="",
             raw_answer=text,
             mode="help"

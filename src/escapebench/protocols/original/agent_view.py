@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import TOOL_IN_SCENE, BrokenGameError, GameDefinition
-from escapebench.protocols.base import HintView, HistoryStep
+from escapebench.protocols.base import HintView, HistoryStep, Reading
 from escapebench.protocols.original.protocol import (
     PATH_SEPARATOR,
     OriginalProtocol,
-    split_call,
+    call_args,
 )
 
 _SCENE = "env/scene.py"
@@ -107,13 +107,13 @@ class OriginalAgentView:
             )
         return game.moved_to(self.defn.scenes[index].name)
 
-    def acted_on(self, game: EscapeGame, answer: str) -> str | None:
+    def acted_on(self, game: EscapeGame, reading: Reading) -> str | None:
         """The name of the item (or tool) a click / apply / input answer names, as the
         original resolves it on the current screen (its ``current_arg_name``); None if none."""
-        call = split_call(answer)
+        call = reading.call
         if call is None:
             return None
-        verb, args = call
+        verb, args = call.verb, call_args(call)
         if verb not in ("click", "apply", "input") or len(args) != (1 if verb == "click" else 2):
             return None
         found = self.session.names_on_screen(game).get(args[-1].lower())
@@ -130,6 +130,7 @@ class OriginalAgentView:
         """The history block of the action prompt (the original's ``add_history``)."""
         return self.protocol.history_text(steps)
 
-    def extract_action(self, answer: str) -> str:
-        """The action an answer holds, read as the original reads it (stripped)."""
-        return self.protocol.extract_action(answer)
+    def read(self, answer: str) -> Reading:
+        """The action an answer holds, read once as the original reads it (the protocol's
+        :meth:`~OriginalProtocol.read`)."""
+        return self.protocol.read(answer)

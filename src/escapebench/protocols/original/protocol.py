@@ -164,14 +164,10 @@ class OriginalTexts:
 
 
 # ------------------------------------------------------------------ the game, read as the original
-def split_call(text: str) -> tuple[str, list[str]] | None:
-    """An action as the original splits it: the verb before the first "(", the arguments
-    up to the first ")" cut at commas, stripped, empty ones dropped; None without a "("."""
-    pieces = text.split("(")
-    if len(pieces) < 2:
-        return None
-    args = pieces[1].split(")")[0].split(",")
-    return pieces[0].strip(), [a.strip() for a in args if a.strip() != ""]
+def call_args(call: Call) -> list[str]:
+    """A call's arguments as the original splits them: cut at commas, stripped, empty ones
+    dropped."""
+    return [a.strip() for a in call.arg_text.split(",") if a.strip() != ""]
 
 
 def _text(value: Any) -> str:
@@ -548,22 +544,14 @@ class OriginalSession(Session):
             raise _Failure(str(IndexError("list index out of range")),
                            Outcome("malformed", "", (), text))
         verb = call.verb
-        args = [a.strip() for a in call.arg_text.split(",") if a.strip() != ""]
+        args = call_args(call)
         want = {"click": 1, "move": 1, "apply": 2, "input": 2, "craft": 2}.get(verb)
         if want is not None and len(args) != want:
             raise _Failure(t.arity[verb], Outcome("wrong_arity", verb))
         if want is None:
             raise _Failure(self._unknown_verb(verb), Outcome("malformed", "", (), text))
-        # the names on screen, as the original's reverse mappings (the last of equal names wins)
         sc = game.scene
-        spec = self.defn.scenes[sc]
-        things: dict[str, tuple[str, int]] = {}
-        for i in spec.items:
-            if game.item_present[i] and game.item_visible[i] and game.item_interact[i]:
-                things[raw.items[i].key.lower()] = ("item", i)
-        for k in spec.tools:
-            if game.tool_where[k] == TOOL_IN_SCENE and game.tool_visible[k]:
-                things[raw.tools[k].key.lower()] = ("tool", k)
+        things = self.names_on_screen(game)
         exits: dict[str, tuple[str, str]] = {}
         for label, target in raw.scenes[sc].relations:
             idx = raw.scene_by_key.get(target)
