@@ -215,16 +215,17 @@ class EscapeAgent(BaseAgent):
             # written here to keep the record's order of keys).
             details["teleported_to"] = here.scene_name
             ctx = replace(ctx, game=here, position=position_of(here))
-            details["position"] = ctx.position
+            details["position"] = ctx.position  # (logged as before)
         self.acted_position = ctx.position
         if decision is None:
             decision = await self.model_action(ctx, calls)
-        decision.details.update(details)
-        decision.details.setdefault("prompt_kinds", [c.kind for c in decision.calls])
-        decision.details["task_list"] = self.reflection.listing()
-        decision.details["try_queue"] = self.foresight.listing()
+        decision.notes.update(details)
+        decision.notes.setdefault("prompt_kinds", [c.kind for c in decision.calls])
+        decision.notes["task_list"] = self.reflection.listing()
+        decision.notes["try_queue"] = self.foresight.listing()
         if moved:
             decision.teleport_to = here.scene_name
+            decision.position = ctx.position  # where it acts from
         return decision
 
     def observe(
@@ -239,7 +240,7 @@ class EscapeAgent(BaseAgent):
         self._perceive(game)
         record: dict[str, Any] = {}
 
-        trial = decision.details.get("trial")
+        trial = decision.notes.get("trial")
         if trial is not None:
             proposal = self.foresight.get(trial["id"])
             if proposal is not None and trial["phase"] == "try":
@@ -471,7 +472,7 @@ class EscapeAgent(BaseAgent):
             reasoning=f"Trying proposal {proposal.id} ({proposal.action}) from foresight.",
             mode="try action",
             calls=list(calls),
-            details={
+            notes={
                 "trial": {
                     "id": proposal.id,
                     "group": proposal.group,

@@ -28,6 +28,7 @@ Typical use, one step::
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -139,8 +140,9 @@ def reference_keys(defn: GameDefinition) -> tuple[ActionKey | None, ...]:
 
 
 @dataclass(frozen=True)
-class HintOutcome:
-    """What a step did to the hint system (for logs)."""
+class HintUpdate:
+    """What a step did to the hint system (for logs). Not the step's outcome (the engine's
+    ``StepResult.outcome``, what the action did in the game); ``HintOutcome`` until 0.2."""
 
     completed: int | None = None  # reference index of the hint that was completed
     skipped: int | None = None  # (kept for old logs: the original never skips a hint)
@@ -239,12 +241,12 @@ class HintPolicy:
             self.scene = game.scene_name
         return self.hint
 
-    def after_step(self, game: EscapeGame, result: StepResult) -> HintOutcome:
+    def after_step(self, game: EscapeGame, result: StepResult) -> HintUpdate:
         """Update the counters with the outcome of the step just played."""
         progress = game.key_steps + game.tools_collected
         before = self.window[-1] if self.window else 0
         progressed = progress > before
-        outcome = HintOutcome(progressed=progressed)
+        outcome = HintUpdate(progressed=progressed)
         if progressed:
             action = result.action
             played = action_key(action)  # the step's action, read once
@@ -256,7 +258,7 @@ class HintPolicy:
                 ):
                     if self.target == index:
                         self.active = False
-                        outcome = HintOutcome(completed=index, progressed=True)
+                        outcome = HintUpdate(completed=index, progressed=True)
                     self.remaining.remove(index)
                     break
         self.window.append(progress)
@@ -310,3 +312,11 @@ class HintPolicy:
         self.steps = int(data["steps"])
         self.window = [int(x) for x in data["window"]]
         self.scene = str(data.get("scene", ""))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HintOutcome":  # the name until 0.2, easily read as a step's outcome
+        warnings.warn("escapebench.bench.hints.HintOutcome is now HintUpdate (what a step did to "
+                      "the hint system)", DeprecationWarning, stacklevel=2)
+        return HintUpdate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
