@@ -213,7 +213,11 @@ async def test_stuck_in_one_place_goes_to_an_unexplored_scene(workshop_game: Esc
     assert explore.decision.teleport_to == "storeroom"
     assert explore.decision.notes["teleported_to"] == "storeroom"
     assert [c.kind for c in explore.decision.calls] == ["reflection", "action"]
-    assert "You are now at: workshop -> storeroom" in model.prompts_of("action")[3]
+    prompt = model.prompts_of("action")[3]
+    assert "You are now at: workshop -> storeroom" in prompt
+    # the screen is the storeroom's, where it acts, not the workshop's it was moved from
+    assert "A cramped storeroom full of shelves." in prompt
+    assert "A dusty workshop." not in prompt
     assert explore.result.error  # the poster is not in the storeroom
     # the count starts again
     assert all("teleported_to" not in t.decision.notes for t in turns[4:])

@@ -55,6 +55,10 @@ from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
 from escapebench.protocols.escapebench import prompts
 
+PROCEDURE_VERSION = 2
+"""The version of the agent's procedure, recorded with its settings (results of different
+versions are different work). Version 1 (until session 8) showed the scene it was moved
+away from in the prompt of a step taken after an explore or return move."""
 DEFAULT_EXPLORE_AFTER = 10  # free-explore steps without progress before exploring elsewhere
 
 
@@ -165,6 +169,7 @@ class EscapeAgent(BaseAgent):
             "explore_after": self.explore_after,
             "failed_memory": self.failed_memory,
             "memory_pad": self.memory_pad_size,
+            "procedure_version": PROCEDURE_VERSION,
         }
 
     def reset(self, game: EscapeGame) -> None:
@@ -214,7 +219,8 @@ class EscapeAgent(BaseAgent):
             # The turn is taken from there; the record says so (the loop's teleported_to,
             # written here to keep the record's order of keys).
             details["teleported_to"] = here.scene_name
-            ctx = replace(ctx, game=here, position=position_of(here))
+            # (and the screen of where it now is: None renders the moved game's screen)
+            ctx = replace(ctx, game=here, position=position_of(here), observation=None)
             details["position"] = ctx.position  # (logged as before)
         self.acted_position = ctx.position
         if decision is None:

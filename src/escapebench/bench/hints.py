@@ -18,11 +18,12 @@ Rules (those of the original ``BaseAgent.run``):
   craft) is matched and taken off the list; when it is the target, help ends.
 
 This module is pure logic over :class:`~escapebench.engine.env.EscapeGame`: no I/O, no model.
-Typical use, one step::
+It never plays a player's turn (the turn loop, ``bench.loop``, does: its ``HintSystem`` wraps
+this policy); one step::
 
     hint = policy.before_step(game)          # may teleport (during help)
     action = policy.forced_action() or ask_the_player(hint)
-    result = game.step(action)
+    result = ...                              # the turn loop plays the action
     policy.after_step(game, result)
 """
 
@@ -97,7 +98,9 @@ def reference_effects(defn: GameDefinition) -> tuple[ReferenceEffect, ...]:
     """Replay ``defn``'s reference chain on a fresh game and record each action's effect.
 
     Every action is played in its reference scene (teleporting there first), exactly as a
-    player who follows every hint would play it.
+    player who follows every hint would play it. A simulation on a game of its own, once per
+    setting, not a player's turn (``tests/test_architecture.py`` lists it among the engine's
+    steps allowed outside the turn loop).
     """
     game = EscapeGame(defn)
     out: list[ReferenceEffect] = []
