@@ -58,6 +58,9 @@ _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
 _ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
 _ASK_RX: dict[str, re.Pattern[str]] = {}
 _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|honest|heir)")
+# details that say a thing was carried about: not for a door, a pipe or a locker
+_CARRIED = re.compile(r"missed it|dropped|throw it away|jumble sale|put away|signed out|"
+                      r"lost-property|set down")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
@@ -1287,7 +1290,7 @@ class _Builder:
                         f"{locked}{painted} {n} digits.",
                         f"A {cont}{by_hard}. {n} digits."),
              "neg_reward": _t("Wrong code. Look for the note." if self.k.indirection == 0 else
-                              "Wrong code. Look for the marked digits.", "The dial sticks.",
+                              "Wrong code. Look for the marked digits.", "It stays locked.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
                               "reward": None}]},
@@ -1459,16 +1462,20 @@ class _Builder:
                 cue = set(self.cue_of.get(thing["name"], ()))
                 code = self.design.node_kind.get(thing["name"]) == "code"  # digits: no "name"
                 tool = "tool" in entry
+                # version 7: a thing that stays where it is (a door, a pipe, a locker) was
+                # never dropped, signed out or thrown away
+                fixed = not tool and self.design.node_kind.get(thing["name"]) != "distractor"
                 if tool:  # no tool reads, by its detail, as what an obstacle needs
                     opp = self.aff.get("opposites", {})
                     cue |= {q for p in self.needed for q in (p, opp.get(p)) if q}
 
                 def fits(d: str, cue: set[str] = cue, tool: bool = tool,
-                         used: set[str] = used, code: bool = code) -> bool:
+                         used: set[str] = used, code: bool = code, fixed: bool = fixed) -> bool:
                     # a tool's text is what the bag shows: nothing of where it lies
                     return not (cue and self.cued_props([d], cue)) \
                         and not (tool and d in self.places) and not (links(d) & used) \
-                        and not (code and _CALLED_WORD.search(d.lower()))
+                        and not (code and _CALLED_WORD.search(d.lower())) \
+                        and not (fixed and _CARRIED.search(d))
 
                 if extra and not fits(extra.strip()):
                     # a creative tool's cue must be its own, not the detail's: the next
@@ -1500,8 +1507,10 @@ class _Builder:
                     continue
                 fresh = [(f, d) for f, d in options if f["name"] not in self.names] or options
                 f, text = fresh[self.wrng.randrange(len(fresh))]
-                said.add(text)
                 name = self.unique(f["name"])
+                if text in said and name != f["name"]:  # a twin: told apart in every version
+                    text = f"{text.rstrip('.')}, the {name.removesuffix(' ' + f['name'])} one."
+                said.add(text)
                 self.place_item(sc, {"name": name, "states": [
                     {"desc": text,
                      "neg_reward": {"easy": f["fail"] + " It is only there for show.",
