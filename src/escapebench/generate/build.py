@@ -1541,8 +1541,9 @@ class _Builder:
                 self.design.node_kind[name] = "distractor"
 
     def finish(self) -> Design:
-        for sc in self.scenes:  # the tools of a place in no telling order
+        for sc in self.scenes:  # the tools and things of a place in no telling order
             self.rng.shuffle(sc["tools"])
+            self.rng.shuffle(sc["items"])
         self.fill_empty()
         self.dress()
         plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:])
