@@ -1265,13 +1265,17 @@ class _Builder:
 
     def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
         """A crafted thing's descriptions ("A straw pushed into a cane.": the bag names it,
-        "blowpipe", by its state's name), in normal hinting what the obstacle asks."""
+        "blowpipe", by its state's name), in normal hinting what the obstacle asks and in
+        easy stating it (version 7: using it is a creative step)."""
         desc = {v: c["desc"][v] for v in ("easy", "normal", "hard")}
+        plural = _plural(c["parts"][1])
         for q in sorted(asked):
             cue = self.aff["cues"][q]
             if not has_cue(desc["normal"], cue["words"]):
-                desc["normal"] += " " + (_they(cue["hint"]) if _plural(c["parts"][1])
-                                         else cue["hint"])
+                desc["normal"] += " " + (_they(cue["hint"]) if plural else cue["hint"])
+            if not has_cue(desc["easy"], cue["words"]):
+                gloss = f"It {self.aff['properties'][q]}."
+                desc["easy"] += " " + (_they(gloss) if plural else gloss)
         return desc
 
     def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:
