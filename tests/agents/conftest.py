@@ -16,6 +16,7 @@ from escapebench.games.loading import load_file
 from escapebench.llm.base import Message
 from escapebench.llm.scripted import ScriptedChatModel
 from escapebench.protocols.escapebench import play_text, prompts
+from escapebench.protocols.escapebench.observation import observation_text
 
 WORKSHOP = Path(__file__).with_name("workshop.yaml")
 
@@ -98,7 +99,9 @@ class Driver:
         for _ in range(steps):
             if self.game.ended:
                 break
-            ctx = TurnContext(self.game, len(self.turns), position_of(self.game), hint)
+            # the screen as the turn loop hands it over (rendered before the agent decides)
+            ctx = TurnContext(self.game, len(self.turns), position_of(self.game), hint,
+                              observation=observation_text(self.game))
             before = self.game.snapshot()
             decision = await self.agent.decide(ctx)
             # an agent never changes the game: it asks for a move, and the harness makes it

@@ -41,8 +41,8 @@ async def test_failed_action_on_a_listed_target_updates_the_task_and_success_del
     turns = await Driver(agent, workshop_game).play(8)
 
     # Step 2 asked the model (new task); the failed apply on the chest is a rule update.
-    assert turns[1].decision.details["reflection"][0]["operation"].startswith("new(open the chest")
-    assert turns[1].decision.details["task_list"][0]["target"] == "chest"
+    assert turns[1].decision.notes["reflection"][0]["operation"].startswith("new(open the chest")
+    assert turns[1].decision.notes["task_list"][0]["target"] == "chest"
     assert "Task 1: open the chest (target item: chest)" in model.prompts_of(
         "action"
     )[2]
@@ -94,9 +94,9 @@ async def test_new_tool_triggers_foresight_whose_valid_proposals_are_tried_in_or
     # put back where the items are (no step, as the original harness does), then the
     # proposals in the model's order, stopping at the first success: the poster proposal is
     # never tried.
-    assert turns[2].decision.details["teleported_to"] == "workshop"
+    assert turns[2].decision.notes["teleported_to"] == "workshop"
     assert actions[2:4] == ["apply(crowbar, safe)", "apply(crowbar, chest)"]
-    (outcome,) = turns[2].decision.details["foresight"]
+    (outcome,) = turns[2].decision.notes["foresight"]
     assert outcome["trigger"] == "tool" and outcome["subject"] == "crowbar"
     assert [p["action"] for p in outcome["proposals"]] == [
         "apply(crowbar, safe)", "apply(crowbar, chest)", "apply(crowbar, poster)"
@@ -110,10 +110,10 @@ async def test_new_tool_triggers_foresight_whose_valid_proposals_are_tried_in_or
     success = turns[3].observed["trial_outcome"]
     assert success["status"] == "succeeded" and success["skipped"] == ["apply(crowbar, poster)"]
     assert turns[3].observed["try_queue"] == []
-    assert "teleported_to" not in turns[4].decision.details  # a success: it stays there
+    assert "teleported_to" not in turns[4].decision.notes  # a success: it stays there
     # the foresight call is recorded with its kind in the step that made it
     assert [c.kind for c in turns[2].decision.calls] == ["foresight_tool"]
-    assert turns[2].decision.details["prompt_kinds"] == ["foresight_tool"]
+    assert turns[2].decision.notes["prompt_kinds"] == ["foresight_tool"]
     tool_prompt = model.prompts_of("foresight_tool")[0]
     assert "<applicable tool> crowbar: A heavy iron crowbar." in tool_prompt
 
@@ -138,7 +138,7 @@ async def test_new_task_triggers_foresight_with_the_memory_pad(
     prompt = model.prompts_of("foresight_task")[0]
     assert "- Nothing happens. On the back someone wrote: 1672." in prompt  # memory pad
     assert "Task 1: open the safe (target item: safe)" in prompt
-    dropped = {d["action"]: d["reason"] for d in turns[2].decision.details["foresight"][0]
+    dropped = {d["action"]: d["reason"] for d in turns[2].decision.notes["foresight"][0]
                ["dropped"]}
     assert dropped == {
         "click(safe)": "already tried and failed",
@@ -208,23 +208,27 @@ async def test_stuck_in_one_place_goes_to_an_unexplored_scene(workshop_game: Esc
     # After three free-explore steps without progress the agent is put (no step, as the
     # original harness does) in the nearest scene it has not explored, and the model acts there.
     explore = turns[3]
-    assert explore.decision.details["explore"] == {"to": "storeroom"}
+    assert explore.decision.notes["explore"] == {"to": "storeroom"}
     # it asks to be moved (the Driver checks the game was not changed while deciding)
     assert explore.decision.teleport_to == "storeroom"
-    assert explore.decision.details["teleported_to"] == "storeroom"
+    assert explore.decision.notes["teleported_to"] == "storeroom"
     assert [c.kind for c in explore.decision.calls] == ["reflection", "action"]
-    assert "You are now at: workshop -> storeroom" in model.prompts_of("action")[3]
+    prompt = model.prompts_of("action")[3]
+    assert "You are now at: workshop -> storeroom" in prompt
+    # the screen is the storeroom's, where it acts, not the workshop's it was moved from
+    assert "A cramped storeroom full of shelves." in prompt
+    assert "A dusty workshop." not in prompt
     assert explore.result.error  # the poster is not in the storeroom
     # the count starts again
-    assert all("teleported_to" not in t.decision.details for t in turns[4:])
+    assert all("teleported_to" not in t.decision.notes for t in turns[4:])
 
 
 async def test_unreadable_reflection_answer_is_no_operation(workshop_game: EscapeGame) -> None:
     model = RoutedModel(action=act("click(chest)"), reflection="I think the chest is cool")
     turns = await Driver(EscapeAgent(model), workshop_game).play(2)
-    (outcome,) = turns[1].decision.details["reflection"]
+    (outcome,) = turns[1].decision.notes["reflection"]
     assert outcome["operation"] == "none()" and outcome["readable"] is False
-    assert turns[1].decision.details["task_list"] == []
+    assert turns[1].decision.notes["task_list"] == []
 
 
 async def test_failed_model_call_leaves_the_state_as_before(workshop_game: EscapeGame) -> None:

@@ -127,11 +127,11 @@ async def _play(setting: str, *, follow: bool = True, **options: Any) -> dict[st
         await agent.after_step(ctx, decision, result)
         played.append(
             {
-                "mode": decision.details["original_mode"],
-                "position": decision.details["position"],
+                "mode": decision.notes["original_mode"],
+                "position": decision.notes["position"],
                 "action": decision.action,
                 "response": result.feedback,
-                "kinds": list(decision.details["prompt_kinds"]),
+                "kinds": list(decision.notes["prompt_kinds"]),
             }
         )
     return {"recording": recording, "sent": model.sent, "played": played}

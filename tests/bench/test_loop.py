@@ -9,7 +9,7 @@ import pytest
 
 from escapebench.agents.base import Agent, Decision, TurnContext
 from escapebench.bench.episode import Episode, EpisodeSpec
-from escapebench.bench.hints import HintOptions
+from escapebench.bench.hints import HintOptions, HintUpdate
 from escapebench.bench.loop import (
     AgentNotes,
     EscapeEnv,
@@ -124,3 +124,12 @@ def test_the_call_a_decision_carries_is_what_the_engine_plays(mini: GameDefiniti
     record = env.step_now(Decision(nothing.text, reading=nothing))
     assert record.error and record.outcome == "malformed" and record.action == ""
     assert record.feedback.startswith("Could not read an action in 'I do not know.'")
+
+
+def test_the_old_names_still_work_with_a_warning() -> None:
+    decision = Decision("click(drawer)", notes={"thought": "x"})
+    with pytest.warns(DeprecationWarning, match="Decision.notes"):
+        assert decision.details is decision.notes
+    with pytest.warns(DeprecationWarning, match="HintUpdate"):
+        from escapebench.bench import HintOutcome
+    assert HintOutcome is HintUpdate

@@ -9,6 +9,7 @@ resumes exactly (:meth:`Agent.snapshot` / :meth:`Agent.restore`).
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -80,7 +81,9 @@ class Decision:
     raw_answer: str = ""
     mode: AgentMode = "free explore"
     calls: list[ModelCallRecord] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)  # task list, proposals, prompt...
+    notes: dict[str, Any] = field(default_factory=dict)
+    """What the step record keeps of the agent's thinking (its ``agent`` entry: task list,
+    proposals, prompt kinds...); never read by the harness. (``details`` until 0.2.)"""
     teleport_to: str | None = None
     """A scene to be put in before the action is played (without a step: trying an action
     where it belongs, exploring). The harness moves the player and logs the move (the step's
@@ -88,6 +91,17 @@ class Decision:
     player itself."""
     reading: Reading | None = field(default=None, kw_only=True)
     """The model's answer as the protocol read it (None: ``action`` is read when played)."""
+    position: str | None = field(default=None, kw_only=True)
+    """The position the step record shows, for an agent that keeps its own (the original
+    EscapeAgent's scene stack; None: the protocol's)."""
+
+    @property
+    def details(self) -> dict[str, Any]:
+        """The old name of :attr:`notes` (until 0.2)."""
+        warnings.warn("Decision.details is now Decision.notes (what the step record keeps; "
+                      "control goes in typed fields: teleport_to, position, reading)",
+                      DeprecationWarning, stacklevel=2)
+        return self.notes
 
     @property
     def call(self) -> Call | None:

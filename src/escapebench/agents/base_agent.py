@@ -228,7 +228,7 @@ class BaseAgent(Agent):
             raw_answer=text,
             mode="help" if ctx.hint else "free explore",
             calls=all_calls,
-            details=details,
+            notes=details,
         )
 
     async def model_action(
@@ -248,5 +248,5 @@ class BaseAgent(Agent):
             raw_answer=text,
             mode="help" if ctx.hint else "free explore",
             calls=all_calls,
-            details={"prompt_kinds": [c.kind for c in all_calls]},
+            notes={"prompt_kinds": [c.kind for c in all_calls]},
         )

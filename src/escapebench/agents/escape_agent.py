@@ -55,6 +55,10 @@ from escapebench.engine.env import EscapeGame, StepResult
 from escapebench.llm.base import ChatModel, SamplingSettings
 from escapebench.protocols.escapebench import prompts
 
+PROCEDURE_VERSION = 2
+"""The version of the agent's procedure, recorded with its settings (results of different
+versions are different work). Version 1 (until session 8) showed the scene it was moved
+away from in the prompt of a step taken after an explore or return move."""
 DEFAULT_EXPLORE_AFTER = 10  # free-explore steps without progress before exploring elsewhere
 
 
@@ -165,6 +169,7 @@ class EscapeAgent(BaseAgent):
             "explore_after": self.explore_after,
             "failed_memory": self.failed_memory,
             "memory_pad": self.memory_pad_size,
+            "procedure_version": PROCEDURE_VERSION,
         }
 
     def reset(self, game: EscapeGame) -> None:
@@ -214,17 +219,19 @@ class EscapeAgent(BaseAgent):
             # The turn is taken from there; the record says so (the loop's teleported_to,
             # written here to keep the record's order of keys).
             details["teleported_to"] = here.scene_name
-            ctx = replace(ctx, game=here, position=position_of(here))
-            details["position"] = ctx.position
+            # (and the screen of where it now is: None renders the moved game's screen)
+            ctx = replace(ctx, game=here, position=position_of(here), observation=None)
+            details["position"] = ctx.position  # (logged as before)
         self.acted_position = ctx.position
         if decision is None:
             decision = await self.model_action(ctx, calls)
-        decision.details.update(details)
-        decision.details.setdefault("prompt_kinds", [c.kind for c in decision.calls])
-        decision.details["task_list"] = self.reflection.listing()
-        decision.details["try_queue"] = self.foresight.listing()
+        decision.notes.update(details)
+        decision.notes.setdefault("prompt_kinds", [c.kind for c in decision.calls])
+        decision.notes["task_list"] = self.reflection.listing()
+        decision.notes["try_queue"] = self.foresight.listing()
         if moved:
             decision.teleport_to = here.scene_name
+            decision.position = ctx.position  # where it acts from
         return decision
 
     def observe(
@@ -239,7 +246,7 @@ class EscapeAgent(BaseAgent):
         self._perceive(game)
         record: dict[str, Any] = {}
 
-        trial = decision.details.get("trial")
+        trial = decision.notes.get("trial")
         if trial is not None:
             proposal = self.foresight.get(trial["id"])
             if proposal is not None and trial["phase"] == "try":
@@ -471,7 +478,7 @@ class EscapeAgent(BaseAgent):
             reasoning=f"Trying proposal {proposal.id} ({proposal.action}) from foresight.",
             mode="try action",
             calls=list(calls),
-            details={
+            notes={
                 "trial": {
                     "id": proposal.id,
                     "group": proposal.group,

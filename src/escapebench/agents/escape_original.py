@@ -533,7 +533,8 @@ class OriginalEscapeAgent(BaseAgent):
             if mode == "help"
             else ("try action" if mode == "try action" else "free explore"),
             calls=calls,
-            details={"original_mode": mode, **details},
+            notes={"original_mode": mode, **details},
+            position=position,
             teleport_to=game.scene_name if game.scene != ctx.game.scene else None,
         )
 
@@ -575,9 +576,9 @@ class OriginalEscapeAgent(BaseAgent):
             del self.history[:-HISTORY_STEPS]
             self.steps_seen += 1
             # (in place: the harness may hold the list already)
-            decision.details.setdefault("prompt_kinds", []).extend(c.kind for c in calls)
-            decision.details["reflection"] = log.get("reflect")
-            decision.details["task_list_after"] = [vars(t).copy() for t in self.tasks]
+            decision.notes.setdefault("prompt_kinds", []).extend(c.kind for c in calls)
+            decision.notes["reflection"] = log.get("reflect")
+            decision.notes["task_list_after"] = [vars(t).copy() for t in self.tasks]
             return calls
         except BaseException:
             self.restore(saved)

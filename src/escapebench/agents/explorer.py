@@ -377,7 +377,7 @@ class ExplorerAgent(Agent):
             self.pending_item = _key(screen.scene, item) if item is not None else None
         else:
             self.pending = self.pending_item = None
-        return Decision(action, reasoning=why, mode=mode, details={"target": self.target})
+        return Decision(action, reasoning=why, mode=mode, notes={"target": self.target})
 
     def observe(
         self, ctx: TurnContext, decision: Decision, result: StepResult, position_after: str

@@ -36,7 +36,7 @@ class OracleAgent(Agent):
         reference = game.defn.reference
         if ctx.hint is not None:
             return Decision(ctx.hint.action, reasoning="following the hint", mode="help",
-                            details={"reference": ctx.hint.index})
+                            notes={"reference": ctx.hint.index})
         if self.next >= len(reference):
             return Decision("move(nowhere)", reasoning="the reference chain is played")
         step = reference[self.next]
@@ -46,11 +46,11 @@ class OracleAgent(Agent):
                             reasoning=f"walking to {step.scene!r} for reference action "
                             f"{self.next + 1}")
         return Decision(step.action, reasoning=f"reference action {self.next + 1} of "
-                        f"{len(reference)}", details={"reference": self.next})
+                        f"{len(reference)}", notes={"reference": self.next})
 
     def observe(self, ctx: TurnContext, decision: Decision, result: StepResult,
                 position_after: str) -> dict[str, Any]:
-        index = decision.details.get("reference")
+        index = decision.notes.get("reference")
         if index is not None and result.success and not result.error:
             self.next = max(self.next, int(index) + 1)
         return {}

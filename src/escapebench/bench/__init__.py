@@ -65,8 +65,8 @@ from escapebench.bench.hints import (
     DEFAULT_HELP_STEPS,
     DEFAULT_PATIENCE,
     HintOptions,
-    HintOutcome,
     HintPolicy,
+    HintUpdate,
     ReferenceEffect,
     reference_effects,
 )
@@ -270,7 +270,7 @@ __all__ = [
     "DEFAULT_HELP_STEPS",
     "DEFAULT_PATIENCE",
     "HintOptions",
-    "HintOutcome",
+    "HintUpdate",
     "HintPolicy",
     "ReferenceEffect",
     "reference_effects",
@@ -310,3 +310,13 @@ __all__ = [
     # display
     "LiveDisplay",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "HintOutcome":  # the name until 0.2, easily read as a step's outcome
+        import warnings
+
+        warnings.warn("escapebench.bench.HintOutcome is now HintUpdate (what a step did to the "
+                      "hint system)", DeprecationWarning, stacklevel=2)
+        return HintUpdate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -248,13 +248,13 @@ class Episode:
             decision = await agent.decide(ctx)
         if decision.teleport_to is not None:
             env.move(decision.teleport_to)  # the agent's move (Try Action, exploring)
-            decision.details.setdefault("teleported_to", self.game.scene_name)  # logged
+            decision.notes.setdefault("teleported_to", self.game.scene_name)  # logged
 
         async def follow_up(result: StepResult) -> AgentNotes:
-            details = dict(decision.details)
+            details = dict(decision.notes)
             details.update(agent.observe(ctx, decision, result, position_text(game)) or {})
             calls = await agent.after_step(ctx, decision, result)
-            for key, value in decision.details.items():  # what the follow-ups added
+            for key, value in decision.notes.items():  # what the follow-ups added
                 details.setdefault(key, value)
             return AgentNotes(details, (*decision.calls, *calls), agent.snapshot())
 

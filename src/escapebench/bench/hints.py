@@ -18,16 +18,18 @@ Rules (those of the original ``BaseAgent.run``):
   craft) is matched and taken off the list; when it is the target, help ends.
 
 This module is pure logic over :class:`~escapebench.engine.env.EscapeGame`: no I/O, no model.
-Typical use, one step::
+It never plays a player's turn (the turn loop, ``bench.loop``, does: its ``HintSystem`` wraps
+this policy); one step::
 
     hint = policy.before_step(game)          # may teleport (during help)
     action = policy.forced_action() or ask_the_player(hint)
-    result = game.step(action)
+    result = ...                              # the turn loop plays the action
     policy.after_step(game, result)
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -96,7 +98,9 @@ def reference_effects(defn: GameDefinition) -> tuple[ReferenceEffect, ...]:
     """Replay ``defn``'s reference chain on a fresh game and record each action's effect.
 
     Every action is played in its reference scene (teleporting there first), exactly as a
-    player who follows every hint would play it.
+    player who follows every hint would play it. A simulation on a game of its own, once per
+    setting, not a player's turn (``tests/test_architecture.py`` lists it among the engine's
+    steps allowed outside the turn loop).
     """
     game = EscapeGame(defn)
     out: list[ReferenceEffect] = []
@@ -139,8 +143,9 @@ def reference_keys(defn: GameDefinition) -> tuple[ActionKey | None, ...]:
 
 
 @dataclass(frozen=True)
-class HintOutcome:
-    """What a step did to the hint system (for logs)."""
+class HintUpdate:
+    """What a step did to the hint system (for logs). Not the step's outcome (the engine's
+    ``StepResult.outcome``, what the action did in the game); ``HintOutcome`` until 0.2."""
 
     completed: int | None = None  # reference index of the hint that was completed
     skipped: int | None = None  # (kept for old logs: the original never skips a hint)
@@ -239,12 +244,12 @@ class HintPolicy:
             self.scene = game.scene_name
         return self.hint
 
-    def after_step(self, game: EscapeGame, result: StepResult) -> HintOutcome:
+    def after_step(self, game: EscapeGame, result: StepResult) -> HintUpdate:
         """Update the counters with the outcome of the step just played."""
         progress = game.key_steps + game.tools_collected
         before = self.window[-1] if self.window else 0
         progressed = progress > before
-        outcome = HintOutcome(progressed=progressed)
+        outcome = HintUpdate(progressed=progressed)
         if progressed:
             action = result.action
             played = action_key(action)  # the step's action, read once
@@ -256,7 +261,7 @@ class HintPolicy:
                 ):
                     if self.target == index:
                         self.active = False
-                        outcome = HintOutcome(completed=index, progressed=True)
+                        outcome = HintUpdate(completed=index, progressed=True)
                     self.remaining.remove(index)
                     break
         self.window.append(progress)
@@ -310,3 +315,11 @@ class HintPolicy:
         self.steps = int(data["steps"])
         self.window = [int(x) for x in data["window"]]
         self.scene = str(data.get("scene", ""))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HintOutcome":  # the name until 0.2, easily read as a step's outcome
+        warnings.warn("escapebench.bench.hints.HintOutcome is now HintUpdate (what a step did to "
+                      "the hint system)", DeprecationWarning, stacklevel=2)
+        return HintUpdate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from escapebench.agents.base import Decision, Hint, ModelCallRecord
-from escapebench.bench.hints import HintOptions, HintOutcome, HintPolicy, ReferenceEffect
+from escapebench.bench.hints import HintOptions, HintPolicy, HintUpdate, ReferenceEffect
 from escapebench.bench.metrics import EpisodeMetrics
 from escapebench.bench.records import (
     EpisodeLog,
@@ -91,7 +91,7 @@ class AgentNotes:
     """What a player adds to its step once it is played (the harness's agents): its notes for
     the record, every model call of the step, and its memory after it (None: it keeps none)."""
 
-    details: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
     calls: tuple[ModelCallRecord, ...] = ()
     state: dict[str, Any] | None = None
 
@@ -291,14 +291,14 @@ class EscapeEnv(TurnLoop):
         if follow_up is not None:
             notes = await follow_up(result)
         else:
-            notes = AgentNotes(decision.details, tuple(decision.calls))
+            notes = AgentNotes(decision.notes, tuple(decision.calls))
         state_hash = None
         if notes.state is not None:
             self.agent_state, state_hash = encode_agent_state(notes.state)
         return step_record(
             step=turn.step,
-            position=str(notes.details.get("position") or turn.position),  # an agent's own,
-            # if it keeps one (the original EscapeAgent keeps its own scene stack)
+            position=decision.position or turn.position,  # an agent's own, if it keeps one
+            # (the original EscapeAgent keeps its own scene stack)
             scene=turn.scene,
             observation=turn.observation,
             decision=decision,
@@ -306,9 +306,9 @@ class EscapeEnv(TurnLoop):
             game=game,
             hint=turn.hint,
             forced=turn.forced is not None if forced is None else forced,
-            outcome=HintOutcome(),
+            hint_update=HintUpdate(),
             calls=notes.calls,
-            details=notes.details,
+            notes=notes.notes,
             agent_state_hash=state_hash,
             wall_s=wall_s() if callable(wall_s) else wall_s,
             call=self._played_call(),
@@ -401,7 +401,7 @@ class HintSystem(Wrapper):
         super().__init__(env)
         self.policy = HintPolicy(self.unwrapped.defn, options, effects=effects)
         self.checkpoint: dict[str, Any] = self.policy.snapshot()
-        self.last_outcome = HintOutcome()
+        self.last_update = HintUpdate()
         self._prepare()
 
     @property
@@ -447,7 +447,7 @@ class HintSystem(Wrapper):
         record = await self.env.step(decision, **kwargs)
         result = self.unwrapped.last_result
         assert result is not None
-        outcome = self.last_outcome = self.policy.after_step(self.game, result)
+        outcome = self.last_update = self.policy.after_step(self.game, result)
         done = ("completed" if outcome.completed is not None
                 else "skipped" if outcome.skipped is not None else None)
         if kwargs.get("logged") is None and done is not None:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from escapebench.agents.base import Decision, Hint, ModelCallRecord
-from escapebench.bench.hints import HintOutcome
+from escapebench.bench.hints import HintUpdate
 from escapebench.engine.actions import Call, extract_call, parse_call
 from escapebench.engine.env import EscapeGame, Event, StepResult
 
@@ -228,17 +228,17 @@ def step_record(
     game: EscapeGame,
     hint: Hint | None,
     forced: bool,
-    outcome: HintOutcome,
+    hint_update: HintUpdate,
     calls: Sequence[ModelCallRecord] = (),
-    details: dict[str, Any] | None = None,
+    notes: dict[str, Any] | None = None,
     agent_state_hash: str | None = None,
     wall_s: float = 0.0,
     call: Call | None = None,
 ) -> StepRecord:
     """The :class:`StepRecord` of one step: ``position``, ``scene`` and ``observation`` as the
     player saw them before acting; ``game`` read after the step (totals); ``hint`` the hint
-    in force during the step and ``outcome`` what the step did to it; ``calls`` every model
-    call of the step, ``details`` the agent's own additions; ``call`` the call the engine
+    in force during the step and ``hint_update`` what the step did to it; ``calls`` every model
+    call of the step, ``notes`` the agent's own additions; ``call`` the call the engine
     played, kept when the result's action is its text."""
     return StepRecord(
         step=step,
@@ -262,13 +262,13 @@ def step_record(
             hint.action, hint.scene, hint.index, hint.steps_in_help, forced
         ),
         hint_done=(
-            "completed" if outcome.completed is not None
-            else "skipped" if outcome.skipped is not None
+            "completed" if hint_update.completed is not None
+            else "skipped" if hint_update.skipped is not None
             else None
         ),
         mode=decision.mode,
         calls=tuple(calls),
-        agent=details or {},
+        agent=notes or {},
         agent_state_hash=agent_state_hash,
         wall_s=wall_s,
         call=call if call is not None and str(call) == result.action else None,

@@ -128,7 +128,8 @@ class LoggedAgent(Agent):
             raw_answer=str(rec.get("raw_answer", "")),
             mode=rec.get("mode", "free explore"),
             calls=[_call(c) for c in rec.get("calls") or ()],
-            details=details,
+            notes=details,
+            position=None if details.get("position") is None else str(details["position"]),
         )
 
     async def decide(self, ctx: TurnContext) -> Decision:
@@ -142,7 +143,7 @@ class LoggedAgent(Agent):
             # reads it, and the feedback quotes that (the log keeps no action for it).
             action = ctx.protocol.extract_action(raw)
         decision = self._decision(rec, action)
-        moved = decision.details.get("teleported_to")
+        moved = decision.notes.get("teleported_to")
         if moved:
             decision.teleport_to = str(moved)  # the agent's own move, as it made it
         return decision

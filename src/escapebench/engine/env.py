@@ -926,23 +926,8 @@ class EscapeGame:
         """A copy of this play with the player in ``scene``: what a player would see there
         (an agent looking before it asks to be moved). This game does not change; the copy
         shares nothing with it and has no watcher."""
-        other = EscapeGame.__new__(EscapeGame)
-        other.defn, other._tables, other.watcher = self.defn, self._tables, NO_WATCHER
-        other.scene = self.scene
-        other.scene_visible = list(self.scene_visible)
-        other.item_visible = list(self.item_visible)
-        other.item_interact = list(self.item_interact)
-        other.item_state = list(self.item_state)
-        other.item_present = list(self.item_present)
-        other.tool_visible = list(self.tool_visible)
-        other.tool_where = list(self.tool_where)
-        other.tool_state = list(self.tool_state)
-        other.bag = list(self.bag)
-        other.satisfied = {k: set(v) for k, v in self.satisfied.items()}
-        other.counted = set(self.counted)
-        other.used = {k: list(v) for k, v in self.used.items()}
-        other.key_steps, other.tools_collected = self.key_steps, self.tools_collected
-        other.ended = self.ended
+        other = EscapeGame(self.defn)
+        other.restore(self.snapshot())
         other.teleport(scene)
         return other
 

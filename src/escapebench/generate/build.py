@@ -58,6 +58,9 @@ _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
 _ASKED: dict[str, frozenset[str]] = {}  # obstacle kind -> what its texts ask for
 _ASK_RX: dict[str, re.Pattern[str]] = {}
 _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|honest|heir)")
+# details that say a thing was carried about: not for a door, a pipe or a locker
+_CARRIED = re.compile(r"missed it|dropped|throw it away|jumble sale|put away|signed out|"
+                      r"lost-property|set down")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
@@ -637,8 +640,11 @@ class _Builder:
                  "apply_to": [src]},
                 {"desc": _agree(prep["after"].replace("{tool}", cap), tool), "apply_to": target}]
             self.place_item(host, {"name": src, "states": [
-                {"desc": _t(f"A {src}; you could fill something here.",
-                            self.word("source_desc", src=src), f"A {src}."),
+                # version 7: normal too says what the source is for (a hand crank "set low
+                # down" told nothing of charging)
+                {"desc": _t(f"A {src}; you could {prep['verb']} something here.",
+                            f"{self.word('source_desc', src=src)} You could {prep['verb']} "
+                            "something here.", f"A {src}."),
                  "transitions": [{"wait_for": [f"apply, {tool}"],
                                   "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
                                   "reward": _agree(prep["done"].replace("{tool}", tool)
@@ -1027,7 +1033,18 @@ class _Builder:
         fail = obs_t["fail"].replace("{item}", item)
         if need.get("why"):  # a part alone has the property: the obstacle says what else
             w = self.aff["why"][need["why"]]
-            desc = {d: f"{v} {w['desc']}" for d, v in desc.items()}
+            # version 7: normal says the need too, so the why ("will also have to be thin
+            # enough to get in") does not point at tools that have only it
+            said = desc
+            if prop not in asked_properties(desc["normal"], self.ask_rx()):
+                # the need clause easy states ("a waxy or greasy rub would free it")
+                clause = desc["easy"].rsplit(";", 1)[-1].strip().rstrip(".")
+                gloss = f"It needs something that {self.aff['properties'][prop]}"
+                for x in (clause if ";" in desc["easy"] else "", gloss):
+                    if x and asked_properties(x, self.ask_rx()) == {prop}:
+                        said = {**desc, "normal": f"{desc['normal']} {x[:1].upper()}{x[1:]}."}
+                        break
+            desc = {d: f"{v} {w['desc']}" for d, v in said.items()}
             fail = f"{fail} {w['fail']}"
         imap = {"name": item, "states": [
             {"desc": desc,
@@ -1055,6 +1072,13 @@ class _Builder:
                 f"{tool} (name suggests {need['suggests']}) applied to {item} for being {prop}")
         return imap, need
 
+    def ask_rx(self) -> dict[str, re.Pattern[str]]:
+        """Each property's pattern of the words a need clause asks for it by."""
+        if not _ASK_RX:
+            _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
+                            if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
+        return _ASK_RX
+
     def asked_of(self, obs: dict[str, Any] | None, prop: str) -> set[str]:
         """What an obstacle kind's texts (any version, and its refusal) ask for: its need and
         what its need clauses name ("anything flat and hard could turn it": flat, rigid), and
@@ -1063,12 +1087,9 @@ class _Builder:
             return {prop}
         key = obs["kind"]
         if key not in _ASKED:
-            if not _ASK_RX:
-                _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
-                                if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
             texts = [*obs["desc"].values(), obs["fail"]]
             _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
-                *(asked_properties(t, _ASK_RX) for t in texts if t)))
+                *(asked_properties(t, self.ask_rx()) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
 
     def reads_against(self, texts: list[str], asked: set[str]) -> bool:
@@ -1178,8 +1199,13 @@ class _Builder:
                       {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             self.design.crafts.append((a, b, c["result"], item))
+            # version 7: using what a craft made is a creative step (the product is a new
+            # thing no name suggested for the obstacle): marked, and its normal text cues
+            self.design.cues.append((b, item, prop))
+            self.cue_of[b] = set(asked)
             self.design.related |= {(a, b), (a, item)}
             return {"tool": b, "states": states, "parts": [part], "result": c["result"],
+                    "creative": True, "suggests": f"{a} and {b} apart",
                     "why": q}
         misfit = {o["name"] for o in aff["objects"] if self.theme["name"] in o.get("not_in", [])}
         cands = [o for o in aff["objects"] if asked <= set(o["properties"])
@@ -1239,13 +1265,17 @@ class _Builder:
 
     def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
         """A crafted thing's descriptions ("A straw pushed into a cane.": the bag names it,
-        "blowpipe", by its state's name), in normal hinting what the obstacle asks."""
+        "blowpipe", by its state's name), in normal hinting what the obstacle asks and in
+        easy stating it (version 7: using it is a creative step)."""
         desc = {v: c["desc"][v] for v in ("easy", "normal", "hard")}
+        plural = _plural(c["parts"][1])
         for q in sorted(asked):
             cue = self.aff["cues"][q]
             if not has_cue(desc["normal"], cue["words"]):
-                desc["normal"] += " " + (_they(cue["hint"]) if _plural(c["parts"][1])
-                                         else cue["hint"])
+                desc["normal"] += " " + (_they(cue["hint"]) if plural else cue["hint"])
+            if not has_cue(desc["easy"], cue["words"]):
+                gloss = f"It {self.aff['properties'][q]}."
+                desc["easy"] += " " + (_they(gloss) if plural else gloss)
         return desc
 
     def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:
@@ -1287,7 +1317,7 @@ class _Builder:
                         f"{locked}{painted} {n} digits.",
                         f"A {cont}{by_hard}. {n} digits."),
              "neg_reward": _t("Wrong code. Look for the note." if self.k.indirection == 0 else
-                              "Wrong code. Look for the marked digits.", "The dial sticks.",
+                              "Wrong code. Look for the marked digits.", "It stays locked.",
                               None),
              "transitions": [{"wait_for": [f"input, {code}"], "trigger": ["change_state, 1"],
                               "reward": None}]},
@@ -1459,16 +1489,20 @@ class _Builder:
                 cue = set(self.cue_of.get(thing["name"], ()))
                 code = self.design.node_kind.get(thing["name"]) == "code"  # digits: no "name"
                 tool = "tool" in entry
+                # version 7: a thing that stays where it is (a door, a pipe, a locker) was
+                # never dropped, signed out or thrown away
+                fixed = not tool and self.design.node_kind.get(thing["name"]) != "distractor"
                 if tool:  # no tool reads, by its detail, as what an obstacle needs
                     opp = self.aff.get("opposites", {})
                     cue |= {q for p in self.needed for q in (p, opp.get(p)) if q}
 
                 def fits(d: str, cue: set[str] = cue, tool: bool = tool,
-                         used: set[str] = used, code: bool = code) -> bool:
+                         used: set[str] = used, code: bool = code, fixed: bool = fixed) -> bool:
                     # a tool's text is what the bag shows: nothing of where it lies
                     return not (cue and self.cued_props([d], cue)) \
                         and not (tool and d in self.places) and not (links(d) & used) \
-                        and not (code and _CALLED_WORD.search(d.lower()))
+                        and not (code and _CALLED_WORD.search(d.lower())) \
+                        and not (fixed and _CARRIED.search(d))
 
                 if extra and not fits(extra.strip()):
                     # a creative tool's cue must be its own, not the detail's: the next
@@ -1500,8 +1534,10 @@ class _Builder:
                     continue
                 fresh = [(f, d) for f, d in options if f["name"] not in self.names] or options
                 f, text = fresh[self.wrng.randrange(len(fresh))]
-                said.add(text)
                 name = self.unique(f["name"])
+                if text in said and name != f["name"]:  # a twin: told apart in every version
+                    text = f"{text.rstrip('.')}, the {name.removesuffix(' ' + f['name'])} one."
+                said.add(text)
                 self.place_item(sc, {"name": name, "states": [
                     {"desc": text,
                      "neg_reward": {"easy": f["fail"] + " It is only there for show.",
@@ -1509,8 +1545,9 @@ class _Builder:
                 self.design.node_kind[name] = "distractor"
 
     def finish(self) -> Design:
-        for sc in self.scenes:  # the tools of a place in no telling order
+        for sc in self.scenes:  # the tools and things of a place in no telling order
             self.rng.shuffle(sc["tools"])
+            self.rng.shuffle(sc["items"])
         self.fill_empty()
         self.dress()
         plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:])

@@ -472,7 +472,7 @@ class HintWrapper(gym.Wrapper):
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         forced = _base(self.env).loop.turn.forced
         obs, reward, terminated, truncated, info = self.env.step(action)
-        outcome = self.hints.last_outcome
+        outcome = self.hints.last_update
         extra = {
             "forced": forced is not None,
             "hint_completed": outcome.completed,

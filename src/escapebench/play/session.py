@@ -338,7 +338,7 @@ class PlaySession:
         decision = Decision(
             action, raw_answer=command,
             mode="help" if self.env.turn.hint is not None else "free explore",
-            details={"player": self.player},
+            notes={"player": self.player},
         )
         record = self.env.step_now(decision, wall_s=round(wall, 3), forced=forced)
         feedback = record.feedback

@@ -36,7 +36,7 @@ class OriginalAgentView:
         self.protocol = protocol
         self.defn = defn
         self.session = protocol.session(defn)
-        self.raw = self.session.raw
+        self.written = self.session.written
         self.texts = protocol.texts
         self.path_line = protocol.source.message(_SCENE, "Scene.describe", 1, 1)
 
@@ -46,7 +46,7 @@ class OriginalAgentView:
         if not path:
             return obs
         t = self.texts
-        scene = self.raw.scenes[game.scene]
+        scene = self.written.scenes[game.scene]
         head = t.scene_head.fill(scene.name, scene.desc)
         line = self.path_line.fill(PATH_SEPARATOR.join(path))
         start = len(t.describe.pieces()[0])
@@ -71,35 +71,35 @@ class OriginalAgentView:
         if not game.bag:
             return t.bag_empty
         return t.bag_head + "".join(
-            t.bag_name.fill(self.raw.tools[k].name)
+            t.bag_name.fill(self.written.tools[k].name)
             + t.bag_desc.fill(self._desc(game, k))
             + t.bag_end
             for k in game.bag
-            if self.raw.tools[k].name not in ignore
+            if self.written.tools[k].name not in ignore
         )
 
     def _desc(self, game: EscapeGame, k: int) -> str:
-        return str(self.raw.tools[k].states[game.tool_state[k]])
+        return str(self.written.tools[k].states[game.tool_state[k]])
 
     def tool_desc(self, game: EscapeGame, name: str) -> str:
         """The description of the bag tool ``name`` in its current state."""
         for k in game.bag:
-            if self.raw.tools[k].name == name:
+            if self.written.tools[k].name == name:
                 return self._desc(game, k)
         raise KeyError(name)
 
     def tool_name(self, tool: int) -> str:
         """The name of tool ``tool`` (an index of the definition) as the original spells it."""
-        return self.raw.tools[tool].name
+        return self.written.tools[tool].name
 
     def scene_key(self, game: EscapeGame) -> str:
         """The current scene's name as the original keeps it (its graph's key)."""
-        return self.raw.scenes[game.scene].key
+        return self.written.scenes[game.scene].key
 
     def moved_to(self, game: EscapeGame, scene_key: str) -> EscapeGame:
         """The game with the player in the scene the original names ``scene_key`` (a
         look-ahead: ``game`` does not change)."""
-        index = self.raw.scene_by_key.get(scene_key)
+        index = self.written.scene_by_key.get(scene_key)
         if index is None:
             raise BrokenGameError(
                 f"{self.defn.setting}: the original EscapeAgent would go to scene "
@@ -120,7 +120,7 @@ class OriginalAgentView:
         if found is None:
             return None
         kind, index = found
-        return (self.raw.items if kind == "item" else self.raw.tools)[index].key
+        return (self.written.items if kind == "item" else self.written.tools)[index].key
 
     def helper(self, position: str, action: str) -> str:
         """The hint block of the action prompt (the original's ``form_helper_prompt``)."""

@@ -196,7 +196,7 @@ class _RawState:
 
 
 @dataclass(frozen=True)
-class _RawThing:
+class _WrittenThing:
     key: str  # the name as written (the original's dict key, shown in the action list)
     name: str  # stripped (the original's .name, shown in texts)
     position: str
@@ -204,14 +204,14 @@ class _RawThing:
 
 
 @dataclass(frozen=True)
-class _RawScene:
+class _WrittenScene:
     key: str
     name: str
     desc: str
     relations: tuple[tuple[str, str], ...]  # (label, target) as written
 
 
-class RawGame:
+class WrittenGame:
     """The texts of one setting as the original engine reads them (names unstripped where it
     keeps them so), indexed like the :class:`GameDefinition` of the same file."""
 
@@ -223,12 +223,12 @@ class RawGame:
             raise BrokenGameError(
                 f"{path}: cannot be read for the original protocol: {exc}"
             ) from None
-        self.scenes: list[_RawScene] = []
-        self.items: list[_RawThing] = [None] * len(defn.items)  # type: ignore[list-item]
-        self.tools: list[_RawThing] = [None] * len(defn.tools)  # type: ignore[list-item]
+        self.scenes: list[_WrittenScene] = []
+        self.items: list[_WrittenThing] = [None] * len(defn.items)  # type: ignore[list-item]
+        self.tools: list[_WrittenThing] = [None] * len(defn.tools)  # type: ignore[list-item]
         for _si, (raw, scene) in enumerate(zip(data, defn.scenes, strict=True)):
             rel = raw.get("scene_relations") or {}
-            self.scenes.append(_RawScene(
+            self.scenes.append(_WrittenScene(
                 _text(raw["name"]), _text(raw["name"]).strip(), _text(raw.get("desc", "")).strip(),
                 tuple((_text(k), _text(v)) for k, v in rel.items()),
             ))
@@ -249,13 +249,13 @@ class RawGame:
                     )
                     for st in body["states"]
                 )
-                self.items[i] = _RawThing(
+                self.items[i] = _WrittenThing(
                     _text(body["name"]), _text(body["name"]).strip(), _text(wrap["position"]),
                     states,
                 )
             for t, wrap in zip(scene.tools, raw.get("tools") or [], strict=True):
                 body = wrap["tool"]
-                self.tools[t] = _RawThing(
+                self.tools[t] = _WrittenThing(
                     _text(body["name"]), _text(body["name"]).strip(), _text(wrap["position"]),
                     tuple(_text(st.get("desc", "")).strip() for st in body["states"]),
                 )
@@ -406,7 +406,7 @@ class OriginalSession(Session):
         self.protocol = protocol
         self.texts = protocol.texts
         self.defn = defn
-        self.raw = RawGame(defn)
+        self.written = WrittenGame(defn)
         self.stack: list[str] = []
         # The original's bag keeps the tool name of every index it ever listed: a tool that
         # has left the bag can still be named by its old index (and then fails).
@@ -418,7 +418,7 @@ class OriginalSession(Session):
         if hint is not None:
             self.stack = hint.position.split(" -> ")
             return hint.position
-        scene = self.raw.scenes[game.scene].key
+        scene = self.written.scenes[game.scene].key
         if scene in self.stack:
             del self.stack[self.stack.index(scene) + 1 :]
         else:
@@ -426,7 +426,7 @@ class OriginalSession(Session):
         return " -> ".join(self.stack)
 
     def reference_hint(self, index: int, steps_in_help: int) -> HintView:
-        position, action = self.raw.reference[index]
+        position, action = self.written.reference[index]
         return HintView(position=position, action=action, steps_in_help=steps_in_help)
 
     def snapshot(self) -> dict[str, Any]:
@@ -438,7 +438,7 @@ class OriginalSession(Session):
 
     def _remember_bag(self, game: EscapeGame) -> None:
         for k, t in enumerate(game.bag):
-            name = self.raw.tools[t].name
+            name = self.written.tools[t].name
             if k < len(self.bag_names):
                 self.bag_names[k] = name
             else:
@@ -448,7 +448,7 @@ class OriginalSession(Session):
         """What a name on the current screen stands for, as the original finds it: the
         interactable items and the tools lying here, by their names as written, in lower
         case (``("item", index)`` or ``("tool", index)``; the last of equal names wins)."""
-        raw = self.raw
+        raw = self.written
         names: dict[str, tuple[str, int]] = {}
         for i in game.clickable_items():
             names[raw.items[i].key.lower()] = ("item", i)
@@ -458,7 +458,7 @@ class OriginalSession(Session):
 
     # ---------------------------------------------------------------- observation
     def observation(self, game: EscapeGame) -> str:
-        t, raw = self.texts, self.raw
+        t, raw = self.texts, self.written
         self._remember_bag(game)
         sc = game.scene
         scene = raw.scenes[sc]
@@ -504,21 +504,21 @@ class OriginalSession(Session):
         return self._item_state(game, i).desc
 
     def _item_state(self, game: EscapeGame, i: int) -> _RawState:
-        states = self.raw.items[i].states
+        states = self.written.items[i].states
         s = game.item_state[i]
         if not 0 <= s < len(states):
             raise BrokenGameError(
-                f"{self.defn.setting}: item {self.raw.items[i].name!r} is in state {s}, which "
+                f"{self.defn.setting}: item {self.written.items[i].name!r} is in state {s}, which "
                 f"it does not have (states 0-{len(states) - 1}); the original engine fails here"
             )
         return states[s]
 
     def _tool_desc(self, game: EscapeGame, k: int, state: int | None = None) -> str:
-        states = self.raw.tools[k].states
+        states = self.written.tools[k].states
         s = game.tool_state[k] if state is None else state
         if not 0 <= s < len(states):
             raise BrokenGameError(
-                f"{self.defn.setting}: tool {self.raw.tools[k].name!r} is in state {s}, which "
+                f"{self.defn.setting}: tool {self.written.tools[k].name!r} is in state {s}, which "
                 f"it does not have (states 0-{len(states) - 1}); the original engine fails here"
             )
         return states[s]
@@ -538,7 +538,7 @@ class OriginalSession(Session):
             return not_played(reading.text, exc.outcome, feedback)
 
     def _react(self, game: EscapeGame, reading: Reading) -> Play:
-        t, raw = self.texts, self.raw
+        t, raw = self.texts, self.written
         text, call = reading.text, reading.call
         if call is None:
             raise _Failure(str(IndexError("list index out of range")),
@@ -624,7 +624,7 @@ class OriginalSession(Session):
         """The tool at an index of the original's bag listing (KeyError text if it has left)."""
         name = self.bag_names[index]
         for k in game.bag:
-            if self.raw.tools[k].name == name:
+            if self.written.tools[k].name == name:
                 return k
         raise _Failure(str(KeyError(name)), Outcome("unknown_tool", "", (), name))
 
@@ -645,7 +645,7 @@ class OriginalSession(Session):
 
     def _click_text(self, game: EscapeGame, i: int) -> str:
         t = self.texts
-        name = self.raw.items[i].name
+        name = self.written.items[i].name
         state = self._item_state(game, i)
         out = ""
         for tr in state.transitions:
@@ -664,7 +664,7 @@ class OriginalSession(Session):
 
     def _input_text(self, game: EscapeGame, i: int, content: str) -> tuple[str, bool]:
         t = self.texts
-        name = self.raw.items[i].name
+        name = self.written.items[i].name
         state = self._item_state(game, i)
         out = ""
         executed = False
@@ -692,8 +692,8 @@ class OriginalSession(Session):
 
     def _apply_text(self, game: EscapeGame, i: int, k: int) -> tuple[str, bool]:
         t = self.texts
-        name = self.raw.items[i].name
-        tool = self.raw.tools[k].name
+        name = self.written.items[i].name
+        tool = self.written.tools[k].name
         state = self._item_state(game, i)
         apply_to = self._apply_to(game, k)
         out = ""
@@ -732,7 +732,7 @@ class OriginalSession(Session):
 
     def _craft(self, game: EscapeGame, k1: int, k2: int, shown: str) -> Play:
         t = self.texts
-        names = self.raw.tools
+        names = self.written.tools
         d = self.defn
         # (the tool crafted into, the one used) in the original's order of checks
         for n, (dst, src) in enumerate(((k1, k2), (k2, k1))):
