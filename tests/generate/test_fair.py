@@ -683,3 +683,27 @@ def test_no_detail_looks_like_a_locks_sign() -> None:
     assert len(details) > 100
     assert [x for x in details if emblem.search(x.lower())] == []
     assert emblem.search("someone has scratched a small star into it.")
+
+
+def test_a_why_without_the_need_is_rejected() -> None:
+    """Version 7: "Whatever does it will also have to be thin enough to get in." at a stuck
+    zip sent a reader to a scalpel and a thin key; an obstacle stating a why asks for its
+    need too in normal ("A waxy or greasy rub would free it."), or is rejected."""
+    g = tier2()
+    item, prop, why = next((i, p, w) for i, p, _c, w in g.design.needs if w)
+    normal = next(d for d in g.settings if d.difficulty == "normal")
+    assert prop in _asked(normal.items[normal.item_index[item]].states[0].desc)
+    sentence = table()["why"][why]["desc"]
+
+    def only_why(doc: dict[str, Any]) -> None:
+        thing(doc, item)["states"][0]["desc"]["normal"] = f"A {item}. {sentence}"
+    assert any(f"{item!r} says it needs {why} but not {prop}" in p
+               for p in replanted(only_why))
+
+
+def _asked(text: str) -> set[str]:
+    from escapebench.generate.proof import asked_properties, cue_pattern
+
+    asks = {p: rx for p, c in table()["cues"].items()
+            if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))}
+    return asked_properties(text, asks)

@@ -640,8 +640,11 @@ class _Builder:
                  "apply_to": [src]},
                 {"desc": _agree(prep["after"].replace("{tool}", cap), tool), "apply_to": target}]
             self.place_item(host, {"name": src, "states": [
-                {"desc": _t(f"A {src}; you could fill something here.",
-                            self.word("source_desc", src=src), f"A {src}."),
+                # version 7: normal too says what the source is for (a hand crank "set low
+                # down" told nothing of charging)
+                {"desc": _t(f"A {src}; you could {prep['verb']} something here.",
+                            f"{self.word('source_desc', src=src)} You could {prep['verb']} "
+                            "something here.", f"A {src}."),
                  "transitions": [{"wait_for": [f"apply, {tool}"],
                                   "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
                                   "reward": _agree(prep["done"].replace("{tool}", tool)
@@ -1030,7 +1033,18 @@ class _Builder:
         fail = obs_t["fail"].replace("{item}", item)
         if need.get("why"):  # a part alone has the property: the obstacle says what else
             w = self.aff["why"][need["why"]]
-            desc = {d: f"{v} {w['desc']}" for d, v in desc.items()}
+            # version 7: normal says the need too, so the why ("will also have to be thin
+            # enough to get in") does not point at tools that have only it
+            said = desc
+            if prop not in asked_properties(desc["normal"], self.ask_rx()):
+                # the need clause easy states ("a waxy or greasy rub would free it")
+                clause = desc["easy"].rsplit(";", 1)[-1].strip().rstrip(".")
+                gloss = f"It needs something that {self.aff['properties'][prop]}"
+                for x in (clause if ";" in desc["easy"] else "", gloss):
+                    if x and asked_properties(x, self.ask_rx()) == {prop}:
+                        said = {**desc, "normal": f"{desc['normal']} {x[:1].upper()}{x[1:]}."}
+                        break
+            desc = {d: f"{v} {w['desc']}" for d, v in said.items()}
             fail = f"{fail} {w['fail']}"
         imap = {"name": item, "states": [
             {"desc": desc,
@@ -1058,6 +1072,13 @@ class _Builder:
                 f"{tool} (name suggests {need['suggests']}) applied to {item} for being {prop}")
         return imap, need
 
+    def ask_rx(self) -> dict[str, re.Pattern[str]]:
+        """Each property's pattern of the words a need clause asks for it by."""
+        if not _ASK_RX:
+            _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
+                            if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
+        return _ASK_RX
+
     def asked_of(self, obs: dict[str, Any] | None, prop: str) -> set[str]:
         """What an obstacle kind's texts (any version, and its refusal) ask for: its need and
         what its need clauses name ("anything flat and hard could turn it": flat, rigid), and
@@ -1066,12 +1087,9 @@ class _Builder:
             return {prop}
         key = obs["kind"]
         if key not in _ASKED:
-            if not _ASK_RX:
-                _ASK_RX.update({p: rx for p, c in self.aff["cues"].items()
-                                if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))})
             texts = [*obs["desc"].values(), obs["fail"]]
             _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
-                *(asked_properties(t, _ASK_RX) for t in texts if t)))
+                *(asked_properties(t, self.ask_rx()) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
 
     def reads_against(self, texts: list[str], asked: set[str]) -> bool:
@@ -1181,8 +1199,13 @@ class _Builder:
                       {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             self.design.crafts.append((a, b, c["result"], item))
+            # version 7: using what a craft made is a creative step (the product is a new
+            # thing no name suggested for the obstacle): marked, and its normal text cues
+            self.design.cues.append((b, item, prop))
+            self.cue_of[b] = set(asked)
             self.design.related |= {(a, b), (a, item)}
             return {"tool": b, "states": states, "parts": [part], "result": c["result"],
+                    "creative": True, "suggests": f"{a} and {b} apart",
                     "why": q}
         misfit = {o["name"] for o in aff["objects"] if self.theme["name"] in o.get("not_in", [])}
         cands = [o for o in aff["objects"] if asked <= set(o["properties"])
@@ -1242,13 +1265,17 @@ class _Builder:
 
     def product_desc(self, c: dict[str, Any], asked: set[str]) -> dict[str, Any]:
         """A crafted thing's descriptions ("A straw pushed into a cane.": the bag names it,
-        "blowpipe", by its state's name), in normal hinting what the obstacle asks."""
+        "blowpipe", by its state's name), in normal hinting what the obstacle asks and in
+        easy stating it (version 7: using it is a creative step)."""
         desc = {v: c["desc"][v] for v in ("easy", "normal", "hard")}
+        plural = _plural(c["parts"][1])
         for q in sorted(asked):
             cue = self.aff["cues"][q]
             if not has_cue(desc["normal"], cue["words"]):
-                desc["normal"] += " " + (_they(cue["hint"]) if _plural(c["parts"][1])
-                                         else cue["hint"])
+                desc["normal"] += " " + (_they(cue["hint"]) if plural else cue["hint"])
+            if not has_cue(desc["easy"], cue["words"]):
+                gloss = f"It {self.aff['properties'][q]}."
+                desc["easy"] += " " + (_they(gloss) if plural else gloss)
         return desc
 
     def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:

@@ -683,16 +683,23 @@ def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str,
     would make it slide" on a hinge a glass marble opens is a lie). In the version ``defn``,
     the solving tool's descriptions in the states that apply to the obstacle must hold no cue
     of a property opposite to one asked, and in the normal version a cue of each asked
-    property its name does not suggest (a hard version may be bare).
+    property its name does not suggest (a hard version may be bare). An obstacle that states
+    a ``why`` asks, in the normal version, for its need as well (version 7).
     """
     out: list[str] = []
     ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
     cue_rx = {p: rx for p, w in cue_words.items() if (rx := cue_pattern(w)) is not None}
-    for item, prop, _crafted, _why in needs:
+    for item, prop, _crafted, why in needs:
         solver = next((t for t in defn.tools for st in t.states if item in st.apply_to), None)
         if solver is None:
             out.append(f"{item!r} has no solving tool")
             continue
+        if why and defn.difficulty == "normal" and item in defn.item_index:
+            # version 7: a stated why ("thin enough to get in") alone points at the tools that
+            # have only it (a scalpel at a stuck zip): the normal text asks the need too
+            own = defn.items[defn.item_index[item]].states[0].desc
+            if prop not in asked_properties(_without(own, item), ask_rx):
+                out.append(f"{item!r} says it needs {why} but not {prop}: {own!r}")
         have = set(props.get(solver.name, []))
         asked = {prop}
         for text in texts_of.get(item, []):  # its own name asks nothing ("warm tile")
