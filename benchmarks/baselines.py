@@ -40,6 +40,7 @@ from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.result_tables import choice_cell, format_markdown, with_interval
 from escapebench.bench.summaries import ALL, Summary, aggregate
 from escapebench.games.loading import builtin_files
+from escapebench.generate import GENERATOR_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_UPSTREAM = ROOT.parent / "shared" / "upstream" / "data"
@@ -378,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     for tier in [t.strip() for t in args.gen_tiers.split(",") if t.strip()]:
         suites.append(Suite(
             f"gen-t{tier}",
-            f"Generated tier {tier} ({args.gen_count} games, seed {args.gen_seed}, normal)",
+            f"Generated tier {tier} ({args.gen_count} games, seed {args.gen_seed}, normal, "
+            f"generator version {GENERATOR_VERSION})",
             f"gen:tier={tier},count={args.gen_count},seed={args.gen_seed}",
             ("--difficulty", "normal"), per_setting=False, short=f"generated tier {tier}",
         ))
