@@ -230,6 +230,7 @@ class _Builder:
         self.objects = {o["name"]: o for o in self.aff["objects"]}
         self.theme = rng.choice(themes())
         self.signs_used: set[str] = set()
+        self.scene_descs: set[str] = set()  # the archetype descriptions used so far
         self.hard_seen: set[str] = set()  # the hard texts of the objects taken so far
         self.scene_words = {w for kind in ("scenes", "closeups") for x in self.theme[kind]
                             for w in x["name"].split()}
@@ -910,6 +911,12 @@ class _Builder:
         two of the theme's room details (how the place looks or sounds), each used once in a
         game before any repeats, so no game can be told by its rooms' words."""
         desc = self.pick(arch["desc"])
+        # version 7: a second place of the same kind ("little rain gauge close-up") takes
+        # another of its descriptions, or says it is like the first (no word-for-word repeat)
+        if desc in self.scene_descs:
+            desc = next((d for d in arch["desc"] if d not in self.scene_descs),
+                        f"{desc} It looks much like the other one.")
+        self.scene_descs.add(desc)
         n = (2 if self.wrng.random() < 0.5 else 1) if self.wrng.random() < share else 0
         for _ in range(n):
             if not self.room_details:
