@@ -505,11 +505,19 @@ class _Builder:
         the units (a game does not open on its code lock)."""
         k = self.k
         total = max(n_walk, self.size(k.steps))
-        kinds = ["input"] * min(k.inputs, total) + ["click"] * min(k.clicks, total)
+        # Codes and boxes leave at least a third of the units (and 2) to locks and obstacles,
+        # in their knobs' proportion, and one of those is an obstacle asking for a tool: a
+        # small game once took all its units as codes and boxes and had no creative step.
+        inputs, clicks = k.inputs, k.clicks
+        room = max(0, total - max(2, total // 3))
+        if inputs + clicks > room:
+            inputs = round(inputs * room / (inputs + clicks))
+            clicks = room - inputs
+        kinds = ["input"] * inputs + ["click"] * clicks
         rest = total - len(kinds)
         if rest > 0:
-            kinds += [self.rng.choice(["property", "property", "property", "lock"])
-                      for _ in range(rest)]
+            kinds += ["property"] + [self.rng.choice(["property", "property", "property", "lock"])
+                                     for _ in range(rest - 1)]
         kinds = kinds[:total]
         self.rng.shuffle(kinds)
         early = max(1, -(-total // 6))
