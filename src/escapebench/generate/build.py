@@ -61,6 +61,9 @@ _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|ho
 # details that say a thing was carried about: not for a door, a pipe or a locker
 _CARRIED = re.compile(r"missed it|dropped|throw it away|jumble sale|put away|signed out|"
                       r"lost-property|set down")
+# details for a made thing: not for a sausage, a sponge or a rose (``soft`` in the table)
+_MADE = re.compile(r"polished|chip|dent\b|mended|patched|repainted|paint|scuffed|lopsided|"
+                   r"dulled|wobbles|corner|maker|scratches|knocked|edges")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
@@ -1507,17 +1510,19 @@ class _Builder:
                 # version 7: a thing that stays where it is (a door, a pipe, a locker) was
                 # never dropped, signed out or thrown away
                 fixed = not tool and self.design.node_kind.get(thing["name"]) != "distractor"
+                soft = self.objects.get(thing["name"], {}).get("soft", False)
                 if tool:  # no tool reads, by its detail, as what an obstacle needs
                     opp = self.aff.get("opposites", {})
                     cue |= {q for p in self.needed for q in (p, opp.get(p)) if q}
 
-                def fits(d: str, cue: set[str] = cue, tool: bool = tool,
-                         used: set[str] = used, code: bool = code, fixed: bool = fixed) -> bool:
+                def fits(d: str, cue: set[str] = cue, tool: bool = tool, used: set[str] = used,
+                         code: bool = code, fixed: bool = fixed, soft: bool = soft) -> bool:
                     # a tool's text is what the bag shows: nothing of where it lies
                     return not (cue and self.cued_props([d], cue)) \
                         and not (tool and d in self.places) and not (links(d) & used) \
                         and not (code and _CALLED_WORD.search(d.lower())) \
-                        and not (fixed and _CARRIED.search(d))
+                        and not (fixed and _CARRIED.search(d)) \
+                        and not (soft and _MADE.search(d))
 
                 if extra and not fits(extra.strip()):
                     # a creative tool's cue must be its own, not the detail's: the next
