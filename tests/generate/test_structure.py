@@ -99,3 +99,11 @@ def test_useless_tools_are_near_misses_of_what_obstacles_need() -> None:
         assert all(not set(objs[n]["properties"]) & needed for n in useless)
         hits.append(any(set(objs[n]["properties"]) & near for n in useless))
     assert statistics.mean(hits) >= 0.5, hits
+
+
+def test_every_game_from_tier_2_up_has_a_creative_step() -> None:
+    """Codes and boxes leave room for obstacles: a small tier-3 game once took all its units
+    as codes and boxes, and a person played it without one creative step."""
+    for tier in (2, 3):
+        cues = [len(d.cues) for d in designs(tier, 12)]
+        assert min(cues) >= 1, (tier, cues)

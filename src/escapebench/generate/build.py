@@ -61,6 +61,9 @@ _A_VOWEL = re.compile(r"\b([Aa]) (?=[aeioAEIO]|u[^sn]|U[^sn]|8|18\b|11\b|hour|ho
 # details that say a thing was carried about: not for a door, a pipe or a locker
 _CARRIED = re.compile(r"missed it|dropped|throw it away|jumble sale|put away|signed out|"
                       r"lost-property|set down")
+# details for a made thing: not for a sausage, a sponge or a rose (``soft`` in the table)
+_MADE = re.compile(r"polished|chip|dent\b|mended|patched|repainted|paint|scuffed|lopsided|"
+                   r"dulled|wobbles|corner|maker|scratches|knocked|edges")
 _AN_CONSONANT = re.compile(r"\b([Aa])n (?=[bcdfgjklmnpqrstvwxyz])")
 
 
@@ -230,6 +233,7 @@ class _Builder:
         self.objects = {o["name"]: o for o in self.aff["objects"]}
         self.theme = rng.choice(themes())
         self.signs_used: set[str] = set()
+        self.scene_descs: set[str] = set()  # the archetype descriptions used so far
         self.hard_seen: set[str] = set()  # the hard texts of the objects taken so far
         self.scene_words = {w for kind in ("scenes", "closeups") for x in self.theme[kind]
                             for w in x["name"].split()}
@@ -504,11 +508,19 @@ class _Builder:
         the units (a game does not open on its code lock)."""
         k = self.k
         total = max(n_walk, self.size(k.steps))
-        kinds = ["input"] * min(k.inputs, total) + ["click"] * min(k.clicks, total)
+        # Codes and boxes leave at least a third of the units (and 2) to locks and obstacles,
+        # in their knobs' proportion, and one of those is an obstacle asking for a tool: a
+        # small game once took all its units as codes and boxes and had no creative step.
+        inputs, clicks = k.inputs, k.clicks
+        room = max(0, total - max(2, total // 3))
+        if inputs + clicks > room:
+            inputs = round(inputs * room / (inputs + clicks))
+            clicks = room - inputs
+        kinds = ["input"] * inputs + ["click"] * clicks
         rest = total - len(kinds)
         if rest > 0:
-            kinds += [self.rng.choice(["property", "property", "property", "lock"])
-                      for _ in range(rest)]
+            kinds += ["property"] + [self.rng.choice(["property", "property", "property", "lock"])
+                                     for _ in range(rest - 1)]
         kinds = kinds[:total]
         self.rng.shuffle(kinds)
         early = max(1, -(-total // 6))
@@ -910,6 +922,12 @@ class _Builder:
         two of the theme's room details (how the place looks or sounds), each used once in a
         game before any repeats, so no game can be told by its rooms' words."""
         desc = self.pick(arch["desc"])
+        # version 7: a second place of the same kind ("little rain gauge close-up") takes
+        # another of its descriptions, or says it is like the first (no word-for-word repeat)
+        if desc in self.scene_descs:
+            desc = next((d for d in arch["desc"] if d not in self.scene_descs),
+                        f"{desc} It looks much like the other one.")
+        self.scene_descs.add(desc)
         n = (2 if self.wrng.random() < 0.5 else 1) if self.wrng.random() < share else 0
         for _ in range(n):
             if not self.room_details:
@@ -1492,17 +1510,19 @@ class _Builder:
                 # version 7: a thing that stays where it is (a door, a pipe, a locker) was
                 # never dropped, signed out or thrown away
                 fixed = not tool and self.design.node_kind.get(thing["name"]) != "distractor"
+                soft = self.objects.get(thing["name"], {}).get("soft", False)
                 if tool:  # no tool reads, by its detail, as what an obstacle needs
                     opp = self.aff.get("opposites", {})
                     cue |= {q for p in self.needed for q in (p, opp.get(p)) if q}
 
-                def fits(d: str, cue: set[str] = cue, tool: bool = tool,
-                         used: set[str] = used, code: bool = code, fixed: bool = fixed) -> bool:
+                def fits(d: str, cue: set[str] = cue, tool: bool = tool, used: set[str] = used,
+                         code: bool = code, fixed: bool = fixed, soft: bool = soft) -> bool:
                     # a tool's text is what the bag shows: nothing of where it lies
                     return not (cue and self.cued_props([d], cue)) \
                         and not (tool and d in self.places) and not (links(d) & used) \
                         and not (code and _CALLED_WORD.search(d.lower())) \
-                        and not (fixed and _CARRIED.search(d))
+                        and not (fixed and _CARRIED.search(d)) \
+                        and not (soft and _MADE.search(d))
 
                 if extra and not fits(extra.strip()):
                     # a creative tool's cue must be its own, not the detail's: the next
