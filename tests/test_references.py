@@ -52,6 +52,14 @@ def top_level(path: Path) -> dict[str, ast.stmt]:
     return {name: node for node in tree.body for name in _defined(node)}
 
 
+@functools.cache
+def string_constants(path: Path) -> frozenset[str]:
+    """Every string literal of a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return frozenset(n.value for n in ast.walk(tree)
+                     if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
 def class_members(node: ast.ClassDef) -> set[str]:
     """Methods, class attributes and ``self.x`` attributes of a class."""
     members = set()
@@ -80,8 +88,12 @@ def resolves(name: str) -> bool:
     if not rest:
         return True
     names = top_level(path)
+    if rest[0] in ("__file__", "__name__", "__path__", "__doc__"):
+        return True  # what every module has
     if rest[0] not in names:
-        return "__getattr__" in names  # a lazy export (the package test checks those)
+        # a lazy export or a deprecated name a module-level __getattr__ serves: named as a
+        # string in the module (its table of lazy names, its ``name == "Old"`` test)
+        return "__getattr__" in names and rest[0] in string_constants(path)
     node = names[rest[0]]
     if len(rest) > 1 and isinstance(node, ast.ClassDef):
         return rest[1] in class_members(node)
