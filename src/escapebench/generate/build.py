@@ -1053,14 +1053,18 @@ class _Builder:
             w = self.aff["why"][need["why"]]
             # version 7: normal says the need too, so the why ("will also have to be thin
             # enough to get in") does not point at tools that have only it
+            # (and so does hard: a player of the hard version read "also thin enough to get
+            # in" on a stuck zip as a lock to pick, and could only guess the wax)
             said = desc
-            if prop not in asked_properties(desc["normal"], self.ask_rx()):
+            for version in ("normal", "hard"):
+                if prop in asked_properties(desc[version], self.ask_rx()):
+                    continue
                 # the need clause easy states ("a waxy or greasy rub would free it")
                 clause = desc["easy"].rsplit(";", 1)[-1].strip().rstrip(".")
                 gloss = f"It needs something that {self.aff['properties'][prop]}"
                 for x in (clause if ";" in desc["easy"] else "", gloss):
                     if x and asked_properties(x, self.ask_rx()) == {prop}:
-                        said = {**desc, "normal": f"{desc['normal']} {x[:1].upper()}{x[1:]}."}
+                        said = {**said, version: f"{desc[version]} {x[:1].upper()}{x[1:]}."}
                         break
             desc = {d: f"{v} {w['desc']}" for d, v in said.items()}
             fail = f"{fail} {w['fail']}"
