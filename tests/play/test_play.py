@@ -71,6 +71,8 @@ def test_terminal_play_of_the_tutorial_to_game_end(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
     text = proc.stdout
     assert "HINT:" in text and hint["action"] in text
+    # a move away while the hint is in force lasts one step, and the hint line says so
+    assert f"until then each step starts in {hint['scene']}]" in text
     assert "Saved at step 3" in text and "Loaded" in text
     assert "! there is no thing number 99" in text
     assert "! cannot read 'frobnicate the door'" in text

@@ -55,13 +55,16 @@ def render(session: PlaySession) -> str:
 
 
 def hint_text(hint: dict) -> str:
-    """The hint line under the scene: where, what, and when it will be played for you."""
+    """The hint line under the scene: where, what, and when it will be played for you. While
+    a hint is in force the hint system puts the player back in its scene before each step (the
+    paper's help), so a move away lasts one step: the line says so."""
     left = hint["help_steps"] - hint["steps_in_help"]
     # The path only adds something when the scene is not the start scene itself.
     where = hint["scene"] if hint["path"] == hint["scene"] else f"{hint['scene']} ({hint['path']})"
     return (
         f"HINT: in {where} do: {hint['action']}  "
-        f"[played for you in {left} step{'' if left == 1 else 's'}]"
+        f"[played for you in {left} step{'' if left == 1 else 's'}; until then each step "
+        f"starts in {hint['scene']}]"
     )
 
 
