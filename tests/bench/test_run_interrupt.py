@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.signals import ctrl_c_as_at_a_terminal
+
 # The random agent without hints plays 3000 steps in each of two episodes (about a second):
 # long enough to be stopped in the middle, short enough for a fast test.
 RUN = [sys.executable, "-m", "escapebench.cli", "run", "--agent", "random", "--games", "lab",
@@ -37,7 +39,7 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes_identically(
     interrupted, clean = tmp_path / "interrupted", tmp_path / "clean"
     process = subprocess.Popen(
         [*RUN, "--out", str(interrupted)], stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True,
+        text=True, preexec_fn=ctrl_c_as_at_a_terminal,
     )
     assert process.stderr is not None
     first = process.stderr.readline()  # "start  <episode>": the run is playing

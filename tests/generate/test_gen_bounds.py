@@ -16,13 +16,15 @@ import pytest
 from escapebench.cli import main as cli
 from escapebench.generate import knobs
 from escapebench.generate.make import parse_gen_spec
+from tests.support.signals import ctrl_c_as_at_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def escapebench(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "escapebench.cli", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_as_at_a_terminal)
 
 
 @pytest.mark.parametrize(("knob", "expected"), [

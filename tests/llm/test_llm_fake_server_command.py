@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from escapebench.exit_codes import EXIT_INTERRUPTED, EXIT_OK
+from tests.support.signals import ctrl_c_as_at_a_terminal
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 CLI = [sys.executable, "-c", "from escapebench.cli import main; raise SystemExit(main())"]
@@ -29,7 +30,7 @@ def _env() -> dict[str, str]:
 def fake_server() -> Iterator[tuple[subprocess.Popen[str], str]]:
     proc = subprocess.Popen(
         [*CLI, "fake-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env=_env(), stdin=subprocess.DEVNULL,
+        text=True, env=_env(), stdin=subprocess.DEVNULL, preexec_fn=ctrl_c_as_at_a_terminal,
     )
     try:
         assert proc.stdout is not None
