@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 
 from escapebench.play.session import PlaySession
+from escapebench.terminal import counted
 
 HELP = """\
 Actions (numbers refer to the lists shown; names work too):
@@ -63,7 +64,7 @@ def hint_text(hint: dict) -> str:
     where = hint["scene"] if hint["path"] == hint["scene"] else f"{hint['scene']} ({hint['path']})"
     return (
         f"HINT: in {where} do: {hint['action']}  "
-        f"[played for you in {left} step{'' if left == 1 else 's'}; until then each step "
+        f"[played for you in {counted(left, 'step')}; until then each step "
         f"starts in {hint['scene']}]"
     )
 

@@ -23,6 +23,7 @@ from escapebench.bench.costs import Prices, format_cost
 from escapebench.bench.metrics import EpisodeResult
 from escapebench.bench.result_tables import short_count, table_cells
 from escapebench.bench.summaries import ALL, Summary, aggregate, rules_of
+from escapebench.terminal import counted
 
 HUMAN_AGENT = "human"
 BASE_AGENT = "base"
@@ -75,11 +76,6 @@ class Table:
     rows: list[TableRow]
 
 
-
-def _counted(n: int, noun: str) -> str:
-    """``"1 setting"``, ``"7 settings"``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
 def agent_label(agent: str, model: str) -> str:
     """How an agent and model are named in tables and legends."""
     if agent == HUMAN_AGENT:
@@ -122,11 +118,11 @@ def _note(s: Summary, results: Sequence[EpisodeResult]) -> str:
                                                           s.model)]
     players = {r.player for r in mine if r.agent == HUMAN_AGENT}
     c = s.coverage
-    note = f"{_counted(s.episodes, 'episode')}, {s.escaped} escaped"
+    note = f"{counted(s.episodes, 'episode')}, {s.escaped} escaped"
     if c is not None:
-        note += f", {_counted(len(c.settings), 'setting')}"
+        note += f", {counted(len(c.settings), 'setting')}"
     if players:
-        note += f", {_counted(len(players), 'player')}"
+        note += f", {counted(len(players), 'player')}"
     return note
 
 
@@ -385,7 +381,7 @@ def by_difficulty(results: Sequence[EpisodeResult]) -> Table:
         if s.difficulty == ALL:
             continue
         rows.append(TableRow(f"{agent_label(s.agent, s.model)} — {s.difficulty}", _cells(s), s,
-                             note=f"{_counted(s.episodes, 'episode')}, {s.escaped} escaped"))
+                             note=f"{counted(s.episodes, 'episode')}, {s.escaped} escaped"))
     return Table(
         "By difficulty",
         "Per agent, model and difficulty; the last column says what each row covers.",
@@ -408,7 +404,7 @@ def usage_table(results: Sequence[EpisodeResult], prices: Prices | None = None) 
             cells += [format_cost(s.cost(prices) * n), format_cost(s.cost(prices))]
         cells.append(s.coverage.label() if s.coverage is not None else "")
         rows.append(TableRow(agent_label(s.agent, s.model), cells, s,
-                             note=f"{_counted(n, 'episode')}, {s.escaped} escaped"))
+                             note=f"{counted(n, 'episode')}, {s.escaped} escaped"))
     headers = ["Agent / model", "Episodes", "Calls", "Tokens in", "Cached", "Tokens out"]
     if prices is not None:
         headers += ["Cost (USD)", "Per episode"]
