@@ -33,6 +33,7 @@ from escapebench.generate.proof import (
     cue_problems,
     decoy_problems,
     fair_problems,
+    hard_cue_problems,
     key_problems,
     label_problems,
     naming_problems,
@@ -40,7 +41,7 @@ from escapebench.generate.proof import (
     verb_problems,
 )
 
-GENERATOR_VERSION = "7"
+GENERATOR_VERSION = "8"
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
@@ -247,6 +248,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         if d.difficulty != "easy":
             problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
                 d, data["links"], related, design.clues)]
+        if d.difficulty == "hard":  # version 8: hard is terse, never cue-less
+            problems += [f"{d.setting}: hard cue: {m}" for m in hard_cue_problems(
+                d, design.needs, design.cues, design.crafts, design.shows,
+                data["hard_words"], data["asks"], data["because"], data["has"])]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")
@@ -298,6 +303,9 @@ def _proof_data() -> dict[str, Any]:
         _DATA["promises"] = list(w.get("promises", []))
         _DATA["links"] = list(w.get("link_words", []))
         _DATA["signs"] = list(w.get("signs", []))
+        _DATA["hard_words"] = {p: [x for x in c["words"] if x not in c.get("weak", [])]
+                               for p, c in cues.items()}
+        _DATA["has"] = {o["name"]: list(o["properties"]) for o in aff["objects"]}
     return _DATA
 
 
