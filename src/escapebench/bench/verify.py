@@ -400,7 +400,10 @@ async def _check_episode(
         protocol=protocol.label,
     )
     agent = LoggedAgent(records, spec.action_format)
-    replay = Episode(spec, agent, scratch / episode_id, fsync=False, protocol=protocol)
+    asked = frozenset(k for k, rec in enumerate(records)
+                      if isinstance(rec.get("hint"), dict) and rec["hint"].get("requested"))
+    replay = Episode(spec, agent, scratch / episode_id, fsync=False, protocol=protocol,
+                     hint_requests=asked)
     try:
         result = await replay.run()
     except LogEnded as exc:
@@ -550,10 +553,6 @@ def verify_run(
                 check.episodes.append(EpisodeCheck(sub.name, problem=problem))
                 continue
             episode = asyncio.run(_check_episode(sub, run, game.defn, protocol, Path(tmp)))
-            if (episode.problem and run.get("agent") == "human"
-                    and re.match(r"step \d+: (hint|feedback|mode)", episode.problem)):
-                episode.problem += (" (a person's play: verify replays it through the agents' "
-                                    "episode loop, which has no requested hints)")
             check.episodes.append(episode)
     if not check.failed:
         table = _results_table_problem(folder)
