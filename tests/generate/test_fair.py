@@ -709,6 +709,32 @@ def _asked(text: str) -> set[str]:
     return asked_properties(text, asks)
 
 
+def test_a_refused_tool_that_has_all_an_obstacle_asks_is_rejected() -> None:
+    """Version 8, unique fit: a paper clip (the textbook conductor) refused at "a circuit
+    board with a gap between two contacts" that only the scissors close. A tool of the
+    table planted in the game, having every property an obstacle asks for but not listed as
+    its answer, makes the proof reject the game; the game as built passes."""
+    g = tier2()
+    normal = next(d for d in g.settings if d.difficulty == "normal")
+    item, prop, _c, why = next(n for n in g.design.needs if not n[2])
+    asked = {prop} | ({why} if why else set())
+    for d in g.settings:
+        st = d.items[d.item_index[item]].states[0]
+        asked |= set().union(*(_asked(x.replace(item, "")) for x in (st.desc, st.neg_reward)
+                               if x))
+    present = {t.name for t in normal.tools}
+    extra = next(o for o in table()["objects"] if asked <= set(o["properties"])
+                 and o["name"] not in present)
+
+    def plant(doc: dict[str, Any]) -> None:
+        doc["scenes"][0].setdefault("tools", []).append({"position": "On the floor", "tool": {
+            "name": extra["name"], "states": [{"desc": extra["desc"]}]}})
+    problems = replanted(plant)
+    assert any("fit:" in p and repr(extra["name"]) in p and repr(item) in p
+               for p in problems), problems
+    assert not [p for p in prove(g.text, g.design, "fair.yaml")[1] if "fit:" in p]
+
+
 # -- generator version 8: hard is terse, never cue-less (proof rule 15) ------------------------
 
 @lru_cache(maxsize=1)

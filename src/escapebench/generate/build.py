@@ -222,6 +222,9 @@ class Design:
     related: set[tuple[str, str]] = field(default_factory=set)  # names that belong together
     # version 7: each key lock (a door, a padlocked box) and the sign it and its keys show
     locks: dict[str, str] = field(default_factory=dict)
+    # version 8: every tool's properties (keys aside) as the table gives them, in the state
+    # it starts in (a crafted tool's product: ``props``), for the unique-fit rule
+    tool_props: dict[str, list[str]] = field(default_factory=dict)
     theme: str = ""
     # version 8: each property obstacle's words by which its hard text shows what is wrong
     # (the table's ``shows``: "belt", "contacts", "key"), for proof rule 15
@@ -275,6 +278,9 @@ class _Builder:
         # no tool but an obstacle's solution may read as having what the obstacle needs
         self.tool_texts: list[str] = []
         self.needed: set[str] = set()
+        # version 8, unique fit: what each obstacle so far asks for (its need, what its texts
+        # ask, the why it states); no other tool of the game may have all of it
+        self.asked_at: list[frozenset[str]] = []
         # words are drawn from their own stream, seeded from the logic's: the words never
         # change the puzzle, and the puzzle is laid out before they are chosen
         self.words = words()
@@ -1035,7 +1041,10 @@ class _Builder:
         unfit = set(self.theme.get("unfit", []))  # no cellar stair in a train
         obstacles = [ob for ob in obstacles if ob["kind"] not in unfit
                      and set(ob["item"]) - unfit] or obstacles
-        fair = [ob for ob in obstacles if ob["needs"] not in cued] or obstacles
+        # version 8: nor has it (a paper clip conducts: a circuit board that only the
+        # scissors close refuses a sound answer)
+        had = set().union(*(set(v) for v in self.design.tool_props.values()))
+        fair = [ob for ob in obstacles if ob["needs"] not in cued | had] or obstacles
         if self.crafts_left > 0:  # version 7: crafts as common as the knob allows (the
             # original's games make about 6% of their key steps crafts)
             fair = [ob for ob in fair if self.craft_options(ob["needs"], ob)] or fair
@@ -1050,6 +1059,8 @@ class _Builder:
         self.needed.add(prop)
         self.design.shows[item] = list(obs_t.get("shows", []))
         self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
+        self.asked_at.append(frozenset(self.asked_of(obs_t, prop) | (
+            {need["why"]} if need.get("why") else set())))
         tool = need["tool"]
         desc = {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal", "hard")}
         fail = obs_t["fail"].replace("{item}", item)
@@ -1118,6 +1129,12 @@ class _Builder:
                 *(asked_properties(t, self.ask_rx()) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
 
+    def fits_other(self, props: Any) -> bool:
+        """Whether a tool with ``props`` has everything an obstacle so far asks for (it would
+        be a sound answer there, refused: the unique-fit rule, version 8)."""
+        have = set(props)
+        return any(asked <= have for asked in self.asked_at)
+
     def reads_against(self, texts: list[str], asked: set[str]) -> bool:
         """Whether ``texts`` read as the opposite of a property in ``asked`` (a string that
         coils, where something must push)."""
@@ -1181,6 +1198,9 @@ class _Builder:
             q = why(c)
             if q is None or q in avoid:
                 continue
+            if any(self.fits_other(objs[x]["properties"]) for x in c["parts"] if x in objs) or (
+                    self.fits_other(c["properties"])):
+                continue  # version 8: a part, or the product, would fit an earlier obstacle
             if self.cued_props([t for x in c["parts"] for t in (
                     texts(objs[x]["desc"]) if x in objs else [x])], avoid) or self.cued_props(
                     [c["result"], *texts(c["desc"])], avoid):
@@ -1228,6 +1248,8 @@ class _Builder:
             states = [{"desc": hard.get(b, b), "wait_for": [a]},
                       {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
+            for x in (a, b):
+                self.design.tool_props[x] = list(objs[x]["properties"]) if x in objs else []
             self.design.crafts.append((a, b, c["result"], item))
             # version 7: using what a craft made is a creative step (the product is a new
             # thing no name suggested for the obstacle): marked, and its normal text cues
@@ -1241,6 +1263,8 @@ class _Builder:
         cands = [o for o in aff["objects"] if asked <= set(o["properties"])
                  and o["name"] not in self.used_objects and o["name"] not in self.names
                  and o["name"] not in misfit]
+        # version 8: no solution has all an earlier obstacle asks (the proof rejects it)
+        cands = [o for o in cands if not self.fits_other(o["properties"])] or cands
         taken = self.item_links()
         cands = [o for o in cands if not self.links_in([o["name"], *o["desc"].values()])
                  & taken] or cands
@@ -1258,6 +1282,7 @@ class _Builder:
             key = self.unique(f"{self.pick(COLORS)} pry bar")
             self.tool_texts += [f"A {key}; it is {prop}.", f"A {key}."]
             self.design.props[key] = sorted(asked)
+            self.design.tool_props[key] = sorted(asked)
             hints = "".join(" " + self.aff["cues"][q]["hint"] for q in sorted(asked))
             return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.{hints}",
                                             "A bar."),
@@ -1265,6 +1290,7 @@ class _Builder:
         o = self.pick(pool)
         self.hard_seen.add(o["desc"]["hard"])
         self.design.props[o["name"]] = list(o["properties"])
+        self.design.tool_props[o["name"]] = list(o["properties"])
         self.used_objects.add(o["name"])
         self.names.add(o["name"])
         is_creative = o["properties"][0] != prop
@@ -1507,9 +1533,11 @@ class _Builder:
             if not self._spare:
                 break
             o = self._spare.pop(0)
-            if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen:
+            if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen or (
+                    set(o["properties"]) & self.needed):
                 continue
             laid += 1
+            self.design.tool_props[o["name"]] = list(o["properties"])
             self.hard_seen.add(o["desc"]["hard"])
             self.names.add(o["name"])
             self.design.parts.add(o["name"])

@@ -33,6 +33,7 @@ from escapebench.generate.proof import (
     cue_problems,
     decoy_problems,
     fair_problems,
+    fit_problems,
     hard_cue_problems,
     key_problems,
     label_problems,
@@ -238,6 +239,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             data["first"], asks_in)]
         problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
             d, design.crafts, data["because"], design.needs)]
+        if d.difficulty == "normal":  # version 8: unique fit (what things are: one version)
+            problems += [f"{d.setting}: fit: {m}" for m in fit_problems(
+                d, design.needs, {**data["objects"], **design.tool_props}, design.props,
+                [b for _a, b, _r, _i in design.crafts], data["asks"], asks_in, design.keys)]
         problems += [f"{d.setting}: label: {m}" for m in label_problems(d)]
         problems += [f"{d.setting}: keys: {m}" for m in key_problems(
             d, design.keys, data["signs"])]
@@ -293,6 +298,7 @@ def _proof_data() -> dict[str, Any]:
         _DATA["asks"] = {p: [*c["words"], *c.get("asks", [])] for p, c in cues.items()}
         _DATA["opposite"] = dict(aff.get("opposites", {}))
         _DATA["first"] = {o["name"]: o["properties"][0] for o in aff["objects"]}
+        _DATA["objects"] = {o["name"]: list(o["properties"]) for o in aff["objects"]}
         _DATA["because"] = {tuple(c["parts"]): c.get("because", {}) for c in aff["crafts"]}
         misfits: dict[str, list[str]] = {}
         for o in aff["objects"]:

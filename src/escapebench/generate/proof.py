@@ -35,8 +35,8 @@ from escapebench.engine.model import GameDefinition
 __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
-           "fair_problems", "hard_cue_problems", "key_problems", "label_problems",
-           "naming_problems", "parse_step",
+           "fair_problems", "fit_problems", "hard_cue_problems", "key_problems",
+           "label_problems", "naming_problems", "parse_step",
            "plural_name", "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
@@ -731,6 +731,44 @@ def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str,
                 if missing:
                     out.append(f"{solver.name!r} does not read as {missing[0]} ({st.desc!r}), "
                                f"which {item!r} asks for")
+    return out
+
+
+def fit_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str]],
+                 tool_props: dict[str, list[str]], props: dict[str, list[str]],
+                 crafted: Iterable[str], asks: dict[str, list[str]],
+                 texts_of: dict[str, list[str]], keys: Iterable[str] = ()) -> list[str]:
+    """Where a tool that has every property an obstacle asks for is refused there (version 8,
+    the unique-fit rule): a paper clip, the textbook conductor, refused at "a circuit board
+    with a gap between two contacts" that only the scissors close.
+
+    ``needs`` holds each property obstacle as ``(obstacle, property, crafted, why)``; what it
+    asks is its property, its ``why`` and every property its texts in any version
+    (``texts_of``) ask for in a need clause (``asks``: the words by which a clause asks for
+    each property). ``tool_props`` gives each tool's properties in the state it starts in,
+    ``props`` a crafted tool's (``crafted``) in its made state. No tool of the game but the
+    keys (tried as keys) may have, in any state but the one that solves the obstacle, all
+    that the obstacle asks: the table says what things plainly are, so a player reasoning
+    from the texts would try it, and be refused for no reason the game could give.
+    """
+    out: list[str] = []
+    skip = set(keys)
+    made = set(crafted)
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    for item, prop, _crafted, why in needs:
+        asked = {prop} | ({why} if why else set())
+        for text in texts_of.get(item, []):
+            asked |= asked_properties(_without(text, item), ask_rx)
+        for tool in defn.tools:
+            if tool.name in skip:
+                continue
+            solves = any(item in st.apply_to for st in tool.states)
+            have = [tool_props.get(tool.name, [])] if not solves or tool.name in made else []
+            if tool.name in made and not solves:
+                have.append(props.get(tool.name, []))
+            if any(asked <= set(h) for h in have):
+                out.append(f"{tool.name!r} has all that {item!r} asks for "
+                           f"({', '.join(sorted(asked))}) but is refused there")
     return out
 
 
