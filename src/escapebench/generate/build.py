@@ -1045,6 +1045,8 @@ class _Builder:
         # scissors close refuses a sound answer)
         had = set().union(*(set(v) for v in self.design.tool_props.values()))
         fair = [ob for ob in obstacles if ob["needs"] not in cued | had] or obstacles
+        # and some unused thing could solve it without fitting an earlier obstacle
+        fair = [ob for ob in fair if self.free_solver(ob)] or fair
         if self.crafts_left > 0:  # version 7: crafts as common as the knob allows (the
             # original's games make about 6% of their key steps crafts)
             fair = [ob for ob in fair if self.craft_options(ob["needs"], ob)] or fair
@@ -1077,8 +1079,13 @@ class _Builder:
                 # the need clause easy states ("a waxy or greasy rub would free it")
                 clause = desc["easy"].rsplit(";", 1)[-1].strip().rstrip(".")
                 gloss = f"It needs something that {self.aff['properties'][prop]}"
+                # (version 8: a clause may ask more, if the solution has it all: "only a
+                # needle-fine tip" asks thin too, which a pin on a ruler is; version 7
+                # rejected every such candidate)
+                have = set(self.design.props.get(need["tool"], [])) | {prop}
                 for x in (clause if ";" in desc["easy"] else "", gloss):
-                    if x and asked_properties(x, self.ask_rx()) == {prop}:
+                    got = asked_properties(x, self.ask_rx()) if x else set()
+                    if prop in got and got <= have:
                         said = {**said, version: f"{desc[version]} {x[:1].upper()}{x[1:]}."}
                         break
             desc = {d: f"{v} {w['desc']}" for d, v in said.items()}
@@ -1128,6 +1135,15 @@ class _Builder:
             _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
                 *(asked_properties(t, self.ask_rx()) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
+
+    def free_solver(self, obs: dict[str, Any]) -> bool:
+        """Whether an object not yet in the game has all an obstacle kind asks and nothing
+        an earlier obstacle asks (a solution the unique-fit rule allows), or the obstacle
+        is one a craft could solve."""
+        asked = self.asked_of(obs, obs["needs"])
+        return any(asked <= set(o["properties"]) and o["name"] not in self.names
+                   and not self.fits_other(o["properties"]) for o in self.aff["objects"]
+                   ) or (self.crafts_left > 0 and bool(self.craft_options(obs["needs"], obs)))
 
     def fits_other(self, props: Any) -> bool:
         """Whether a tool with ``props`` has everything an obstacle so far asks for (it would
