@@ -735,6 +735,21 @@ def test_a_refused_tool_that_has_all_an_obstacle_asks_is_rejected() -> None:
     assert not [p for p in prove(g.text, g.design, "fair.yaml")[1] if "fit:" in p]
 
 
+def test_a_craft_part_says_it_goes_with_one_thing_when_a_craft_is_refused() -> None:
+    """Version 8: craft(fridge magnet, string) at a drain that magnetic chopsticks empty said
+    only "These two tools do not go together."; both parts of a craft now add that they go
+    with one thing here, and easy names what that thing must be (hard adds nothing)."""
+    g = tier2()
+    a, b, _result, _item = g.design.crafts[0]
+    by = {d.difficulty: {t.name: t for t in d.tools} for d in g.settings}
+    for part in (a, b):
+        assert by["normal"][part].states[0].neg_reward == (
+            f"The {part} will go with one thing here, but not with this.")
+        assert by["easy"][part].states[0].neg_reward.startswith(
+            f"The {part} will go with one thing here, but not with this: something that ")
+        assert by["hard"][part].states[0].neg_reward == ""
+
+
 # -- generator version 8: hard is terse, never cue-less (proof rule 15) ------------------------
 
 @lru_cache(maxsize=1)

@@ -1255,13 +1255,26 @@ class _Builder:
             # version 8: in hard each part reads as what it gives the product
             hard = self.hard_parts(c, asked | ({q} if q else set()))
             self.tool_texts += [hard[x]["hard"] for x in (a, b) if x in hard]
-            part = {"name": a, "states": [{"desc": hard.get(a, a), "apply_to": [b]}]}
+            # version 8: a refused craft with either part says the part is right and the
+            # partner wrong (craft(fridge magnet, string) at a drain the magnetic chopsticks
+            # empty said only "These two tools do not go together."; the format lets a
+            # crafted state wait for one set of parts, so the game cannot take both)
+            gives = c.get("because", {})
+
+            def refusal(x: str, other: str) -> dict[str, Any]:
+                plain = f"The {x} will go with one thing here, but not with this."
+                has = [self.aff["properties"][p] for p in sorted(asked | ({q} if q else set()))
+                       if other in gives.get(p, []) and x not in gives.get(p, [])]
+                easy = f"{plain[:-1]}: something that {' and '.join(has)}." if has else plain
+                return _t(easy, plain, None)
+            part = {"name": a, "states": [{"desc": hard.get(a, a), "apply_to": [b],
+                                           "neg_reward": refusal(a, b)}]}
             made = self.product_desc(c, asked | ({q} if q else set()))
             if not q:  # no why: the obstacle's hard text does not ask, so the product reads
                 made["hard"] = self.hard_cued(c["result"], made["hard"], prop)
             self.tool_texts += texts(made)
             # version 7: the crafted state goes by the product's name in the bag
-            states = [{"desc": hard.get(b, b), "wait_for": [a]},
+            states = [{"desc": hard.get(b, b), "wait_for": [a], "neg_reward": refusal(b, a)},
                       {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             for x in (a, b):
