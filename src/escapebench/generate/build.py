@@ -656,6 +656,8 @@ class _Builder:
             src = self.unique(src_name)
             host = self.scene_of(where["name"])  # a source stands in the room, not a close-up
             cap = _a(tool)  # "A penknife, its edge dull."; "Scissors, ..."
+            if (self.objects.get(tool, {}).get("desc", {}).get("hard") or "").startswith("Some "):
+                cap = f"Some {tool}"  # a mass noun: "Some moss, soaking wet.", not "A moss"
             tmap["states"] = [
                 {"desc": _agree(prep["before"].replace("{tool}", cap), tool),
                  "apply_to": [src]},
