@@ -226,6 +226,9 @@ class Design:
     # it starts in (a crafted tool's product: ``props``), for the unique-fit rule
     tool_props: dict[str, list[str]] = field(default_factory=dict)
     theme: str = ""
+    # version 8: each property obstacle's words by which its hard text shows what is wrong
+    # (the table's ``shows``: "belt", "contacts", "key"), for proof rule 15
+    shows: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _Builder:
@@ -1055,6 +1058,7 @@ class _Builder:
         item = self.unique(self.pick(names))
         need = self.solver_for(prop, item, obs_t)
         self.needed.add(prop)
+        self.design.shows[item] = list(obs_t.get("shows", []))
         self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
         self.asked_at.append(frozenset(self.asked_of(obs_t, prop) | (
             {need["why"]} if need.get("why") else set())))
@@ -1267,6 +1271,9 @@ class _Builder:
             self.design.parts |= {a, b}
             self.tool_texts += [*part_texts(a), *part_texts(b)]
             q = whys[c["result"]]
+            # version 8: in hard each part reads as what it gives the product
+            hard = self.hard_parts(c, asked | ({q} if q else set()))
+            self.tool_texts += [hard[x]["hard"] for x in (a, b) if x in hard]
             # version 8: a refused craft with either part says the part is right and the
             # partner wrong (craft(fridge magnet, string) at a drain the magnetic chopsticks
             # empty said only "These two tools do not go together."; the format lets a
@@ -1279,13 +1286,14 @@ class _Builder:
                        if other in gives.get(p, []) and x not in gives.get(p, [])]
                 easy = f"{plain[:-1]}: something that {' and '.join(has)}." if has else plain
                 return _t(easy, plain, None)
-            part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
-                                           "apply_to": [b], "neg_reward": refusal(a, b)}]}
+            part = {"name": a, "states": [{"desc": hard.get(a, a), "apply_to": [b],
+                                           "neg_reward": refusal(a, b)}]}
             made = self.product_desc(c, asked | ({q} if q else set()))
+            if not q:  # no why: the obstacle's hard text does not ask, so the product reads
+                made["hard"] = self.hard_cued(c["result"], made["hard"], prop)
             self.tool_texts += texts(made)
             # version 7: the crafted state goes by the product's name in the bag
-            states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a],
-                       "neg_reward": refusal(b, a)},
+            states = [{"desc": hard.get(b, b), "wait_for": [a], "neg_reward": refusal(b, a)},
                       {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
             for x in (a, b):
@@ -1338,7 +1346,7 @@ class _Builder:
             self.creative_count += 1
         desc = o["desc"]
         if is_creative:
-            desc = self.cued(o, prop)
+            desc = self.cued(o, prop, hard=True)
             self.design.cues.append((o["name"], item, prop))
             self.cue_of[o["name"]] = {prop}
         for q in sorted(asked - {prop, o["properties"][0]}):  # the other needs asked: hinted
@@ -1374,13 +1382,17 @@ class _Builder:
                 desc["easy"] += " " + (_they(gloss) if plural else gloss)
         return desc
 
-    def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:
+    def cued(self, o: dict[str, Any], prop: str, hard: bool = False) -> dict[str, Any]:
         """``o``'s descriptions with its property ``prop`` hinted in normal (the object's own
         hint or the property's, where the text holds no cue word yet) and stated in easy (the
-        property's gloss); hard is left bare."""
+        property's gloss); hard is left bare, unless ``hard`` (version 8, a creative step's
+        one readable link): then where its hard name and text do not read as ``prop``, hard
+        gets the property's short ``hard`` sentence ("A little glass bottle. It is shiny.")."""
         cue = self.aff["cues"][prop]
         desc = dict(o["desc"])
         plural = _plural(o["name"])
+        if hard:
+            desc["hard"] = self.hard_cued(o["name"], desc["hard"] or "", prop)
         if not has_cue(desc["normal"], cue["words"]):
             hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
             desc["normal"] = f"{desc['normal']} {_they(hint) if plural else hint}"
@@ -1388,6 +1400,46 @@ class _Builder:
             gloss = f"It {self.aff['properties'][prop]}."
             desc["easy"] = f"{desc['easy']} {_they(gloss) if plural else gloss}"
         return desc
+
+    def reads_hard(self, name: str, text: str, prop: str) -> bool:
+        """Whether a thing's hard name and text read as ``prop``: a cue word of it that is
+        not ``weak`` ("glass" is no mirror in a bare hard text)."""
+        cue = self.aff["cues"][prop]
+        words = [w for w in cue["words"] if w not in cue.get("weak", [])]
+        return has_cue(f"{name} {text}", words)
+
+    def hard_cued(self, name: str, text: str, prop: str) -> str:
+        """``text`` (a hard description of ``name``) with the property's short ``hard``
+        sentence added where the name and text do not read as ``prop`` already."""
+        if self.reads_hard(name, text, prop):
+            return text
+        sentence = self.aff["cues"][prop]["hard"]
+        sentence = _they(sentence) if _plural(name) else sentence
+        return f"{text} {sentence}".strip()
+
+    def hard_parts(self, c: dict[str, Any], asked: set[str]) -> dict[str, dict[str, Any]]:
+        """Each part of craft ``c`` with its descriptions, its hard text reading as one
+        property it gives the product of those the obstacle asks (``asked``), that the part
+        itself has (version 8: "Two chopsticks." gave no reader the length the product
+        needs): a property its normal text already cues first, never one another obstacle
+        needs (that tool would then read as it there)."""
+        out: dict[str, dict[str, Any]] = {}
+        gives = c.get("because", {})
+        for x in c["parts"]:
+            o = self.objects.get(x)
+            if o is None:
+                continue
+            desc = dict(o["desc"])
+            mine = [q for q in sorted(asked) if x in gives.get(q, [])
+                    and q in o["properties"]]
+            if mine and not any(self.reads_hard(x, desc["hard"] or "", q) for q in mine):
+                said = self.cued_props([desc["normal"]], set(mine))
+                pick = [q for q in mine if q in said and q not in self.needed] or [
+                    q for q in mine if q not in self.needed]
+                if pick:
+                    desc["hard"] = self.hard_cued(x, desc["hard"] or "", pick[0])
+            out[x] = desc
+        return out
 
     def input_unit(self, s: int, rooms: list[list[dict[str, Any]]], where: dict[str, Any],
                    steps: list[tuple[str, str]]) -> tuple[dict[str, Any], None]:
@@ -1538,7 +1590,7 @@ class _Builder:
             self.names.add(o["name"])
             self.design.parts.add(o["name"])
             self.design.node_kind[o["name"]] = "distractor"
-            tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
+            tmap = {"name": o["name"], "states": [{"desc": self.hard_distractor(o)}]}
             hosts = [u for u in self.units if u.get("batch")] or [
                 u for u in self.units if not u["key_only"]]
             if batch and hosts and self.rng.random() < 0.7:  # in a batch a unit shows
@@ -1550,6 +1602,24 @@ class _Builder:
             self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
         return laid
 
+
+    def hard_distractor(self, o: dict[str, Any]) -> dict[str, Any]:
+        """A useless tool's descriptions, its hard text reading as one property it has
+        (version 8): a near miss's first ("A brass rod. It is heavy." where a magnet is
+        wanted), never what an obstacle of the game needs or asks. Creative tools and craft
+        parts get such a sentence in hard, so a useless tool gets one too: the sentence alone
+        does not tell which tools are of use."""
+        desc = dict(o["desc"])
+        hard = desc["hard"] or ""
+        asked = set(self.needed) | {w for _i, _p, _c, w in self.design.needs if w}
+        mine = [q for q in o["properties"] if q not in asked and q in self.aff["cues"]]
+        if not mine or any(self.reads_hard(o["name"], hard, q) for q in o["properties"]
+                           if q in self.aff["cues"]):
+            return desc
+        near = {q for p in self.needed for q in NEAR.get(p, ())}
+        q = next((q for q in mine if q in near), mine[0])
+        desc["hard"] = self.hard_cued(o["name"], hard, q)
+        return desc
 
     def dress(self) -> None:
         """Give every item and tool but the clues one detail sentence of how it looks (the

@@ -34,6 +34,7 @@ from escapebench.generate.proof import (
     decoy_problems,
     fair_problems,
     fit_problems,
+    hard_cue_problems,
     key_problems,
     label_problems,
     naming_problems,
@@ -252,6 +253,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         if d.difficulty != "easy":
             problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
                 d, data["links"], related, design.clues)]
+        if d.difficulty == "hard":  # version 8: hard is terse, never cue-less
+            problems += [f"{d.setting}: hard cue: {m}" for m in hard_cue_problems(
+                d, design.needs, design.cues, design.crafts, design.shows,
+                data["hard_words"], data["asks"], data["because"], data["has"])]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")
@@ -304,6 +309,9 @@ def _proof_data() -> dict[str, Any]:
         _DATA["promises"] = list(w.get("promises", []))
         _DATA["links"] = list(w.get("link_words", []))
         _DATA["signs"] = list(w.get("signs", []))
+        _DATA["hard_words"] = {p: [x for x in c["words"] if x not in c.get("weak", [])]
+                               for p, c in cues.items()}
+        _DATA["has"] = {o["name"]: list(o["properties"]) for o in aff["objects"]}
     return _DATA
 
 
