@@ -587,6 +587,8 @@ class _Builder:
         solve: list[tuple[str, str]] = []
         need: dict[str, Any] | None
         seen = None  # the walk scene an obstacle stands in: its tool comes before it opens
+        if kind == "property" and not self.property_fits():  # version 8: none fits fairly
+            kind = "lock"
         if kind == "property":  # an obstacle is room-sized: it stands in the room itself,
             # sometimes an earlier one, where it waits in sight
             seen = self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.6 else s
@@ -1045,10 +1047,7 @@ class _Builder:
                      and set(ob["item"]) - unfit] or obstacles
         # version 8: nor has it (a paper clip conducts: a circuit board that only the
         # scissors close refuses a sound answer)
-        had = set().union(*(set(v) for v in self.design.tool_props.values()))
-        fair = [ob for ob in obstacles if ob["needs"] not in cued | had] or obstacles
-        # and some unused thing could solve it without fitting an earlier obstacle
-        fair = [ob for ob in fair if self.free_solver(ob)] or fair
+        fair = self.fair_obstacles(obstacles, cued) or obstacles
         if self.crafts_left > 0:  # version 7: crafts as common as the knob allows (the
             # original's games make about 6% of their key steps crafts)
             fair = [ob for ob in fair if self.craft_options(ob["needs"], ob)] or fair
@@ -1137,6 +1136,26 @@ class _Builder:
             _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
                 *(asked_properties(t, self.ask_rx()) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
+
+    def fair_obstacles(self, obstacles: list[dict[str, Any]], cued: set[str]
+                       ) -> list[dict[str, Any]]:
+        """The obstacle kinds of ``obstacles`` whose need no tool so far reads as (``cued``)
+        or has (version 8: a paper clip conducts, so a circuit board only the scissors close
+        would refuse a sound answer), and that some unused thing could solve without fitting
+        an earlier obstacle."""
+        had = set().union(*(set(v) for v in self.design.tool_props.values()))
+        return [ob for ob in obstacles if ob["needs"] not in cued | had
+                and self.free_solver(ob)]
+
+    def property_fits(self) -> bool:
+        """Whether a property obstacle could still be placed within the unique-fit rule (in a
+        large game the tools so far may have every need left; such a unit becomes a key lock,
+        where version 7 placed an obstacle the proof then rejected)."""
+        unfit = set(self.theme.get("unfit", []))
+        obstacles = [ob for ob in self.aff["obstacles"] if ob["kind"] not in unfit
+                     and set(ob["item"]) - unfit]
+        return bool(self.fair_obstacles(obstacles, self.cued_props(self.tool_texts)
+                                        | self.needed))
 
     def free_solver(self, obs: dict[str, Any]) -> bool:
         """Whether an object not yet in the game has all an obstacle kind asks and nothing
