@@ -861,3 +861,8 @@ def test_the_data_keeps_hard_readable() -> None:
         reads = {p for p in t["cues"] if cue_in(cue["hard"], _hard_words(p))}
         assert reads == {prop}, (prop, cue["hard"], reads)
     assert not cue_in("A little glass bottle.", _hard_words("reflective"))
+    from escapebench.generate.build import _they
+
+    said_of_pairs = [_they(c["hard"]) for c in t["cues"].values()]  # "Spectacles. They ..."
+    assert [s for s in said_of_pairs if not s.startswith("They ")
+            or re.match(r"They \w*[^s]s\b", s)] == [], said_of_pairs

@@ -111,7 +111,8 @@ _THEY_VERBS = {"is": "are", "does": "do", "has": "have", "was": "were", "weighs"
                "makes": "make", "blocks": "block", "pulls": "pull", "lets": "let",
                "holds": "hold", "keeps": "keep", "soaks": "soak", "clings": "cling",
                "stretches": "stretch", "scrapes": "scrape", "carries": "carry",
-               "ends": "end", "slips": "slip", "weigh": "weigh", "can": "can"}
+               "ends": "end", "slips": "slip", "weigh": "weigh", "can": "can",
+               "conducts": "conduct", "glows": "glow", "magnifies": "magnify"}
 
 
 def _agree(text: str, name: str) -> str:
