@@ -1086,6 +1086,11 @@ class _Builder:
                 # rejected every such candidate)
                 have = set(self.design.props.get(need["tool"], [])) | {prop}
                 for x in (clause if ";" in desc["easy"] else "", gloss):
+                    # (version 8: a sentence of it the text says already is not said twice:
+                    # hard "A small key lies under the grating; it is not iron, so a magnet
+                    # will not lift it." takes only "Something tacky ... would pick it up.")
+                    x = ". ".join(s for s in x.split(". ")
+                                  if s.strip(" .").lower() not in desc[version].lower())
                     got = asked_properties(x, self.ask_rx()) if x else set()
                     if prop in got and got <= have:
                         said = {**said, version: f"{desc[version]} {x[:1].upper()}{x[1:]}."}
