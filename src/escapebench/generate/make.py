@@ -125,10 +125,17 @@ def render(doc: dict[str, Any]) -> str:
     whole numbers, booleans and None, no object met twice), about twice as fast as the
     representer's generic dispatch. Anything else takes the representer's own way.
     """
+    return render_nodes(doc)[0]
+
+
+def render_nodes(doc: dict[str, Any]) -> tuple[str, yaml.Node | None]:
+    """:func:`render`'s text and the nodes it was written from (None where the representer
+    wrote it): the checks walk them instead of composing the text again."""
     try:
         root = _node(doc, set())
     except _Fallback:
-        return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                         width=100), None
     out = io.StringIO()
     dumper = _Dumper(out, default_flow_style=False, allow_unicode=True, width=100,
                      sort_keys=False)
@@ -138,7 +145,7 @@ def render(doc: dict[str, Any]) -> str:
         dumper.close()
     finally:
         dumper.dispose()
-    return out.getvalue()
+    return out.getvalue(), root
 
 
 class _Fallback(Exception):
@@ -195,13 +202,14 @@ class _Dumper(_BASE_DUMPER):  # type: ignore[misc,valid-type]
         return tag
 
 
-def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = None
-          ) -> tuple[list[GameDefinition], list[str]]:
+def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = None,
+          nodes: yaml.Node | None = None) -> tuple[list[GameDefinition], list[str]]:
     """Check and prove one candidate; returns its settings and the problems found (none: the
     game passes ``escapebench check`` with no error or warning, its reference reaches GAME END,
     each required step is needed, the distractors are inert, and no text of the normal and
     hard versions names a solution outright, and in the normal version every creative tool's
-    description hints the property it is used for)."""
+    description hints the property it is used for). ``doc`` and ``nodes``, when given, are
+    the document and the YAML nodes ``text`` was written from (:func:`render_nodes`)."""
     settings = load_own_text(text, source, doc)
     problems: list[str] = []
     data = _proof_data()
@@ -217,7 +225,7 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         (a, b) for a, b in design.related}
     for d in settings:
         # the three versions share all logic: the solver runs once, on the normal version
-        report = check_definition(d, text, run_solver=d.difficulty == "normal")
+        report = check_definition(d, text, run_solver=d.difficulty == "normal", nodes=nodes)
         problems += [f"{d.setting}: {i.check}: {i.message}" for i in report.issues]
         if d.difficulty == "normal" and report.solver != "reached":
             problems.append(f"{d.setting}: solver {report.solver}")
@@ -328,8 +336,8 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
     for attempt in range(MAX_TRIES):
         try:
             design = build_design(knobs, _sub_rng(seed, tier, index, attempt), game_id)
-            text = render(design.doc)
-            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc)
+            text, nodes = render_nodes(design.doc)
+            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc, nodes)
         except (ValueError, KeyError, IndexError, StopIteration) as exc:  # a candidate the
             # data cannot fill
             problems = [f"build failed: {type(exc).__name__}: {exc}"]
