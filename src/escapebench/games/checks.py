@@ -60,6 +60,7 @@ def _unknown_key(name: str, allowed: frozenset[str], what: str) -> str:
 
 # check_repeated_keys's last finding: [composed root, source, issues] (kept alive with it)
 _REPEATED_LAST: list[Any] = []
+_KEYS_LAST: list[Any] = []
 
 
 class _StaticChecker:
@@ -135,12 +136,17 @@ class _StaticChecker:
         state level, ``neg_rewards``) and still play as their engine played them.
         """
         root = self.loc._compose()
+        last = _KEYS_LAST  # (as for repeated keys: the last file's finding is kept)
+        if last and last[0] is root and root is not None and last[1] == self.loc.source:
+            self.issues.extend(last[2])
+            return
         before = len(self.issues)
         self._check_keys_in(root)
         if len(self.issues) > before and root is not None and root.start_mark is None:
             # nodes made without the text (see _Locator): walk the text's again, for lines
             del self.issues[before:]
             self._check_keys_in(self.loc.marked())
+        _KEYS_LAST[:] = [root, self.loc.source, tuple(self.issues[before:])]
 
     def _check_keys_in(self, root: yaml.Node | None) -> None:
         if root is None:

@@ -167,10 +167,14 @@ def _node(x: Any, seen: set[int]) -> yaml.Node:
         if id(x) in seen:  # the representer would write an anchor and an alias
             raise _Fallback
         seen.add(id(x))
+        scalar = yaml.ScalarNode  # (a string, the most common value, made here at once)
         if t is dict:
-            return yaml.MappingNode(_MAP, [(_node(k, seen), _node(v, seen))
-                                           for k, v in x.items()], flow_style=False)
-        return yaml.SequenceNode(_SEQ, [_node(v, seen) for v in x], flow_style=False)
+            return yaml.MappingNode(_MAP, [
+                (scalar(_STR, k) if type(k) is str else _node(k, seen),
+                 scalar(_STR, v) if type(v) is str else _node(v, seen))
+                for k, v in x.items()], flow_style=False)
+        return yaml.SequenceNode(_SEQ, [scalar(_STR, v) if type(v) is str else _node(v, seen)
+                                        for v in x], flow_style=False)
     if t is bool:
         return yaml.ScalarNode(_BOOL, "true" if x else "false")
     if t is int:
@@ -188,17 +192,18 @@ class _Dumper(_BASE_DUMPER):  # type: ignore[misc,valid-type]
     per scalar, and a game repeats its names and texts many times. The answer depends only
     on the scalar's text and the two implicit flags (no path resolvers are registered)."""
 
-    _resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+    _resolved: dict[str, str] = {}
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:  # noqa: D102
         if kind is not yaml.ScalarNode:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = self._resolved.get(key)
+        if not implicit[0]:  # the resolver reads a scalar not implicit as plain as a string
+            return self.DEFAULT_SCALAR_TAG
+        tag = self._resolved.get(value)
         if tag is None:
             if len(self._resolved) > 200_000:
                 self._resolved.clear()
-            tag = self._resolved[key] = super().resolve(kind, value, implicit)
+            tag = self._resolved[value] = super().resolve(kind, value, implicit)
         return tag
 
 

@@ -332,7 +332,13 @@ def _spans(text: str, name: str) -> list[int]:
 
 def _mentions(text: str | None, name: str) -> bool:
     """Whether ``name`` appears in ``text`` as whole words (any case)."""
-    return bool(text) and bool(_spans(str(text).lower(), name.lower()))
+    return bool(text) and _mentions_in(str(text), name)
+
+
+@lru_cache(maxsize=1 << 16)
+def _mentions_in(text: str, name: str) -> bool:
+    # kept: the rules ask the same texts about the same names in each version and rule
+    return bool(_spans(text.lower(), name.lower()))
 
 
 def _without(text: str | None, name: str) -> str:
@@ -546,9 +552,13 @@ _ANY_DIGIT = re.compile(r"\d")
 def visible_marks(text: str) -> list[tuple[int, str, str]]:
     """The code marks ``text`` shows, each as ``(place, digit, lock named or "")``; a whole
     code tied to a lock gives one mark per digit."""
+    return list(_marks_in(text)) if _ANY_DIGIT.search(text) else []
+
+
+@lru_cache(maxsize=1 << 14)
+def _marks_in(text: str) -> tuple[tuple[int, str, str], ...]:
+    # kept: each code lock of a game reads the same texts, in each version
     out: list[tuple[int, str, str]] = []
-    if not _ANY_DIGIT.search(text):
-        return out
     for m in _MARK_WHOLE.finditer(text):
         out += [(p + 1, d, m.group(1)) for p, d in enumerate(m.group(2))]
     for m in _MARK_ORD.finditer(text):
@@ -558,7 +568,7 @@ def visible_marks(text: str) -> list[tuple[int, str, str]]:
     for m in _MARK_DOTS.finditer(text):
         n = m.group(2)
         out.append((int(n) if n.isdigit() else _NUMBER[n], m.group(1), ""))
-    return out
+    return tuple(out)
 
 
 def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
