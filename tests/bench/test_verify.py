@@ -334,21 +334,22 @@ def test_a_run_of_the_original_protocol_verifies_with_its_checkout(
 
 
 @pytest.mark.parametrize("ask_for_a_hint", [False, True])
-def test_a_persons_play_verifies_unless_a_hint_was_asked_for(
+def test_a_persons_play_verifies_with_the_hints_they_asked_for(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], ask_for_a_hint: bool) -> None:
     import subprocess
     import sys
 
+    from escapebench.bench.records import STEPS_FILE
     from escapebench.play.session import PlaySession
     from tests.play.test_play import numbered, tutorial
 
     defn = tutorial()
     sim = PlaySession(defn)
     script = ["click 99"]  # a typo costs no step
-    if ask_for_a_hint:
-        sim.request_hint()
-        script.insert(0, "hint")
-    for ref in defn.reference:
+    for index, ref in enumerate(defn.reference):
+        if ask_for_a_hint and index == 1:  # asked mid-game, between two steps
+            sim.request_hint()
+            script.append("hint")
         command = numbered(sim, ref.action)
         sim.act(command)
         script.append(command)
@@ -360,12 +361,19 @@ def test_a_persons_play_verifies_unless_a_hint_was_asked_for(
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+    (result,) = (out / "episodes").glob("*/result.json")
+    assert json.loads(result.read_text())["hints_used"] == int(ask_for_a_hint)
     code, text = verify(capsys, str(out))
+    assert code == 0, text
     if ask_for_a_hint:
-        assert code == 1 and "step 0: hint: logged" in text
-        assert "which has no requested hints" in text
-    else:
-        assert code == 0, text
+        # the log says where the person asked; without it the play does not replay
+        steps = result.parent / STEPS_FILE
+        records = [json.loads(line) for line in steps.read_text().splitlines()]
+        assert [k for k, rec in enumerate(records) if (rec["hint"] or {}).get("requested")] == [1]
+        del records[1]["hint"]["requested"]
+        steps.write_text("".join(json.dumps(rec) + "\n" for rec in records))
+        code, text = verify(capsys, str(out))
+        assert code == 1 and "step 1: hint" in text
 
 
 def _as_version_1(run: Path) -> None:

@@ -394,3 +394,26 @@ def test_a_crafted_state_with_a_name_goes_by_it_in_the_bag(tmp_path: Path) -> No
     wrong = game.step("apply(lit lamp, box (red), small)")  # a wrong use names it as shown
     assert wrong.outcome.names[0] == "lit lamp" and wrong.action.startswith("apply(lamp, ")
     assert game.step("apply(lamp, exit door)").outcome.kind == "partial"  # its own name works
+
+
+def test_a_tool_states_craft_refusal_is_added_to_a_refused_craft(tmp_path: Path) -> None:
+    """A tool state's ``neg_reward`` (our format, generator version 8): a refused craft with
+    the tool in that state says it after "These two tools do not go together." (the
+    generator's craft parts: "The fridge magnet will go with one thing here, but not with
+    this."); a version that sets it to null says nothing more."""
+    from escapebench.protocols.escapebench.feedback import feedback_text
+
+    path = tmp_path / "refusal.yaml"
+    path.write_text(re.sub(r"( *)- desc: A bulb\.\n",
+                           r"\1- desc: A bulb.\n\1  neg_reward: {normal: The bulb goes with one "
+                           r"thing here., hard: null}\n", GAME))
+    for setting, said in (("mini", " The bulb goes with one thing here."), ("mini-hard", "")):
+        game = _game(path, setting)
+        game.step("click(coin)")
+        game.step("move(To the closet)")
+        game.step("click(bulb)")
+        for pair in ("craft(bulb, coin)", "craft(coin, bulb)"):
+            refused = game.step(pair)
+            assert feedback_text(refused.outcome) == (
+                "These two tools do not go together." + said), setting
+        assert game.step("craft(bulb, lamp)").success is False  # the lamp is not yet held

@@ -86,9 +86,11 @@ def affordance_problems(data: Any) -> list[str]:
         if len(o["name"].split()) > 3:
             problems.append(f"{where}: more than 3 words")
         plist = o.get("properties", [])
-        if not 2 <= len(plist) <= 5 or len(set(plist)) != len(plist):
-            problems.append(f"{where}: needs 2-5 distinct properties, has {plist}")
+        if not 2 <= len(plist) <= 6 or len(set(plist)) != len(plist):
+            problems.append(f"{where}: needs 2-6 distinct properties, has {plist}")
         problems += [f"{where}: undeclared property {p!r}" for p in plist if p not in props]
+        if "metal" in plist and "conductive" not in plist:  # a steel fork bridges contacts
+            problems.append(f"{where}: metal that does not conduct")
         check_texts(f"{where}.suggests", o.get("suggests"), set(), problems)
         check_levels(where, o.get("desc"), set(), problems)
         desc = o.get("desc") or {}

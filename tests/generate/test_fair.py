@@ -707,3 +707,162 @@ def _asked(text: str) -> set[str]:
     asks = {p: rx for p, c in table()["cues"].items()
             if (rx := cue_pattern([*c["words"], *c.get("asks", [])]))}
     return asked_properties(text, asks)
+
+
+def test_a_refused_tool_that_has_all_an_obstacle_asks_is_rejected() -> None:
+    """Version 8, unique fit: a paper clip (the textbook conductor) refused at "a circuit
+    board with a gap between two contacts" that only the scissors close. A tool of the
+    table planted in the game, having every property an obstacle asks for but not listed as
+    its answer, makes the proof reject the game; the game as built passes."""
+    g = tier2()
+    normal = next(d for d in g.settings if d.difficulty == "normal")
+    item, prop, _c, why = next(n for n in g.design.needs if not n[2])
+    asked = {prop} | ({why} if why else set())
+    for d in g.settings:
+        st = d.items[d.item_index[item]].states[0]
+        asked |= set().union(*(_asked(x.replace(item, "")) for x in (st.desc, st.neg_reward)
+                               if x))
+    present = {t.name for t in normal.tools}
+    extra = next(o for o in table()["objects"] if asked <= set(o["properties"])
+                 and o["name"] not in present)
+
+    def plant(doc: dict[str, Any]) -> None:
+        doc["scenes"][0].setdefault("tools", []).append({"position": "On the floor", "tool": {
+            "name": extra["name"], "states": [{"desc": extra["desc"]}]}})
+    problems = replanted(plant)
+    assert any("fit:" in p and repr(extra["name"]) in p and repr(item) in p
+               for p in problems), problems
+    assert not [p for p in prove(g.text, g.design, "fair.yaml")[1] if "fit:" in p]
+
+
+def test_a_craft_part_says_it_goes_with_one_thing_when_a_craft_is_refused() -> None:
+    """Version 8: craft(fridge magnet, string) at a drain that magnetic chopsticks empty said
+    only "These two tools do not go together."; both parts of a craft now add that they go
+    with one thing here, and easy names what that thing must be (hard adds nothing)."""
+    g = tier2()
+    a, b, _result, _item = g.design.crafts[0]
+    by = {d.difficulty: {t.name: t for t in d.tools} for d in g.settings}
+    for part in (a, b):
+        assert by["normal"][part].states[0].neg_reward == (
+            f"The {part} will go with one thing here, but not with this.")
+        assert by["easy"][part].states[0].neg_reward.startswith(
+            f"The {part} will go with one thing here, but not with this: something that ")
+        assert by["hard"][part].states[0].neg_reward == ""
+
+
+# -- generator version 8: hard is terse, never cue-less (proof rule 15) ------------------------
+
+@lru_cache(maxsize=1)
+def _hard_cue_words() -> dict[str, list[str]]:
+    """Each property's cue words that count in a hard text (its ``weak`` ones left out)."""
+    return {p: [w for w in c["words"] if w not in c.get("weak", [])]
+            for p, c in table()["cues"].items()}
+
+
+def _hard_words(prop: str) -> list[str]:
+    return _hard_cue_words()[prop]
+
+
+def hard_cue(edit: Any, version: str = "hard") -> list[str]:
+    """Rule 15's problems (as ``prove`` words them) for the tier-2 game's document changed by
+    ``edit``, in ``version``: the rule alone, without the checks and the solver ``prove``
+    runs first (a fraction of the time)."""
+    from escapebench.games.loading import load_own_text
+    from escapebench.generate.make import _proof_data
+    from escapebench.generate.proof import hard_cue_problems
+
+    g = tier2()
+    doc = yaml.safe_load(g.text)
+    edit(doc)
+    text = yaml.safe_dump(doc, sort_keys=False)
+    d = next(s for s in load_own_text(text, "planted.yaml", doc) if s.difficulty == version)
+    data = _proof_data()
+    return [f"hard cue: {m}" for m in hard_cue_problems(
+        d, g.design.needs, g.design.cues, g.design.crafts, g.design.shows,
+        data["hard_words"], data["asks"], data["because"], data["has"])]
+
+
+def test_a_hard_obstacle_cut_to_its_bare_name_is_rejected() -> None:
+    """"A barred window." hid the key a hook was to bring back, "A drive wheel." the belt
+    that had snapped: a player of seed 45533's hard version could only guess. Every property
+    obstacle's hard text shows what is wrong (the table's ``shows``); cut to its name, the
+    game is rejected, and the same cut in normal is no hard-cue problem."""
+    g = tier2()
+    item = g.design.needs[0][0]
+    hard = next(d for d in g.settings if d.difficulty == "hard")
+    own = hard.items[hard.item_index[item]].states[0].desc
+    assert cue_in(own.replace(item, " "), g.design.shows[item]), own
+
+    def bare(version: str) -> Any:
+        def edit(doc: dict[str, Any]) -> None:
+            thing(doc, item)["states"][0]["desc"][version] = f"A {item}."
+        return edit
+    assert any("hard cue:" in p and f"{item!r} shows nothing of what is wrong" in p
+               for p in replanted(bare("hard")))
+    assert not any("hard cue:" in p for p in replanted(bare("normal")))
+    assert hard_cue(lambda doc: None) == []
+
+
+def test_a_creative_step_with_no_readable_link_in_hard_is_rejected() -> None:
+    """"A little glass bottle." used as a mirror at "The back of the boiler.": neither the
+    obstacle asked for a mirror nor the bottle read as one. A creative tool whose hard text
+    is cut to its name, at an obstacle that does not ask for its property, is rejected; the
+    obstacle asking for it ("Only something shiny would do.") is link enough."""
+    g = tier2()
+    hard = next(d for d in g.settings if d.difficulty == "hard")
+    tool, item, prop = next(
+        (t, i, p) for t, i, p in g.design.cues if len(hard.tools[hard.tool_index[t]].states) == 1
+        and not cue_in(t, _hard_words(p)))
+    said = hard.tools[hard.tool_index[tool]].states[0].desc
+    assert cue_in(f"{tool} {said}", _hard_words(prop)), said
+
+    def bare(doc: dict[str, Any]) -> None:
+        thing(doc, tool)["states"][0]["desc"]["hard"] = f"A {tool}."
+    assert any(f"{tool!r} is used at {item!r} for being {prop}" in p for p in hard_cue(bare))
+
+    def asked(doc: dict[str, Any]) -> None:
+        bare(doc)
+        thing(doc, item)["states"][0]["desc"]["hard"] += \
+            f" Only something {_hard_words(prop)[0]} would do."
+    assert hard_cue(asked) == []
+
+
+def test_a_craft_part_that_reads_as_nothing_it_gives_in_hard_is_rejected() -> None:
+    """"Two chopsticks." were the long half of magnetic chopsticks at a maze box that had to
+    be reached a long way into: nothing read as long. Each part of a craft reads in hard as a
+    property it gives the product (of those its obstacle asks and it has itself)."""
+    g = tier2()
+    part, tool, _result, item = g.design.crafts[0]
+    t = table()
+    gives = next(c["because"] for c in t["crafts"] if c["parts"] == [part, tool])
+    prop, why = next((p, w) for i, p, _c, w in g.design.needs if i == item)
+    has = {o["name"]: o["properties"] for o in t["objects"]}
+    x, q = next((x, q) for x in (part, tool) for q in (prop, why)
+                if x in gives.get(q, []) and q in has[x] and not cue_in(x, _hard_words(q)))
+
+    def bare(doc: dict[str, Any]) -> None:
+        thing(doc, x)["states"][0]["desc"]["hard"] = "Something from a drawer."
+    assert any(f"craft part {x!r} gives what {item!r} asks" in p for p in hard_cue(bare))
+
+
+def test_the_data_keeps_hard_readable() -> None:
+    """Every obstacle's hard text holds one of its ``shows`` words for every item name (a
+    key glints beyond the barred window, the drive wheel's belt has snapped), and shows it in
+    every version where a key is behind bars; each property's short ``hard`` sentence reads
+    as that property and no other (counted without its ``weak`` cue words)."""
+    t = table()
+    bad = [f"{ob['kind']}: {ob['desc']['hard']}" for ob in t["obstacles"] for item in ob["item"]
+           if not ob.get("shows")
+           or not cue_in(ob["desc"]["hard"].replace("{item}", " "), ob["shows"])]
+    assert bad == []
+    bars = next(ob for ob in t["obstacles"] if ob["kind"] == "key behind bars")
+    assert all(cue_in(v, ["key"]) for v in bars["desc"].values())
+    for prop, cue in t["cues"].items():
+        reads = {p for p in t["cues"] if cue_in(cue["hard"], _hard_words(p))}
+        assert reads == {prop}, (prop, cue["hard"], reads)
+    assert not cue_in("A little glass bottle.", _hard_words("reflective"))
+    from escapebench.generate.build import _they
+
+    said_of_pairs = [_they(c["hard"]) for c in t["cues"].values()]  # "Spectacles. They ..."
+    assert [s for s in said_of_pairs if not s.startswith("They ")
+            or re.match(r"They \w*[^s]s\b", s)] == [], said_of_pairs

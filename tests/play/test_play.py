@@ -181,7 +181,7 @@ async def test_a_persons_steps_are_logged_like_an_agents(tmp_path: Path) -> None
     assert [set(r) for r in human] == [set(agent[0])] * 2
     assert human[1]["hint"] == {
         "action": hint["action"], "scene": hint["scene"], "index": hint["index"],
-        "steps_in_help": 0, "forced": False,
+        "steps_in_help": 0, "forced": False, "requested": True,  # asked for: verify replays it
     }
     assert (human[1]["mode"], human[1]["hint_done"], human[1]["raw_answer"]) == (
         "help", "completed", hint["action"],

@@ -33,6 +33,7 @@ class Hint:
     scene: str  # where it must be taken; the harness has already put the agent there
     index: int  # position of the action in the reference chain
     steps_in_help: int = 0  # steps taken since this hint started
+    requested: bool = False  # the player asked for it at this step (a person's ``hint``)
 
 
 @dataclass(frozen=True)

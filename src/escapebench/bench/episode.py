@@ -125,8 +125,12 @@ class Episode:
         step_scope: StepScope | None = None,
         fsync: bool = True,
         protocol: PromptProtocol | None = None,
+        hint_requests: frozenset[int] = frozenset(),
     ) -> None:
         self.spec = spec
+        self.hint_requests = hint_requests
+        """Steps (0-based) before which the player asks for a hint, as a person may (a
+        person's play replayed by ``escapebench verify``); agents never ask."""
         self.protocol = protocol or EscapebenchProtocol()
         self.agent = agent
         self.folder = folder
@@ -235,6 +239,8 @@ class Episode:
     async def _play_step(self) -> None:
         started = time.perf_counter()
         env, agent, game = self.env, self.agent, self.game
+        if self.step in self.hint_requests:
+            self.hints.request()
         turn = env.turn
         ctx = TurnContext(
             game, turn.step, turn.position, turn.hint,

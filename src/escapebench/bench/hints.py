@@ -191,6 +191,8 @@ class HintPolicy:
         """Progress (key steps + tools) after each of the last ``patience + 1`` steps."""
         self.scene = ""
         """The scene of the step being taken (where its action is made)."""
+        self.requested_at: int | None = None
+        """The step at which the player last asked for the hint in force (None: not asked)."""
 
     # ------------------------------------------------------------------ queries
     @property
@@ -210,7 +212,8 @@ class HintPolicy:
         if index is None:
             return None
         ref = self.defn.reference[index]
-        return Hint(ref.action, ref.scene, index, max(self.steps_in_help - 1, 0))
+        return Hint(ref.action, ref.scene, index, max(self.steps_in_help - 1, 0),
+                    requested=self.requested_at == self.steps)
 
     def forced_action(self) -> str | None:
         """The action to play for the player at this step, when its help period is over."""
@@ -240,6 +243,7 @@ class HintPolicy:
             self.active = True
             self.hints_started += 1
             self.steps_in_help = 1
+            self.requested_at = self.steps
             self._teleport(game)
             self.scene = game.scene_name
         return self.hint
@@ -298,7 +302,7 @@ class HintPolicy:
             "steps": self.steps,
             "window": list(self.window),
             "scene": self.scene,
-        }
+        } | ({} if self.requested_at is None else {"requested_at": self.requested_at})
 
     def restore(self, data: dict[str, Any]) -> None:
         """Load a state made by :meth:`snapshot` for the same setting."""
@@ -315,6 +319,8 @@ class HintPolicy:
         self.steps = int(data["steps"])
         self.window = [int(x) for x in data["window"]]
         self.scene = str(data.get("scene", ""))
+        requested = data.get("requested_at")
+        self.requested_at = None if requested is None else int(requested)
 
 
 def __getattr__(name: str) -> Any:

@@ -79,15 +79,18 @@ class StepHint:
     index: int  # position of the action in the reference chain
     steps_in_help: int = 0  # steps taken since the hint started (0 on its first)
     forced: bool = False  # the hint system played its action for the player this step
+    requested: bool = False  # the player asked for this hint at this step (written when so)
 
     def to_json(self) -> dict[str, Any]:
-        return {"action": self.action, "scene": self.scene, "index": self.index,
+        data = {"action": self.action, "scene": self.scene, "index": self.index,
                 "steps_in_help": self.steps_in_help, "forced": self.forced}
+        return data | ({"requested": True} if self.requested else {})
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StepHint:
         return cls(str(data.get("action", "")), str(data.get("scene", "")), int(data["index"]),
-                   int(data.get("steps_in_help", 0)), bool(data.get("forced", False)))
+                   int(data.get("steps_in_help", 0)), bool(data.get("forced", False)),
+                   bool(data.get("requested", False)))
 
 
 _CALL_FIELDS = frozenset(f.name for f in fields(ModelCallRecord))
@@ -259,7 +262,7 @@ def step_record(
         progressed=result.progressed,
         game_end=result.game_end,
         hint=None if hint is None else StepHint(
-            hint.action, hint.scene, hint.index, hint.steps_in_help, forced
+            hint.action, hint.scene, hint.index, hint.steps_in_help, forced, hint.requested
         ),
         hint_done=(
             "completed" if hint_update.completed is not None

@@ -1117,7 +1117,10 @@ class EscapeGame:
                 crafted = Outcome("crafted", "craft", shown + ((made,) if made not in shown
                                                               else ()))
                 return StepResult(action, True, False, "", tuple(events), gained, 0, False, crafted)
-        mismatch = Outcome("craft_mismatch", "craft", (d.tools[a].name, d.tools[b].name))
+        # a tool's own refusal (our format: "... will go with one thing here"), first part first
+        why = next((x for x in (d.tools[t].states[self.tool_state[t]].neg_reward
+                                for t in (a, b)) if x), "")
+        mismatch = Outcome("craft_mismatch", "craft", (d.tools[a].name, d.tools[b].name), why)
         return StepResult(action, False, False, "", (), 0, 0, False, mismatch)
 
     # ------------------------------------------------------------------ triggers

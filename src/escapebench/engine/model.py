@@ -103,6 +103,10 @@ class ToolState:
     # The name the tool goes by in this state (a crafted product: a cane with a straw pushed
     # in is the "blowpipe"); "" = the tool's own name. Our format only; never the first state.
     name: str = ""
+    # What a refused craft with the tool in this state adds to "These two tools do not go
+    # together." ("The fridge magnet will go with one thing here, but not with this."); ""
+    # for nothing. Our format only.
+    neg_reward: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ kind                    names                            text / options
 ``no_effect``           (item,) or (tool, item)          text: the author's failure text
 ``not_interactable``    (item,)
 ``crafted``             (tool used, tool crafted into)
-``craft_mismatch``      (tool, tool)
+``craft_mismatch``      (tool, tool)                     text: a tool's craft refusal or ""
 ``craft_same``          (tool,)
 ``unknown_scene``       ()                               text: as written; options: exits here
 ``unknown_item``        ()                               text: as written; options: items here

@@ -30,7 +30,7 @@ _TOOL_ENTRY_KEYS = frozenset({"position", "tool"})
 _ITEM_KEYS = frozenset({"name", "visible", "interactable", "states"})
 _TOOL_KEYS = frozenset({"name", "visible", "states"})
 _ITEM_STATE_KEYS = frozenset({"desc", "neg_reward", "transitions"})
-_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for", "creative", "name"})
+_TOOL_STATE_KEYS = frozenset({"desc", "apply_to", "wait_for", "creative", "name", "neg_reward"})
 _TRANSITION_KEYS = frozenset({"wait_for", "trigger", "reward", "creative"})
 
 

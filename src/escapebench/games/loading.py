@@ -563,6 +563,9 @@ def build_definition(
                         # our format: the name the tool goes by in this state
                         "" if original or st.get("name") is None
                         else _as_name(st.get("name"), stp, "name"),
+                        # our format: what a refused craft with it adds
+                        "" if original
+                        else pick(st.get("neg_reward"), stp, "neg_reward", required=False) or "",
                     )
                 )
             if not tstates:

@@ -111,7 +111,8 @@ _THEY_VERBS = {"is": "are", "does": "do", "has": "have", "was": "were", "weighs"
                "makes": "make", "blocks": "block", "pulls": "pull", "lets": "let",
                "holds": "hold", "keeps": "keep", "soaks": "soak", "clings": "cling",
                "stretches": "stretch", "scrapes": "scrape", "carries": "carry",
-               "ends": "end", "slips": "slip", "weigh": "weigh", "can": "can"}
+               "ends": "end", "slips": "slip", "weigh": "weigh", "can": "can",
+               "conducts": "conduct", "glows": "glow", "magnifies": "magnify"}
 
 
 def _agree(text: str, name: str) -> str:
@@ -222,7 +223,13 @@ class Design:
     related: set[tuple[str, str]] = field(default_factory=set)  # names that belong together
     # version 7: each key lock (a door, a padlocked box) and the sign it and its keys show
     locks: dict[str, str] = field(default_factory=dict)
+    # version 8: every tool's properties (keys aside) as the table gives them, in the state
+    # it starts in (a crafted tool's product: ``props``), for the unique-fit rule
+    tool_props: dict[str, list[str]] = field(default_factory=dict)
     theme: str = ""
+    # version 8: each property obstacle's words by which its hard text shows what is wrong
+    # (the table's ``shows``: "belt", "contacts", "key"), for proof rule 15
+    shows: dict[str, list[str]] = field(default_factory=dict)
 
 
 class _Builder:
@@ -272,6 +279,9 @@ class _Builder:
         # no tool but an obstacle's solution may read as having what the obstacle needs
         self.tool_texts: list[str] = []
         self.needed: set[str] = set()
+        # version 8, unique fit: what each obstacle so far asks for (its need, what its texts
+        # ask, the why it states); no other tool of the game may have all of it
+        self.asked_at: list[frozenset[str]] = []
         # words are drawn from their own stream, seeded from the logic's: the words never
         # change the puzzle, and the puzzle is laid out before they are chosen
         self.words = words()
@@ -578,6 +588,8 @@ class _Builder:
         solve: list[tuple[str, str]] = []
         need: dict[str, Any] | None
         seen = None  # the walk scene an obstacle stands in: its tool comes before it opens
+        if kind == "property" and not self.property_fits():  # version 8: none fits fairly
+            kind = "lock"
         if kind == "property":  # an obstacle is room-sized: it stands in the room itself,
             # sometimes an earlier one, where it waits in sight
             seen = self.rng.randint(max(0, s - 2), s) if self.rng.random() < 0.6 else s
@@ -647,6 +659,8 @@ class _Builder:
             src = self.unique(src_name)
             host = self.scene_of(where["name"])  # a source stands in the room, not a close-up
             cap = _a(tool)  # "A penknife, its edge dull."; "Scissors, ..."
+            if (self.objects.get(tool, {}).get("desc", {}).get("hard") or "").startswith("Some "):
+                cap = f"Some {tool}"  # a mass noun: "Some moss, soaking wet.", not "A moss"
             tmap["states"] = [
                 {"desc": _agree(prep["before"].replace("{tool}", cap), tool),
                  "apply_to": [src]},
@@ -1121,7 +1135,9 @@ class _Builder:
         unfit = set(self.theme.get("unfit", []))  # no cellar stair in a train
         obstacles = [ob for ob in obstacles if ob["kind"] not in unfit
                      and set(ob["item"]) - unfit] or obstacles
-        fair = [ob for ob in obstacles if ob["needs"] not in cued] or obstacles
+        # version 8: nor has it (a paper clip conducts: a circuit board that only the
+        # scissors close refuses a sound answer)
+        fair = self.fair_obstacles(obstacles, cued) or obstacles
         if self.crafts_left > 0:  # version 7: crafts as common as the knob allows (the
             # original's games make about 6% of their key steps crafts)
             fair = [ob for ob in fair if self.craft_options(ob["needs"], ob)] or fair
@@ -1134,7 +1150,10 @@ class _Builder:
         item = self.unique(self.pick(names))
         need = self.solver_for(prop, item, obs_t)
         self.needed.add(prop)
+        self.design.shows[item] = list(obs_t.get("shows", []))
         self.design.needs.append((item, prop, "parts" in need, need.get("why") or ""))
+        self.asked_at.append(frozenset(self.asked_of(obs_t, prop) | (
+            {need["why"]} if need.get("why") else set())))
         tool = need["tool"]
         desc = {d: obs_t["desc"][d].replace("{item}", item) for d in ("easy", "normal", "hard")}
         fail = obs_t["fail"].replace("{item}", item)
@@ -1151,8 +1170,18 @@ class _Builder:
                 # the need clause easy states ("a waxy or greasy rub would free it")
                 clause = desc["easy"].rsplit(";", 1)[-1].strip().rstrip(".")
                 gloss = f"It needs something that {self.aff['properties'][prop]}"
+                # (version 8: a clause may ask more, if the solution has it all: "only a
+                # needle-fine tip" asks thin too, which a pin on a ruler is; version 7
+                # rejected every such candidate)
+                have = set(self.design.props.get(need["tool"], [])) | {prop}
                 for x in (clause if ";" in desc["easy"] else "", gloss):
-                    if x and asked_properties(x, self.ask_rx()) == {prop}:
+                    # (version 8: a sentence of it the text says already is not said twice:
+                    # hard "A small key lies under the grating; it is not iron, so a magnet
+                    # will not lift it." takes only "Something tacky ... would pick it up.")
+                    x = ". ".join(s for s in x.split(". ")
+                                  if s.strip(" .").lower() not in desc[version].lower())
+                    got = asked_properties(x, self.ask_rx()) if x else set()
+                    if prop in got and got <= have:
                         said = {**said, version: f"{desc[version]} {x[:1].upper()}{x[1:]}."}
                         break
             desc = {d: f"{v} {w['desc']}" for d, v in said.items()}
@@ -1202,6 +1231,41 @@ class _Builder:
             _ASKED[key] = frozenset({obs["needs"], *obs.get("takes", [])}.union(
                 *(asked_properties(t, self.ask_rx()) for t in texts if t)))
         return set(_ASKED[key]) | {prop}
+
+    def fair_obstacles(self, obstacles: list[dict[str, Any]], cued: set[str]
+                       ) -> list[dict[str, Any]]:
+        """The obstacle kinds of ``obstacles`` whose need no tool so far reads as (``cued``)
+        or has (version 8: a paper clip conducts, so a circuit board only the scissors close
+        would refuse a sound answer), and that some unused thing could solve without fitting
+        an earlier obstacle."""
+        had = set().union(*(set(v) for v in self.design.tool_props.values()))
+        return [ob for ob in obstacles if ob["needs"] not in cued | had
+                and self.free_solver(ob)]
+
+    def property_fits(self) -> bool:
+        """Whether a property obstacle could still be placed within the unique-fit rule (in a
+        large game the tools so far may have every need left; such a unit becomes a key lock,
+        where version 7 placed an obstacle the proof then rejected)."""
+        unfit = set(self.theme.get("unfit", []))
+        obstacles = [ob for ob in self.aff["obstacles"] if ob["kind"] not in unfit
+                     and set(ob["item"]) - unfit]
+        return bool(self.fair_obstacles(obstacles, self.cued_props(self.tool_texts)
+                                        | self.needed))
+
+    def free_solver(self, obs: dict[str, Any]) -> bool:
+        """Whether an object not yet in the game has all an obstacle kind asks and nothing
+        an earlier obstacle asks (a solution the unique-fit rule allows), or the obstacle
+        is one a craft could solve."""
+        asked = self.asked_of(obs, obs["needs"])
+        return any(asked <= set(o["properties"]) and o["name"] not in self.names
+                   and not self.fits_other(o["properties"]) for o in self.aff["objects"]
+                   ) or (self.crafts_left > 0 and bool(self.craft_options(obs["needs"], obs)))
+
+    def fits_other(self, props: Any) -> bool:
+        """Whether a tool with ``props`` has everything an obstacle so far asks for (it would
+        be a sound answer there, refused: the unique-fit rule, version 8)."""
+        have = set(props)
+        return any(asked <= have for asked in self.asked_at)
 
     def reads_against(self, texts: list[str], asked: set[str]) -> bool:
         """Whether ``texts`` read as the opposite of a property in ``asked`` (a string that
@@ -1266,6 +1330,9 @@ class _Builder:
             q = why(c)
             if q is None or q in avoid:
                 continue
+            if any(self.fits_other(objs[x]["properties"]) for x in c["parts"] if x in objs) or (
+                    self.fits_other(c["properties"])):
+                continue  # version 8: a part, or the product, would fit an earlier obstacle
             if self.cued_props([t for x in c["parts"] for t in (
                     texts(objs[x]["desc"]) if x in objs else [x])], avoid) or self.cued_props(
                     [c["result"], *texts(c["desc"])], avoid):
@@ -1300,15 +1367,34 @@ class _Builder:
             self.names |= {a, b}
             self.design.parts |= {a, b}
             self.tool_texts += [*part_texts(a), *part_texts(b)]
-            part = {"name": a, "states": [{"desc": objs[a]["desc"] if a in objs else a,
-                                           "apply_to": [b]}]}
             q = whys[c["result"]]
+            # version 8: in hard each part reads as what it gives the product
+            hard = self.hard_parts(c, asked | ({q} if q else set()))
+            self.tool_texts += [hard[x]["hard"] for x in (a, b) if x in hard]
+            # version 8: a refused craft with either part says the part is right and the
+            # partner wrong (craft(fridge magnet, string) at a drain the magnetic chopsticks
+            # empty said only "These two tools do not go together."; the format lets a
+            # crafted state wait for one set of parts, so the game cannot take both)
+            gives = c.get("because", {})
+
+            def refusal(x: str, other: str) -> dict[str, Any]:
+                plain = f"The {x} will go with one thing here, but not with this."
+                has = [self.aff["properties"][p] for p in sorted(asked | ({q} if q else set()))
+                       if other in gives.get(p, []) and x not in gives.get(p, [])]
+                easy = f"{plain[:-1]}: something that {' and '.join(has)}." if has else plain
+                return _t(easy, plain, None)
+            part = {"name": a, "states": [{"desc": hard.get(a, a), "apply_to": [b],
+                                           "neg_reward": refusal(a, b)}]}
             made = self.product_desc(c, asked | ({q} if q else set()))
+            if not q:  # no why: the obstacle's hard text does not ask, so the product reads
+                made["hard"] = self.hard_cued(c["result"], made["hard"], prop)
             self.tool_texts += texts(made)
             # version 7: the crafted state goes by the product's name in the bag
-            states = [{"desc": objs[b]["desc"] if b in objs else b, "wait_for": [a]},
+            states = [{"desc": hard.get(b, b), "wait_for": [a], "neg_reward": refusal(b, a)},
                       {"name": c["result"], "desc": made, "apply_to": [item]}]
             self.design.props[b] = list(c["properties"])
+            for x in (a, b):
+                self.design.tool_props[x] = list(objs[x]["properties"]) if x in objs else []
             self.design.crafts.append((a, b, c["result"], item))
             # version 7: using what a craft made is a creative step (the product is a new
             # thing no name suggested for the obstacle): marked, and its normal text cues
@@ -1322,6 +1408,8 @@ class _Builder:
         cands = [o for o in aff["objects"] if asked <= set(o["properties"])
                  and o["name"] not in self.used_objects and o["name"] not in self.names
                  and o["name"] not in misfit]
+        # version 8: no solution has all an earlier obstacle asks (the proof rejects it)
+        cands = [o for o in cands if not self.fits_other(o["properties"])] or cands
         taken = self.item_links()
         cands = [o for o in cands if not self.links_in([o["name"], *o["desc"].values()])
                  & taken] or cands
@@ -1339,6 +1427,7 @@ class _Builder:
             key = self.unique(f"{self.pick(COLORS)} pry bar")
             self.tool_texts += [f"A {key}; it is {prop}.", f"A {key}."]
             self.design.props[key] = sorted(asked)
+            self.design.tool_props[key] = sorted(asked)
             hints = "".join(" " + self.aff["cues"][q]["hint"] for q in sorted(asked))
             return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.{hints}",
                                             "A bar."),
@@ -1346,6 +1435,7 @@ class _Builder:
         o = self.pick(pool)
         self.hard_seen.add(o["desc"]["hard"])
         self.design.props[o["name"]] = list(o["properties"])
+        self.design.tool_props[o["name"]] = list(o["properties"])
         self.used_objects.add(o["name"])
         self.names.add(o["name"])
         is_creative = o["properties"][0] != prop
@@ -1353,7 +1443,7 @@ class _Builder:
             self.creative_count += 1
         desc = o["desc"]
         if is_creative:
-            desc = self.cued(o, prop)
+            desc = self.cued(o, prop, hard=True)
             self.design.cues.append((o["name"], item, prop))
             self.cue_of[o["name"]] = {prop}
         for q in sorted(asked - {prop, o["properties"][0]}):  # the other needs asked: hinted
@@ -1389,13 +1479,17 @@ class _Builder:
                 desc["easy"] += " " + (_they(gloss) if plural else gloss)
         return desc
 
-    def cued(self, o: dict[str, Any], prop: str) -> dict[str, Any]:
+    def cued(self, o: dict[str, Any], prop: str, hard: bool = False) -> dict[str, Any]:
         """``o``'s descriptions with its property ``prop`` hinted in normal (the object's own
         hint or the property's, where the text holds no cue word yet) and stated in easy (the
-        property's gloss); hard is left bare."""
+        property's gloss); hard is left bare, unless ``hard`` (version 8, a creative step's
+        one readable link): then where its hard name and text do not read as ``prop``, hard
+        gets the property's short ``hard`` sentence ("A little glass bottle. It is shiny.")."""
         cue = self.aff["cues"][prop]
         desc = dict(o["desc"])
         plural = _plural(o["name"])
+        if hard:
+            desc["hard"] = self.hard_cued(o["name"], desc["hard"] or "", prop)
         if not has_cue(desc["normal"], cue["words"]):
             hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
             desc["normal"] = f"{desc['normal']} {_they(hint) if plural else hint}"
@@ -1403,6 +1497,46 @@ class _Builder:
             gloss = f"It {self.aff['properties'][prop]}."
             desc["easy"] = f"{desc['easy']} {_they(gloss) if plural else gloss}"
         return desc
+
+    def reads_hard(self, name: str, text: str, prop: str) -> bool:
+        """Whether a thing's hard name and text read as ``prop``: a cue word of it that is
+        not ``weak`` ("glass" is no mirror in a bare hard text)."""
+        cue = self.aff["cues"][prop]
+        words = [w for w in cue["words"] if w not in cue.get("weak", [])]
+        return has_cue(f"{name} {text}", words)
+
+    def hard_cued(self, name: str, text: str, prop: str) -> str:
+        """``text`` (a hard description of ``name``) with the property's short ``hard``
+        sentence added where the name and text do not read as ``prop`` already."""
+        if self.reads_hard(name, text, prop):
+            return text
+        sentence = self.aff["cues"][prop]["hard"]
+        sentence = _they(sentence) if _plural(name) else sentence
+        return f"{text} {sentence}".strip()
+
+    def hard_parts(self, c: dict[str, Any], asked: set[str]) -> dict[str, dict[str, Any]]:
+        """Each part of craft ``c`` with its descriptions, its hard text reading as one
+        property it gives the product of those the obstacle asks (``asked``), that the part
+        itself has (version 8: "Two chopsticks." gave no reader the length the product
+        needs): a property its normal text already cues first, never one another obstacle
+        needs (that tool would then read as it there)."""
+        out: dict[str, dict[str, Any]] = {}
+        gives = c.get("because", {})
+        for x in c["parts"]:
+            o = self.objects.get(x)
+            if o is None:
+                continue
+            desc = dict(o["desc"])
+            mine = [q for q in sorted(asked) if x in gives.get(q, [])
+                    and q in o["properties"]]
+            if mine and not any(self.reads_hard(x, desc["hard"] or "", q) for q in mine):
+                said = self.cued_props([desc["normal"]], set(mine))
+                pick = [q for q in mine if q in said and q not in self.needed] or [
+                    q for q in mine if q not in self.needed]
+                if pick:
+                    desc["hard"] = self.hard_cued(x, desc["hard"] or "", pick[0])
+            out[x] = desc
+        return out
 
     def input_unit(self, s: int, rooms: list[list[dict[str, Any]]], where: dict[str, Any],
                    steps: list[tuple[str, str]]) -> tuple[dict[str, Any], None]:
@@ -1544,15 +1678,17 @@ class _Builder:
             if not self._spare:
                 break
             o = self._spare.pop(0)
-            if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen:
+            if o["name"] in self.names or o["desc"]["hard"] in self.hard_seen or (
+                    set(o["properties"]) & self.needed):
                 continue
             laid += 1
+            self.design.tool_props[o["name"]] = list(o["properties"])
             self.hard_seen.add(o["desc"]["hard"])
             self.names.add(o["name"])
             self.design.parts.add(o["name"])
             self.design.node_kind[o["name"]] = "distractor"
-            tmap = {"name": o["name"], "states": [{"desc": o["desc"]}]}
-            if batch:  # placed as the tool of an obstacle drawn at random would be
+            tmap = {"name": o["name"], "states": [{"desc": self.hard_distractor(o)}]}
+            if batch:  # at a time drawn evenly over the game (:meth:`like_a_tool`)
                 host, s = self.like_a_tool()
                 if host is not None:
                     host["found"].append({"tmap": tmap, "distractor": True})
@@ -1575,6 +1711,24 @@ class _Builder:
         if hosts and self.rng.random() < 0.6:
             return self.pick(hosts), 0
         return None, self.rng.randrange(len(self.rooms))
+
+    def hard_distractor(self, o: dict[str, Any]) -> dict[str, Any]:
+        """A useless tool's descriptions, its hard text reading as one property it has
+        (version 8): a near miss's first ("A brass rod. It is heavy." where a magnet is
+        wanted), never what an obstacle of the game needs or asks. Creative tools and craft
+        parts get such a sentence in hard, so a useless tool gets one too: the sentence alone
+        does not tell which tools are of use."""
+        desc = dict(o["desc"])
+        hard = desc["hard"] or ""
+        asked = set(self.needed) | {w for _i, _p, _c, w in self.design.needs if w}
+        mine = [q for q in o["properties"] if q not in asked and q in self.aff["cues"]]
+        if not mine or any(self.reads_hard(o["name"], hard, q) for q in o["properties"]
+                           if q in self.aff["cues"]):
+            return desc
+        near = {q for p in self.needed for q in NEAR.get(p, ())}
+        q = next((q for q in mine if q in near), mine[0])
+        desc["hard"] = self.hard_cued(o["name"], hard, q)
+        return desc
 
     def dress(self) -> None:
         """Give every item and tool but the clues one detail sentence of how it looks (the

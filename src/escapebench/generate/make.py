@@ -33,6 +33,8 @@ from escapebench.generate.proof import (
     cue_problems,
     decoy_problems,
     fair_problems,
+    fit_problems,
+    hard_cue_problems,
     key_problems,
     label_problems,
     naming_problems,
@@ -40,7 +42,7 @@ from escapebench.generate.proof import (
     verb_problems,
 )
 
-GENERATOR_VERSION = "7"
+GENERATOR_VERSION = "8"
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
@@ -237,6 +239,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             data["first"], asks_in)]
         problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
             d, design.crafts, data["because"], design.needs)]
+        if d.difficulty == "normal":  # version 8: unique fit (what things are: one version)
+            problems += [f"{d.setting}: fit: {m}" for m in fit_problems(
+                d, design.needs, {**data["objects"], **design.tool_props}, design.props,
+                [b for _a, b, _r, _i in design.crafts], data["asks"], asks_in, design.keys)]
         problems += [f"{d.setting}: label: {m}" for m in label_problems(d)]
         problems += [f"{d.setting}: keys: {m}" for m in key_problems(
             d, design.keys, data["signs"])]
@@ -247,6 +253,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         if d.difficulty != "easy":
             problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
                 d, data["links"], related, design.clues)]
+        if d.difficulty == "hard":  # version 8: hard is terse, never cue-less
+            problems += [f"{d.setting}: hard cue: {m}" for m in hard_cue_problems(
+                d, design.needs, design.cues, design.crafts, design.shows,
+                data["hard_words"], data["asks"], data["because"], data["has"])]
     normal = next(d for d in settings if d.difficulty == "normal")
     if not abstract_reaches_end(normal):
         problems.append("abstract search does not reach GAME END")
@@ -288,6 +298,7 @@ def _proof_data() -> dict[str, Any]:
         _DATA["asks"] = {p: [*c["words"], *c.get("asks", [])] for p, c in cues.items()}
         _DATA["opposite"] = dict(aff.get("opposites", {}))
         _DATA["first"] = {o["name"]: o["properties"][0] for o in aff["objects"]}
+        _DATA["objects"] = {o["name"]: list(o["properties"]) for o in aff["objects"]}
         _DATA["because"] = {tuple(c["parts"]): c.get("because", {}) for c in aff["crafts"]}
         misfits: dict[str, list[str]] = {}
         for o in aff["objects"]:
@@ -298,6 +309,9 @@ def _proof_data() -> dict[str, Any]:
         _DATA["promises"] = list(w.get("promises", []))
         _DATA["links"] = list(w.get("link_words", []))
         _DATA["signs"] = list(w.get("signs", []))
+        _DATA["hard_words"] = {p: [x for x in c["words"] if x not in c.get("weak", [])]
+                               for p, c in cues.items()}
+        _DATA["has"] = {o["name"]: list(o["properties"]) for o in aff["objects"]}
     return _DATA
 
 

@@ -18,7 +18,8 @@ description, the property it is used for. Generator version 6 adds :func:`code_p
 answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its solution has),
 :func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
 truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
-detail links unrelated things); version 7 :func:`key_problems` (each key read to its lock).
+detail links unrelated things); version 7 :func:`key_problems` (each key read to its lock);
+version 8 :func:`hard_cue_problems` (a creative step keeps a readable link in hard).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from escapebench.engine.model import GameDefinition
 __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
-           "fair_problems", "key_problems", "label_problems", "naming_problems", "parse_step",
+           "fair_problems", "fit_problems", "hard_cue_problems", "key_problems",
+           "label_problems", "naming_problems", "parse_step",
            "plural_name", "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
@@ -732,6 +734,44 @@ def cue_agreement_problems(defn: GameDefinition, needs: Iterable[tuple[str, str,
     return out
 
 
+def fit_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str]],
+                 tool_props: dict[str, list[str]], props: dict[str, list[str]],
+                 crafted: Iterable[str], asks: dict[str, list[str]],
+                 texts_of: dict[str, list[str]], keys: Iterable[str] = ()) -> list[str]:
+    """Where a tool that has every property an obstacle asks for is refused there (version 8,
+    the unique-fit rule): a paper clip, the textbook conductor, refused at "a circuit board
+    with a gap between two contacts" that only the scissors close.
+
+    ``needs`` holds each property obstacle as ``(obstacle, property, crafted, why)``; what it
+    asks is its property, its ``why`` and every property its texts in any version
+    (``texts_of``) ask for in a need clause (``asks``: the words by which a clause asks for
+    each property). ``tool_props`` gives each tool's properties in the state it starts in,
+    ``props`` a crafted tool's (``crafted``) in its made state. No tool of the game but the
+    keys (tried as keys) may have, in any state but the one that solves the obstacle, all
+    that the obstacle asks: the table says what things plainly are, so a player reasoning
+    from the texts would try it, and be refused for no reason the game could give.
+    """
+    out: list[str] = []
+    skip = set(keys)
+    made = set(crafted)
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    for item, prop, _crafted, why in needs:
+        asked = {prop} | ({why} if why else set())
+        for text in texts_of.get(item, []):
+            asked |= asked_properties(_without(text, item), ask_rx)
+        for tool in defn.tools:
+            if tool.name in skip:
+                continue
+            solves = any(item in st.apply_to for st in tool.states)
+            have = [tool_props.get(tool.name, [])] if not solves or tool.name in made else []
+            if tool.name in made and not solves:
+                have.append(props.get(tool.name, []))
+            if any(asked <= set(h) for h in have):
+                out.append(f"{tool.name!r} has all that {item!r} asks for "
+                           f"({', '.join(sorted(asked))}) but is refused there")
+    return out
+
+
 def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, str]],
                    because: dict[tuple[str, str], dict[str, list[str]]],
                    needs: Iterable[tuple[str, str, bool, str]]) -> list[str]:
@@ -1034,4 +1074,76 @@ def decoy_problems(defn: GameDefinition, link_words: Iterable[str],
             if shared and a != b and frozenset((a, b)) not in pairs:
                 out.append(f"{a!r} and {b!r} share {sorted(shared)[0]!r} but have nothing to "
                            f"do with each other")
+    return out
+
+
+def hard_cue_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str]],
+                      cues: Iterable[tuple[str, str, str]],
+                      crafts: Iterable[tuple[str, str, str, str]],
+                      shows: dict[str, list[str]], hard_words: dict[str, list[str]],
+                      asks: dict[str, list[str]],
+                      because: dict[tuple[str, str], dict[str, list[str]]],
+                      has: dict[str, list[str]]) -> list[str]:
+    """Where a step of the hard version can only be guessed (empty when none can), generator
+    version 8: hard cuts texts to few words, but never to a bare name.
+
+    * Every property obstacle of ``needs`` (``(obstacle, property, crafted, why)``) shows
+      what is wrong in its first description: one of its ``shows`` words (the table's: a belt
+      gone, a key beyond the bars, two bare contacts), not only its name ("A barred window."
+      hid the key a hook was to bring back).
+    * Every creative step of ``cues`` (``(tool, obstacle, property)``: a creative tool, or
+      what a craft made) keeps a readable link to its property: the obstacle's text asks for
+      it (``asks``, in a need clause, as rule 8 reads it) or the tool's name or text in a
+      state applied there reads as it (``hard_words``: the cue words of rule 5 but the
+      ``weak`` ones; "A little glass bottle." is no mirror).
+    * Each part of a craft of ``crafts`` (``(part, tool, result, obstacle)``) reads, by its
+      name or first text, as one property it gives the product (``because``) of those the
+      obstacle asks for (its need and its why) and that the part itself has (``has``): "Two
+      chopsticks." gave no reader the length the product needed. A property only the two
+      parts together give (a lemon and a nail make power) is not asked of either.
+    """
+    d = defn
+    out: list[str] = []
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    hard_rx = {p: rx for p, w in hard_words.items() if (rx := cue_pattern(w)) is not None}
+
+    def first(item: str) -> str:
+        return d.items[d.item_index[item]].states[0].desc if item in d.item_index else ""
+
+    def reads(text: str, prop: str) -> bool:
+        rx = hard_rx.get(prop)
+        return rx is not None and rx.search(text.lower()) is not None
+
+    asked_of: dict[str, set[str]] = {}
+    for item, prop, _crafted, why in needs:
+        asked_of[item] = {prop} | ({why} if why else set())
+        words = shows.get(item)
+        if not words or item not in d.item_index:
+            continue
+        rx = cue_pattern(words)
+        own = first(item)
+        if rx is not None and not rx.search(_without(own, item)):
+            out.append(f"{item!r} shows nothing of what is wrong with it: {own!r}")
+    for tool, item, prop in cues:
+        if tool not in d.tool_index or item not in d.item_index:
+            continue
+        own = first(item)
+        if prop in asked_properties(_without(own, item), ask_rx):
+            continue
+        tl = d.tools[d.tool_index[tool]]
+        for st in tl.states:
+            if item in st.apply_to and not reads(f"{st.name or tl.name} {st.desc}", prop):
+                out.append(f"{(st.name or tl.name)!r} is used at {item!r} for being {prop}, "
+                           f"but neither reads as it: {own!r} / {st.desc!r}")
+    for part, tool, _result, item in crafts:
+        gives = because.get((part, tool), {})
+        for x in (part, tool):
+            mine = sorted(q for q in asked_of.get(item, set())
+                          if x in gives.get(q, []) and q in has.get(x, []))
+            if not mine or x not in d.tool_index:
+                continue
+            text = d.tools[d.tool_index[x]].states[0].desc
+            if not any(reads(f"{x} {text}", q) for q in mine):
+                out.append(f"craft part {x!r} gives what {item!r} asks ({', '.join(mine)}) "
+                           f"but reads as none of it: {text!r}")
     return out

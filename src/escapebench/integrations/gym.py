@@ -174,6 +174,7 @@ def _definition_texts(d: GameDefinition) -> Iterable[str]:
         yield t.position
         for ts in t.states:
             yield ts.desc
+            yield ts.neg_reward
 
 
 def _alphabet(d: GameDefinition) -> frozenset[str]:

@@ -68,7 +68,7 @@ def feedback_text(outcome: Outcome) -> str:
         made = f" and made the {names[2]}" if len(names) > 2 else ""
         return f"You combined the {names[0]} with the {names[1]}{made}."
     if kind == "craft_mismatch":
-        return "These two tools do not go together."
+        return "These two tools do not go together." + (f" {text}" if text else "")
     if kind == "craft_same":
         return "You cannot craft a tool with itself."
     if kind == "unknown_scene":
