@@ -908,7 +908,11 @@ class _Builder:
             f"{locked} {n} keyhole{'s' if n > 1 else ''}."
             + (f" A small {sign} is painted beside {'it' if n == 1 else 'them'}." if sign
                else ""),
-            f"{locked} Marked with a {sign}." if sign else locked)
+            # version 8: hard says how many keys a door takes too (a hard play met two
+            # six-key doors "Marked with a mermaid." and counted keys by the refusals)
+            (f"{locked} {n} keyholes, marked with a {sign}." if n > 1 else
+             f"{locked} Marked with a {sign}.") if sign else
+            (f"{locked} {n} keyholes." if n > 1 else locked))
 
     def extra_key(self, unit: dict[str, Any]) -> None:
         """One more key for the door of ``unit``'s scene, shown by ``unit``."""
