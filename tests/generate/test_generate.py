@@ -238,3 +238,32 @@ def test_most_item_and_tool_descriptions_are_distinct(monkeypatch: pytest.Monkey
     monkeypatch.setattr(build, "words", lambda: words)
     monkeypatch.setattr(build, "themes", lambda: themes)
     assert _description_share(generate_games(1, 100, 9)) < 0.5
+
+
+def test_a_check_given_the_written_nodes_reports_what_the_text_check_reports() -> None:
+    # the generator hands the checks the YAML nodes it wrote the text from, so the text is
+    # not composed again; a file with faults must still get the same issues, lines included
+    from escapebench.games.loading import builtin_files
+    from escapebench.games.validation import check_definition
+    from escapebench.generate.make import render_nodes
+
+    doc = yaml.safe_load(builtin_files()[0].read_text())
+    doc["scenes"][0]["visble"] = False  # an unknown key
+    doc["scenes"][0]["desc"]["normal"] += " \x1b[2J"  # a control character
+    text, nodes = render_nodes(doc)
+    nodes.value.append(nodes.value[2])  # a repeated key: "title" twice
+    text = yaml.serialize(nodes, Dumper=yaml.SafeDumper, allow_unicode=True, width=100)
+    settings = load_own_text(text, "faulty.yaml", doc)
+    given = [check_definition(d, text, run_solver=False, nodes=nodes).issues for d in settings]
+    plain = [check_definition(d, text, run_solver=False).issues for d in settings]
+    assert given == plain
+    for issues in plain:
+        assert {i.check for i in issues} >= {"unknown key", "duplicate key", "control-character"}
+        assert all(i.line for i in issues if i.check != "skipped")
+    clean = yaml.safe_load(builtin_files()[0].read_text())
+    clean["notes"] = ["", "1", "true", "null", "~", "0x1", "yes", "-", 3, True, None, "é"]
+    clean_text, clean_nodes = render_nodes(clean)  # what yaml.dump writes, faster
+    assert clean_text == yaml.dump(clean, Dumper=yaml.SafeDumper, sort_keys=False,
+                                   allow_unicode=True, width=100)
+    d = load_own_text(clean_text, "clean.yaml")[0]
+    assert check_definition(d, clean_text, nodes=clean_nodes).issues == []

@@ -18,7 +18,14 @@ import yaml
 
 from escapebench.engine.actions import normalize_name
 from escapebench.engine.model import GAME_END_MARK, GameDefinition, Item
-from escapebench.games.issues import CheckIssue, Severity, YamlPath, _Locator, _suggest
+from escapebench.games.issues import (
+    CheckIssue,
+    Severity,
+    YamlPath,
+    _line_of,
+    _Locator,
+    _suggest,
+)
 from escapebench.games.loading import MEANT_TRUE
 
 _TOP_KEYS = frozenset(
@@ -53,6 +60,7 @@ def _unknown_key(name: str, allowed: frozenset[str], what: str) -> str:
 
 # check_repeated_keys's last finding: [composed root, source, issues] (kept alive with it)
 _REPEATED_LAST: list[Any] = []
+_KEYS_LAST: list[Any] = []
 
 
 class _StaticChecker:
@@ -128,6 +136,19 @@ class _StaticChecker:
         state level, ``neg_rewards``) and still play as their engine played them.
         """
         root = self.loc._compose()
+        last = _KEYS_LAST  # (as for repeated keys: the last file's finding is kept)
+        if last and last[0] is root and root is not None and last[1] == self.loc.source:
+            self.issues.extend(last[2])
+            return
+        before = len(self.issues)
+        self._check_keys_in(root)
+        if len(self.issues) > before and root is not None and root.start_mark is None:
+            # nodes made without the text (see _Locator): walk the text's again, for lines
+            del self.issues[before:]
+            self._check_keys_in(self.loc.marked())
+        _KEYS_LAST[:] = [root, self.loc.source, tuple(self.issues[before:])]
+
+    def _check_keys_in(self, root: yaml.Node | None) -> None:
         if root is None:
             return
         if isinstance(root, yaml.MappingNode):
@@ -167,6 +188,10 @@ class _StaticChecker:
             return
         before = len(self.issues)
         self._walk_repeated_keys(root)
+        if len(self.issues) > before and root is not None and root.start_mark is None:
+            # nodes made without the text (see _Locator): walk the text's again, for lines
+            del self.issues[before:]
+            self._walk_repeated_keys(self.loc.marked())
         _REPEATED_LAST[:] = [root, self.loc.source, tuple(self.issues[before:])]
 
     def _walk_repeated_keys(self, root: yaml.Node | None) -> None:
@@ -178,9 +203,9 @@ class _StaticChecker:
                 continue
             seen.add(id(node))
             if isinstance(node, yaml.MappingNode):
-                first_line: dict[str, int] = {}
+                first_line: dict[str, int | None] = {}
                 for key, value in node.value:
-                    name, line = str(key.value), key.start_mark.line + 1
+                    name, line = str(key.value), _line_of(key)
                     if name in first_line:
                         self.issues.append(CheckIssue(
                             "error", "duplicate key",
@@ -202,7 +227,7 @@ class _StaticChecker:
             if name not in allowed:
                 self.issues.append(CheckIssue(
                     "warning", "unknown key", _unknown_key(name, allowed, what),
-                    self.loc.source, key.start_mark.line + 1,
+                    self.loc.source, _line_of(key),
                 ))
 
     def check_duplicates(self) -> None:

@@ -74,16 +74,33 @@ def _composed(text: str) -> yaml.Node | None:
         return None
 
 
-class _Locator:
-    """Finds the YAML line of a place in a game file; the file is composed once, on demand."""
+def _line_of(node: yaml.Node) -> int | None:
+    """A node's line in its file (1-based); None for a node made without composing a text."""
+    return node.start_mark.line + 1 if node.start_mark is not None else None
 
-    def __init__(self, source: str, text: str | None):
+
+class _Locator:
+    """Finds the YAML line of a place in a game file; the file is composed once, on demand.
+
+    ``nodes``, when given, are the file's nodes made without composing its text (the game
+    generator has them from writing it): the checks walk them, and the text is composed only
+    when a line is needed (an issue found), so a clean file is never composed."""
+
+    def __init__(self, source: str, text: str | None, nodes: yaml.Node | None = None):
         self.source = source
         self._text = text
+        self._nodes = nodes
         self._root: yaml.Node | None = None
         self._composed = False
 
     def _compose(self) -> yaml.Node | None:
+        """The nodes to walk: the given ones, or the composed text's."""
+        if self._nodes is not None:
+            return self._nodes
+        return self.marked()
+
+    def marked(self) -> yaml.Node | None:
+        """The composed text's nodes, which know their lines (None without a text)."""
         if not self._composed:
             self._composed = True
             if self._text is not None:
@@ -96,7 +113,7 @@ class _Locator:
         return ("scenes",) if isinstance(self._compose(), yaml.MappingNode) else ()
 
     def line(self, path: YamlPath) -> int | None:
-        node = self._compose()
+        node = self.marked()
         if node is None:
             return None
         node = deepest_node(node, path)
@@ -117,9 +134,18 @@ def visible_text(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
-def control_character_issues(source: str, text: str | None) -> list[CheckIssue]:
-    """A warning for every text of a game file holding a control character, with its line."""
-    root = _composed(text) if text is not None else None
+def control_character_issues(source: str, text: str | None, nodes: yaml.Node | None = None
+                             ) -> list[CheckIssue]:
+    """A warning for every text of a game file holding a control character, with its line.
+    ``nodes``: the file's nodes when at hand (see :class:`_Locator`); the text is composed
+    only when one is found, for its line."""
+    if nodes is not None:
+        found = _control_walk(source, nodes)
+        return control_character_issues(source, text) if found and text is not None else found
+    return _control_walk(source, _composed(text) if text is not None else None)
+
+
+def _control_walk(source: str, root: yaml.Node | None) -> list[CheckIssue]:
     out: list[CheckIssue] = []
     stack = [root] if root is not None else []
     while stack:
@@ -132,7 +158,7 @@ def control_character_issues(source: str, text: str | None) -> list[CheckIssue]:
                     f"text holds the control character {ascii(found.group())[1:-1]} (a "
                     "terminal would act on it: clear the screen, set its title...); "
                     "terminal play shows it escaped",
-                    source, node.start_mark.line + 1,
+                    source, _line_of(node),
                 ))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)

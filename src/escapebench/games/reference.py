@@ -59,11 +59,26 @@ def _action_lines(text: str) -> list[int]:
 
 
 # ------------------------------------------------------------------ reference actions
-@dataclass(frozen=True, slots=True)
 class _RefPlace:
-    source: str
-    line: int | None
-    label: str  # "reference step 3"
+    """Where a reference step is written: its file, its line and its label ("reference step
+    3"). Given a locator and a YAML path instead of a line, the line is looked up only when
+    an issue asks for it (a clean file is then never composed, see ``_Locator``)."""
+
+    __slots__ = ("_line", "_locator", "_path", "label", "source")
+
+    def __init__(self, source: str, line: int | None, label: str,
+                 locator: _Locator | None = None, path: tuple[str | int, ...] = ()) -> None:
+        self.source = source
+        self.label = label
+        self._line = line
+        self._locator = locator
+        self._path = path
+
+    @property
+    def line(self) -> int | None:
+        if self._locator is not None:
+            self._line, self._locator = self._locator.line(self._path), None
+        return self._line
 
 
 def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace]:
@@ -78,9 +93,8 @@ def _reference_places(defn: GameDefinition, locator: _Locator) -> list[_RefPlace
         lines += [None] * (n - len(lines))
         return [_RefPlace(str(log), lines[k], f"reference step {k + 1}") for k in range(n)]
     return [
-        _RefPlace(
-            locator.source, locator.line(("reference", k, "action")), f"reference step {k + 1}"
-        )
+        _RefPlace(locator.source, None, f"reference step {k + 1}", locator,
+                  ("reference", k, "action"))
         for k in range(n)
     ]
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from escapebench.engine.actions import parse_call
 from escapebench.engine.model import GAME_END_MARK, GameDefinition
 from escapebench.games.checks import _StaticChecker
@@ -112,11 +114,14 @@ def _count_verbs(report: SettingReport, defn: GameDefinition) -> None:
 
 
 def check_definition(
-    defn: GameDefinition, text: str | None = None, *, run_solver: bool = True
+    defn: GameDefinition, text: str | None = None, *, run_solver: bool = True,
+    nodes: yaml.Node | None = None,
 ) -> SettingReport:
-    """All checks of one setting. ``text`` is the file's YAML, used to find lines."""
+    """All checks of one setting. ``text`` is the file's YAML, used to find lines; ``nodes``
+    its YAML nodes when already at hand (the generator makes them to write the text): the
+    same report, and the text is composed only if an issue needs its line."""
     with collections_paused():
-        report = _check_definition(defn, text, run_solver=run_solver)
+        report = _check_definition(defn, text, run_solver=run_solver, nodes=nodes)
         setting = defn.setting
         report.issues = [  # CheckIssue is frozen: a copy naming the setting (faster than replace)
             CheckIssue(i.severity, i.check, i.message, i.source, i.line, setting, i.col)
@@ -128,22 +133,23 @@ def check_definition(
 _CONTROL_LAST: list[Any] = []  # [source, text, issues] of the last file
 
 
-def _control_characters(source: str, text: str | None) -> tuple[CheckIssue, ...]:
+def _control_characters(source: str, text: str | None, nodes: yaml.Node | None = None
+                        ) -> tuple[CheckIssue, ...]:
     """:func:`control_character_issues`, kept for the last file: its three difficulties share
     the text, and walking a large file's nodes for each of them was a tenth of the check."""
     last = _CONTROL_LAST
     if last and last[0] == source and (last[1] is text or (
             text is not None and last[1] is not None and last[1] == text)):
         return last[2]
-    found = tuple(control_character_issues(source, text))
+    found = tuple(control_character_issues(source, text, nodes))
     _CONTROL_LAST[:] = [source, text, found]
     return found
 
 
 def _check_definition(
-    defn: GameDefinition, text: str | None, *, run_solver: bool
+    defn: GameDefinition, text: str | None, *, run_solver: bool, nodes: yaml.Node | None = None
 ) -> SettingReport:
-    locator = _Locator(defn.source, text)
+    locator = _Locator(defn.source, text, nodes)
     report = SettingReport(
         setting=defn.setting,
         game=defn.game,
@@ -161,7 +167,7 @@ def _check_definition(
     _count_verbs(report, defn)
     static = _StaticChecker(defn, locator)
     report.issues.extend(static.run())
-    report.issues.extend(_control_characters(defn.source, text))
+    report.issues.extend(_control_characters(defn.source, text, nodes))
     places = _reference_places(defn, locator)
     ref_issues: list[CheckIssue] = []
     _check_reference_names(defn, places, ref_issues)

@@ -126,10 +126,17 @@ def render(doc: dict[str, Any]) -> str:
     whole numbers, booleans and None, no object met twice), about twice as fast as the
     representer's generic dispatch. Anything else takes the representer's own way.
     """
+    return render_nodes(doc)[0]
+
+
+def render_nodes(doc: dict[str, Any]) -> tuple[str, yaml.Node | None]:
+    """:func:`render`'s text and the nodes it was written from (None where the representer
+    wrote it): the checks walk them instead of composing the text again."""
     try:
         root = _node(doc, set())
     except _Fallback:
-        return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+        return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                         width=100), None
     out = io.StringIO()
     dumper = _Dumper(out, default_flow_style=False, allow_unicode=True, width=100,
                      sort_keys=False)
@@ -139,7 +146,7 @@ def render(doc: dict[str, Any]) -> str:
         dumper.close()
     finally:
         dumper.dispose()
-    return out.getvalue()
+    return out.getvalue(), root
 
 
 class _Fallback(Exception):
@@ -161,10 +168,14 @@ def _node(x: Any, seen: set[int]) -> yaml.Node:
         if id(x) in seen:  # the representer would write an anchor and an alias
             raise _Fallback
         seen.add(id(x))
+        scalar = yaml.ScalarNode  # (a string, the most common value, made here at once)
         if t is dict:
-            return yaml.MappingNode(_MAP, [(_node(k, seen), _node(v, seen))
-                                           for k, v in x.items()], flow_style=False)
-        return yaml.SequenceNode(_SEQ, [_node(v, seen) for v in x], flow_style=False)
+            return yaml.MappingNode(_MAP, [
+                (scalar(_STR, k) if type(k) is str else _node(k, seen),
+                 scalar(_STR, v) if type(v) is str else _node(v, seen))
+                for k, v in x.items()], flow_style=False)
+        return yaml.SequenceNode(_SEQ, [scalar(_STR, v) if type(v) is str else _node(v, seen)
+                                        for v in x], flow_style=False)
     if t is bool:
         return yaml.ScalarNode(_BOOL, "true" if x else "false")
     if t is int:
@@ -182,27 +193,29 @@ class _Dumper(_BASE_DUMPER):  # type: ignore[misc,valid-type]
     per scalar, and a game repeats its names and texts many times. The answer depends only
     on the scalar's text and the two implicit flags (no path resolvers are registered)."""
 
-    _resolved: dict[tuple[str, tuple[bool, bool]], str] = {}
+    _resolved: dict[str, str] = {}
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:  # noqa: D102
         if kind is not yaml.ScalarNode:
             return super().resolve(kind, value, implicit)
-        key = (value, implicit)
-        tag = self._resolved.get(key)
+        if not implicit[0]:  # the resolver reads a scalar not implicit as plain as a string
+            return self.DEFAULT_SCALAR_TAG
+        tag = self._resolved.get(value)
         if tag is None:
             if len(self._resolved) > 200_000:
                 self._resolved.clear()
-            tag = self._resolved[key] = super().resolve(kind, value, implicit)
+            tag = self._resolved[value] = super().resolve(kind, value, implicit)
         return tag
 
 
-def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = None
-          ) -> tuple[list[GameDefinition], list[str]]:
+def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = None,
+          nodes: yaml.Node | None = None) -> tuple[list[GameDefinition], list[str]]:
     """Check and prove one candidate; returns its settings and the problems found (none: the
     game passes ``escapebench check`` with no error or warning, its reference reaches GAME END,
     each required step is needed, the distractors are inert, and no text of the normal and
     hard versions names a solution outright, and in the normal version every creative tool's
-    description hints the property it is used for)."""
+    description hints the property it is used for). ``doc`` and ``nodes``, when given, are
+    the document and the YAML nodes ``text`` was written from (:func:`render_nodes`)."""
     settings = load_own_text(text, source, doc)
     problems: list[str] = []
     data = _proof_data()
@@ -222,7 +235,7 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         (a, b) for a, b in design.related}
     for d in settings:
         # the three versions share all logic: the solver runs once, on the normal version
-        report = check_definition(d, text, run_solver=d.difficulty == "normal")
+        report = check_definition(d, text, run_solver=d.difficulty == "normal", nodes=nodes)
         problems += [f"{d.setting}: {i.check}: {i.message}" for i in report.issues]
         if d.difficulty == "normal" and report.solver != "reached":
             problems.append(f"{d.setting}: solver {report.solver}")
@@ -336,8 +349,8 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
     for attempt in range(MAX_TRIES):
         try:
             design = build_design(knobs, _sub_rng(seed, tier, index, attempt), game_id)
-            text = render(design.doc)
-            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc)
+            text, nodes = render_nodes(design.doc)
+            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc, nodes)
         except (ValueError, KeyError, IndexError, StopIteration) as exc:  # a candidate the
             # data cannot fill
             problems = [f"build failed: {type(exc).__name__}: {exc}"]

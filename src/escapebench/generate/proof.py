@@ -26,7 +26,7 @@ version 8 :func:`hard_cue_problems` (a creative step keeps a readable link in ha
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -76,146 +76,169 @@ def _fixed_point(defn: GameDefinition, blocked: Iterable[str], stop_at_end: bool
     ever reached and the tools ever in the bag (stopped early at the end if ``stop_at_end``)."""
     block = {parse_step(s) for s in blocked}
     c = _compiled(defn)
-    d = defn
     scene_vis, item_vis, item_int, item_st, tool_vis = (set(x) for x in c.start)
     bag: set[int] = set()
-    tool_st: dict[int, set[int]] = {t: {0} for t in range(len(d.tools))}
-    done: set[tuple[Any, ...]] = set()
+    tool_st: dict[int, set[int]] = {t: {0} for t in range(c.n_tools)}
+    rules, applies_in = c.rules, c.applies_in
+    w_scene, w_item, w_tool = c.watch_scene, c.watch_item, c.watch_tool
+    done = bytearray(len(rules))
     reach: set[int] = set()
-    todo: list[tuple[Any, ...]] = list(c.rules)
-
-    def touch(key: tuple[Any, ...]) -> None:
-        todo.extend(c.watch.get(key, ()))
+    todo = list(c.order)
 
     def reach_from(sc: int) -> None:  # the first scene is where the player starts
         stack = [sc]
         reach.add(sc)
         while stack:
             cur = stack.pop()
-            touch(("scene", cur))
+            todo.extend(w_scene[cur])
             for j in c.links[cur]:
                 if j in scene_vis and j not in reach:
                     reach.add(j)
                     stack.append(j)
 
     def applies(t: int, name: str) -> bool:  # some state tool t ever reaches applies to name
-        states = d.tools[t].states
-        return any(s < len(states) and name in states[s].apply_to for s in tool_st[t])
+        states = applies_in.get((t, name))
+        return states is not None and not states.isdisjoint(tool_st[t])
 
-    def effect(i: int, trig: Any) -> None:
-        kind, tk, target, value = trig.kind, trig.target_kind, trig.target, trig.value
-        if kind == "become_tool":
-            t = d.tool_index.get(str(value))
-            if t is not None and t not in bag:
-                bag.add(t)
-                touch(("tool", t))
-            return
-        if tk == "self":
-            idx: int | None = i
-            tk = "item"
-        elif tk == "scene":
-            idx = d.scene_index.get(target)
-        elif tk == "tool":
-            idx = d.tool_index.get(target)
-        else:
-            idx = d.item_index.get(target)
-        if idx is None:
-            return
-        if kind == "change_visible" and value is True:
-            if tk == "scene":
-                if idx not in scene_vis:
-                    scene_vis.add(idx)
-                    if idx not in reach and any(p in reach for p in c.preds[idx]):
-                        reach_from(idx)
-            elif tk == "item":
-                if idx not in item_vis:
-                    item_vis.add(idx)
-                    touch(("item", idx))
-            elif tk == "tool":
-                if idx not in tool_vis:
-                    tool_vis.add(idx)
-                    touch(("tool", idx))
-            else:
-                raise KeyError(tk)
-        elif kind == "change_interact" and value is True and tk == "item":
+    def effect(i: int, op: int, idx: int, value: Any) -> None:
+        if op == _SELF:  # a trigger on the item itself
+            op, idx = value[0], i
+            value = value[1]
+        if op == _BECOME:
+            if idx not in bag:
+                bag.add(idx)
+                todo.extend(w_tool[idx])
+        elif op == _SHOW_SCENE:
+            if idx not in scene_vis:
+                scene_vis.add(idx)
+                if idx not in reach and any(p in reach for p in c.preds[idx]):
+                    reach_from(idx)
+        elif op == _SHOW_ITEM:
+            if idx not in item_vis:
+                item_vis.add(idx)
+                todo.extend(w_item[idx])
+        elif op == _SHOW_TOOL:
+            if idx not in tool_vis:
+                tool_vis.add(idx)
+                todo.extend(w_tool[idx])
+        elif op == _INTERACT:
             if idx not in item_int:
                 item_int.add(idx)
-                touch(("item", idx))
-        elif kind == "change_state" and isinstance(value, int):
-            if tk == "item":
-                if (idx, value) not in item_st:
-                    item_st.add((idx, value))
-                    touch(("item", idx))
-            elif value not in tool_st.setdefault(idx, set()):
-                tool_st[idx].add(value)
-                touch(("tool", idx))
+                todo.extend(w_item[idx])
+        elif op == _ITEM_STATE:
+            if (idx, value) not in item_st:
+                item_st.add((idx, value))
+                todo.extend(w_item[idx])
+        elif op == _TOOL_STATE:
+            got = tool_st.setdefault(idx, set())
+            if value not in got:
+                got.add(value)
+                todo.extend(w_tool[idx])
+        elif op == _BAD_KIND:
+            raise KeyError(value)
 
     ended = False
     reach_from(0)
     while todo:
-        rule = todo.pop()
-        if rule in done:
+        r = todo.pop()
+        if done[r]:
             continue
-        if rule[0] == "bag":
+        rule = rules[r]
+        if rule[0] == _BAG:
             t = rule[1]
-            if t in tool_vis and d.tools[t].scene in reach:
-                done.add(rule)
+            if t in tool_vis and rule[2] in reach:
+                done[r] = 1
                 if t not in bag:
                     bag.add(t)
-                    touch(("tool", t))
-        elif rule[0] == "craft":
-            b, sb = rule[1], rule[2]
-            if sb + 1 in tool_st[b]:
-                done.add(rule)
+                    todo.extend(w_tool[t])
+        elif rule[0] == _CRAFT:
+            _, b, sb, name, parts = rule
+            states = tool_st[b]
+            if sb + 1 in states:
+                done[r] = 1
                 continue
-            tb = d.tools[b]
-            if b in bag and sb in tool_st[b] and all(
-                a is not None and a in bag and ("craft", name, tb.name) not in block
-                and applies(a, tb.name)
-                for name, a in c.parts[(b, sb)]
+            if b in bag and sb in states and all(
+                a is not None and a in bag and key not in block and applies(a, name)
+                for a, key in parts
             ):
-                done.add(rule)
-                tool_st[b].add(sb + 1)
-                touch(("tool", b))
+                done[r] = 1
+                states.add(sb + 1)
+                todo.extend(w_tool[b])
         else:
-            i, s, k = rule[1], rule[2], rule[3]
-            it = d.items[i]
-            if i not in item_vis or i not in item_int or it.scene not in reach or (
+            _, i, s, scene, name, waits, ends, effects = rule
+            if i not in item_vis or i not in item_int or scene not in reach or (
                     (i, s) not in item_st):
                 continue
-            tr = it.states[s].transitions[k]
-            if not all(_met(w.kind, w.arg, it.name, t, bag, applies, block)
-                       for w, t in zip(tr.waits, c.wait_tools[(i, s, k)], strict=True)):
+            if not all(key not in block and (not is_apply or (
+                    t is not None and t in bag and applies(t, name)))
+                    for key, t, is_apply in waits):
                 continue
-            done.add(rule)
-            if tr.ends_game:
+            done[r] = 1
+            if ends:
                 ended = True
                 if stop_at_end:
                     break
-            for trig in tr.triggers:
-                effect(i, trig)
+            for op, idx, value in effects:
+                effect(i, op, idx, value)
     return ended, reach, item_vis, item_st, bag
 
 
-def _met(kind: str, arg: str, item: str, t: int | None, bag: set[int],
-         applies: Callable[[int, str], bool], block: set[tuple[str, str, str]]) -> bool:
-    if (kind, arg if kind != "click" else "", item) in block:
-        return False
-    if kind != "apply":
-        return True
-    return t is not None and t in bag and applies(t, item)
+# what a trigger does in the abstraction (anything else, a hide or a lock, does nothing)
+(_BECOME, _SHOW_SCENE, _SHOW_ITEM, _SHOW_TOOL, _INTERACT, _ITEM_STATE, _TOOL_STATE, _SELF,
+ _BAD_KIND) = range(9)
+_BAG, _CRAFT, _TR = range(3)  # the rules: a tool picked up, a craft made, a transition fired
+
+
+def _trigger_op(d: GameDefinition, trig: Any) -> tuple[int, int, Any] | None:
+    """A trigger as ``(op, index, value)``; None for one that changes nothing here. A trigger
+    on its own item (``self``) is ``(_SELF, 0, (op, value))``, the index its firer's."""
+    kind, tk, target, value = trig.kind, trig.target_kind, trig.target, trig.value
+    if kind == "become_tool":
+        t = d.tool_index.get(str(value))
+        return None if t is None else (_BECOME, t, None)
+    idx: int | None
+    if tk == "self":
+        idx, tk = 0, "item"
+    elif tk == "scene":
+        idx = d.scene_index.get(target)
+    elif tk == "tool":
+        idx = d.tool_index.get(target)
+    else:
+        idx = d.item_index.get(target)
+    if idx is None:
+        return None
+    op: tuple[int, Any] | None = None
+    if kind == "change_visible" and value is True:
+        op = {"scene": (_SHOW_SCENE, None), "item": (_SHOW_ITEM, None),
+              "tool": (_SHOW_TOOL, None)}.get(tk, (_BAD_KIND, tk))
+    elif kind == "change_interact" and value is True and tk == "item":
+        op = (_INTERACT, None)
+    elif kind == "change_state" and isinstance(value, int):
+        op = (_ITEM_STATE if tk == "item" else _TOOL_STATE, value)
+    if op is None:
+        return None
+    if trig.target_kind == "self":
+        return (_SELF, 0, op)
+    return (op[0], idx, op[1])
 
 
 @dataclass
 class _Compiled:
     """What the work list needs of a game, worked out once for all its proof calls."""
 
+    # each rule in file order: (_BAG, tool, its scene), (_CRAFT, tool, state, its name,
+    # ((part, block key), ...)) or (_TR, item, state, its scene, its name, ((block key, tool
+    # or None, is an apply), ...) for its waits, whether it ends the game, its triggers' ops)
     rules: list[tuple[Any, ...]]
-    watch: dict[tuple[str, int], list[tuple[Any, ...]]]
+    order: list[int]  # the rules' numbers, last first (the work list pops from its end)
+    # the rules to try again when a scene, an item or a tool gains something
+    watch_scene: list[list[int]]
+    watch_item: list[list[int]]
+    watch_tool: list[list[int]]
     links: list[list[int]]
     preds: list[list[int]]
-    parts: dict[tuple[int, int], list[tuple[str, int | None]]]
-    wait_tools: dict[tuple[int, int, int], list[int | None]]
+    applies_in: dict[tuple[int, str], frozenset[int]]  # the states of a tool applying to a name
+    n_tools: int
     # what holds at the start: scenes, items and tools visible, items interactable, states
     start: tuple[frozenset[Any], ...]
 
@@ -235,42 +258,50 @@ def _compiled(d: GameDefinition) -> _Compiled:
         for j in out:
             preds[j].append(a)
     rules: list[tuple[Any, ...]] = []
-    watch: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
-
-    def dep(rule: tuple[Any, ...], *keys: tuple[str, int]) -> None:
-        for key in keys:
-            watch.setdefault(key, []).append(rule)
-
-    parts: dict[tuple[int, int], list[tuple[str, int | None]]] = {}
+    w_scene: list[list[int]] = [[] for _ in d.scenes]
+    w_item: list[list[int]] = [[] for _ in d.items]
+    w_tool: list[list[int]] = [[] for _ in d.tools]
+    applies_in: dict[tuple[int, str], set[int]] = {}
     for t, tool in enumerate(d.tools):
-        rule: tuple[Any, ...] = ("bag", t)
-        rules.append(rule)
-        dep(rule, ("tool", t), ("scene", tool.scene))
+        r = len(rules)
+        rules.append((_BAG, t, tool.scene))
+        w_tool[t].append(r)
+        w_scene[tool.scene].append(r)
         for sb, st in enumerate(tool.states):
+            for name in st.apply_to:
+                applies_in.setdefault((t, name), set()).add(sb)
             if not st.wait_for or sb + 1 >= len(tool.states):
                 continue
-            rule = ("craft", t, sb)
-            rules.append(rule)
-            parts[(t, sb)] = [(name, d.tool_index.get(name)) for name in st.wait_for]
-            dep(rule, ("tool", t), *(("tool", a) for _, a in parts[(t, sb)] if a is not None))
-    wait_tools: dict[tuple[int, int, int], list[int | None]] = {}
+            r = len(rules)
+            parts = [(d.tool_index.get(name), ("craft", name, tool.name)) for name in st.wait_for]
+            rules.append((_CRAFT, t, sb, tool.name, tuple(parts)))
+            w_tool[t].append(r)
+            for a, _key in parts:
+                if a is not None:
+                    w_tool[a].append(r)
     for i, it in enumerate(d.items):
         for s, st in enumerate(it.states):
-            for k, tr in enumerate(st.transitions):
-                rule = ("tr", i, s, k)
-                rules.append(rule)
-                tools = [d.tool_index.get(w.arg) if w.kind == "apply" else None
-                         for w in tr.waits]
-                wait_tools[(i, s, k)] = tools
-                dep(rule, ("item", i), ("scene", it.scene),
-                    *(("tool", t) for t in tools if t is not None))
-    rules.reverse()  # popped from the end: tried in file order first
+            for tr in st.transitions:
+                r = len(rules)
+                waits = tuple(((w.kind, w.arg if w.kind != "click" else "", it.name),
+                               d.tool_index.get(w.arg) if w.kind == "apply" else None,
+                               w.kind == "apply") for w in tr.waits)
+                ops = tuple(op for trig in tr.triggers
+                            if (op := _trigger_op(d, trig)) is not None)
+                rules.append((_TR, i, s, it.scene, it.name, waits, tr.ends_game, ops))
+                w_item[i].append(r)
+                w_scene[it.scene].append(r)
+                for _key, t, _apply in waits:
+                    if t is not None:
+                        w_tool[t].append(r)
     start = (frozenset(i for i, sc in enumerate(d.scenes) if sc.visible),
              frozenset(i for i, it in enumerate(d.items) if it.visible),
              frozenset(i for i, it in enumerate(d.items) if it.interactable),
              frozenset((i, 0) for i in range(len(d.items))),
              frozenset(i for i, t in enumerate(d.tools) if t.visible))
-    out = _Compiled(rules, watch, links, preds, parts, wait_tools, start)
+    out = _Compiled(rules, list(range(len(rules) - 1, -1, -1)), w_scene, w_item, w_tool,
+                    links, preds, {k: frozenset(v) for k, v in applies_in.items()},
+                    len(d.tools), start)
     _LAST[:] = [(d, out)]
     return out
 
@@ -302,7 +333,13 @@ def _spans(text: str, name: str) -> list[int]:
 
 def _mentions(text: str | None, name: str) -> bool:
     """Whether ``name`` appears in ``text`` as whole words (any case)."""
-    return bool(text) and bool(_spans(str(text).lower(), name.lower()))
+    return bool(text) and _mentions_in(str(text), name)
+
+
+@lru_cache(maxsize=1 << 16)
+def _mentions_in(text: str, name: str) -> bool:
+    # kept: the rules ask the same texts about the same names in each version and rule
+    return bool(_spans(text.lower(), name.lower()))
 
 
 def _without(text: str | None, name: str) -> str:
@@ -516,9 +553,13 @@ _ANY_DIGIT = re.compile(r"\d")
 def visible_marks(text: str) -> list[tuple[int, str, str]]:
     """The code marks ``text`` shows, each as ``(place, digit, lock named or "")``; a whole
     code tied to a lock gives one mark per digit."""
+    return list(_marks_in(text)) if _ANY_DIGIT.search(text) else []
+
+
+@lru_cache(maxsize=1 << 14)
+def _marks_in(text: str) -> tuple[tuple[int, str, str], ...]:
+    # kept: each code lock of a game reads the same texts, in each version
     out: list[tuple[int, str, str]] = []
-    if not _ANY_DIGIT.search(text):
-        return out
     for m in _MARK_WHOLE.finditer(text):
         out += [(p + 1, d, m.group(1)) for p, d in enumerate(m.group(2))]
     for m in _MARK_ORD.finditer(text):
@@ -528,7 +569,7 @@ def visible_marks(text: str) -> list[tuple[int, str, str]]:
     for m in _MARK_DOTS.finditer(text):
         n = m.group(2)
         out.append((int(n) if n.isdigit() else _NUMBER[n], m.group(1), ""))
-    return out
+    return tuple(out)
 
 
 def code_problems(defn: GameDefinition, codes: Iterable[tuple[str, str, str]],
