@@ -647,6 +647,15 @@ def test_which_key_opens_which_lock_is_read_not_tried() -> None:
         assert sign in text, text
         for k in g.design.keys:
             assert (sign in d.tools[d.tool_index[k]].states[0].desc) == (k in mine), k
+    # a lock taking several keys says how many, in every version (version 8: hard too)
+    counts = {lk: len(re.findall(r"apply, [^,'\]]+'", " ".join(
+        str(tr.get("wait_for")) for st in thing(doc, lk)["states"]
+        for tr in st.get("transitions", [])))) for lk in g.design.locks}
+    assert max(counts.values()) > 1
+    for d in g.settings:
+        for lk, n in counts.items():
+            if n > 1:
+                assert f"{n} " in d.items[d.item_index[lk]].states[0].desc, (d.setting, lk)
 
     def resign(name: str, new: str) -> Any:
         def edit(doc: dict[str, Any]) -> None:

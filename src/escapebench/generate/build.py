@@ -700,7 +700,7 @@ class _Builder:
         come long before their use and every unit shows something needed; when every earlier
         unit already shows something, it joins one of their batches, or lies in the open of
         its scene. An obstacle whose texts speak of a key shows exactly one key."""
-        ahead = self.k.held // 2
+        ahead = self.k.held
         lag = max(1, self.k.held // 2)
         empty = [u for u in self.units]  # units whose reward shows nothing yet, oldest first
         for n, need in enumerate(sorted(self.pending, key=lambda x: x["pos"])):
@@ -715,17 +715,29 @@ class _Builder:
                 anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
                             and self.may_show(u, need)]
                 if anywhere:
-                    # tools come in batches: most join a unit that already shows one
-                    batches = [u for u in anywhere if u.get("batch")]
-                    pool = batches if batches and self.rng.random() < 0.75 else anywhere
-                    # the older of two drawn: a tool found early is as likely as a new one
-                    host = min(self.pick(pool), self.pick(pool), key=lambda u: u["pos"])
+                    # version 8: one drawn evenly, so a tool comes at any time before its
+                    # use as a useless one does (:meth:`like_a_tool`): the order things
+                    # came in tells nothing of which fits (units show several at once)
+                    host = self.pick(anywhere)
                     host["batch"] = True
                     if host in empty:
                         empty.remove(host)
                     self.stow(need, host)
                     continue
             fits = [u for u in empty if self.may_show(u, need)]
+            if need["key"]:
+                # a key is found in the room of its lock or door: a key carried in from
+                # earlier rooms is spent there before the room's obstacles are tried, which
+                # a blind searcher's count of what it held would credit as a choice
+                local = [u for u in fits if u["scene"] == need["scene"]] or [
+                    u for u in self.units if u["scene"] == need["scene"]
+                    and self.may_show(u, need) and u["found"] and not u["key_only"]]
+                if local:
+                    fit = self.pick(local)
+                    if fit in empty:
+                        empty.remove(fit)
+                    self.stow(need, fit)
+                    continue
             # a tool is shown at least ``lag`` units before its use, at one of those units
             # chosen at random: the tool that came last is no likelier to fit than any other
             far = [u for u in fits if u["pos"] <= need["pos"] - lag]
@@ -772,6 +784,7 @@ class _Builder:
         """Place every tool where :meth:`place_needs` and :meth:`distractors` put it."""
         for u in self.units:
             self.fill(u)
+        self.rng.shuffle(self.open_tools)  # what lies in the open, in no telling order
         for t in self.open_tools:
             self.lay_open(t)
 
@@ -897,7 +910,11 @@ class _Builder:
             f"{locked} {n} keyhole{'s' if n > 1 else ''}."
             + (f" A small {sign} is painted beside {'it' if n == 1 else 'them'}." if sign
                else ""),
-            f"{locked} Marked with a {sign}." if sign else locked)
+            # version 8: hard says how many keys a door takes too (a hard play met two
+            # six-key doors "Marked with a mermaid." and counted keys by the refusals)
+            (f"{locked} {n} keyholes, marked with a {sign}." if n > 1 else
+             f"{locked} Marked with a {sign}.") if sign else
+            (f"{locked} {n} keyholes." if n > 1 else locked))
 
     def extra_key(self, unit: dict[str, Any]) -> None:
         """One more key for the door of ``unit``'s scene, shown by ``unit``."""
@@ -953,10 +970,9 @@ class _Builder:
                 desc = f"{desc} {self.room_details.pop()}"
         return desc
 
-    def held_at_creative(self) -> list[tuple[int, int]]:
-        """The tools (keys aside) a player following the reference holds at each creative
-        step, just before it (a tool leaves the bag once its last use is made), with the walk
-        scene the step is made in."""
+    def _walk_bag(self) -> tuple[dict[str, set[str]], dict[str, str], dict[str, int]]:
+        """What the reference walk needs to follow the bag: each tool's last targets, the
+        items that become a tool, and the walk scene of every scene."""
         final: dict[str, set[str]] = {}
         for sc in self.scenes:
             for entry in sc["tools"]:
@@ -967,6 +983,13 @@ class _Builder:
                  for st in it["item"]["states"] for x in st.get("transitions", [])
                  for tr in x["trigger"] if tr.startswith("become_tool, ")}
         room = {sc["name"]: s for s, group in enumerate(self.rooms) for sc in group}
+        return final, loose, room
+
+    def held_at_creative(self) -> list[tuple[int, int]]:
+        """The tools (keys aside) a player following the reference holds at each creative
+        step, just before it (a tool leaves the bag once its last use is made), with the walk
+        scene the step is made in."""
+        final, loose, room = self._walk_bag()
         creative = {f"apply({t}, {i})" for t, i, _ in self.design.cues}
         bag: set[str] = set()
         out: list[tuple[int, int]] = []
@@ -989,6 +1012,56 @@ class _Builder:
                         bag.discard(t)
         return out
 
+    def sight_orders(self) -> list[tuple[list[str], str, int, dict[str, int]]]:
+        """Per creative step: the tools (keys aside) held when its obstacle's room is
+        entered on the reference walk (after taking what lies in the open there), in the order
+        they came, oldest first (a crafted tool counts from when its later part came, and
+        its other part is left out: a player crafts as soon as it holds both); its solving
+        tool; the walk scene of the obstacle; and the walk scene each tool came in."""
+        final, loose, room = self._walk_bag()
+        part_of = {b: a for a, b, _, _ in self.design.crafts}
+        steps = {f"apply({t}, {i})": (t, i) for t, i, _ in self.design.cues}
+        item_room = {it["item"]["name"]: room.get(sc["name"], 0)
+                     for sc in self.scenes for it in sc["items"]}
+        bag: dict[str, None] = {}
+        came: dict[str, int] = {}
+        seen: dict[int, tuple[list[str], dict[str, int]]] = {}
+        out: list[tuple[list[str], str, int, dict[str, int]]] = []
+        walk = -1
+        for scene, action in self.reference():
+            here = room.get(scene, 0)
+            verb, _, rest = action.partition("(")
+            args = [a.strip() for a in rest.rstrip(")").split(",")]
+            picked = verb == "click" and (args[0] in final or args[0] in loose)
+            if here > walk and not picked and here not in seen:
+                # the room is entered and its open tools taken: what is held in sight of it
+                order = [t for t in bag if t not in self.design.keys]
+                seen[here] = (order, dict(came))
+                walk = here
+            if action in steps:
+                tool, item = steps[action]
+                r = item_room.get(item, here)
+                order, when = seen.get(r, seen.get(here, ([], {})))
+                order, when = list(order), dict(when)
+                part = part_of.get(tool)
+                if part is not None and part in when and tool in when:
+                    order = [t for t in order if t not in (part, tool)] + [tool]
+                    when[tool] = max(when[part], when[tool])
+                    order.sort(key=lambda t: when.get(t, 0))
+                out.append((order, tool, r, when))
+            if picked:
+                got = args[0] if args[0] in final else loose[args[0]]
+                bag[got] = None
+                came[got] = here
+            elif verb in ("apply", "craft") and len(args) == 2:
+                t, x = args
+                left = final.get(t, set())
+                if x in left:
+                    left.discard(x)
+                    if not left:
+                        bag.pop(t, None)
+        return out
+
     def top_up(self) -> None:
         """Where a creative step would find fewer than ``held`` tools in the bag, lay that
         many more useless tools in the open of rooms up to that step's, each in one drawn at
@@ -1001,9 +1074,29 @@ class _Builder:
             if not short:
                 return
             first = min(s for _, s in short)
-            if not self.distractor_tools(max(self.k.held - h for h, _ in short), first + 1):
+            if not self.distractor_tools(max(self.k.held - h for h, _ in short), first + 1,
+                                         low=first):
                 break
         raise ValueError("too few tools held at a creative step")
+
+    def even_out(self) -> None:
+        """Where a creative step's solving tool came later than most of the tools held with
+        it, lay useless tools in the open of the rooms between its coming and the step, so
+        that as many came after it as before: trying the newest tools first (or the oldest)
+        then costs what a blind pick does."""
+        for _ in range(4 * self.k.held + 4):
+            for order, tool, s, came in self.sight_orders():
+                if tool not in order:
+                    continue
+                i = order.index(tool)
+                older, newer = i, len(order) - 1 - i
+                low = came.get(tool, s) + 1
+                if older > newer and low <= s:
+                    if not self.distractor_tools(older - newer, s + 1, low=low):
+                        return
+                    break
+            else:
+                return
 
     def lock_unit(self, where: dict[str, Any], steps: list[tuple[str, str]]
                   ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -1565,7 +1658,7 @@ class _Builder:
             self.design.node_kind[name] = "distractor"
         self.distractor_tools(n_tools, scenes=max(1, (len(rooms) + 1) // 2), batch=True)
 
-    def distractor_tools(self, n: int, scenes: int, batch: bool = False) -> int:
+    def distractor_tools(self, n: int, scenes: int, batch: bool = False, low: int = 0) -> int:
         """``n`` tools that fit nothing, in the open of the first ``scenes`` walk scenes (any
         room, and some in a batch a unit shows, when ``batch``), taken on entering. Each
         neither has nor reads as having what an obstacle needs; near-misses come first: a
@@ -1601,17 +1694,29 @@ class _Builder:
             self.design.parts.add(o["name"])
             self.design.node_kind[o["name"]] = "distractor"
             tmap = {"name": o["name"], "states": [{"desc": self.hard_distractor(o)}]}
-            hosts = [u for u in self.units if u.get("batch")] or [
-                u for u in self.units if not u["key_only"]]
-            if batch and hosts and self.rng.random() < 0.7:  # in a batch a unit shows
-                self.pick(hosts)["found"].append({"tmap": tmap, "distractor": True})
-                continue
-            s = self.rng.randrange(len(self.rooms) if batch else scenes)
+            if batch:  # at a time drawn evenly over the game (:meth:`like_a_tool`)
+                host, s = self.like_a_tool()
+                if host is not None:
+                    host["found"].append({"tmap": tmap, "distractor": True})
+                    continue
+            else:
+                s = self.rng.randrange(low, scenes)
             where = self.pick(self.rooms[s])
             self.place_tool(where, tmap, "Lying about")
             self.open_pickups.setdefault(s, []).insert(0, (where["name"], f"click({o['name']})"))
         return laid
 
+
+    def like_a_tool(self) -> tuple[dict[str, Any] | None, int]:
+        """Where a useless tool goes (version 8): at a time drawn evenly over the whole game,
+        as a useful tool comes at one drawn evenly before its use: shown by any unit, or in
+        the open of any walk scene (laid early, useless tools filled the old end of the bag,
+        and a searcher trying the newest tools first skipped them). A unit that shows it, or
+        None and the walk scene in whose open it lies."""
+        hosts = [u for u in self.units if not u["key_only"]]
+        if hosts and self.rng.random() < 0.6:
+            return self.pick(hosts), 0
+        return None, self.rng.randrange(len(self.rooms))
 
     def hard_distractor(self, o: dict[str, Any]) -> dict[str, Any]:
         """A useless tool's descriptions, its hard text reading as one property it has
