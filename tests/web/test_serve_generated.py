@@ -44,7 +44,9 @@ def test_a_generated_game_is_offered_played_recorded_and_drawn(tmp_path: Path) -
         assert view["ended"] and view["escaped"] and view["hints_used"] == 0
         assert view["step"] == len(typed_reference(defn))
         # the report of the human results has the game's page, with its picture
-        page = c.get(f"report/games/{SETTING}.html")
+        # the first report request builds the report (figures, the game regenerated to draw
+        # it): seconds on a loaded machine, beyond httpx's 5-second default
+        page = c.get(f"report/games/{SETTING}.html", timeout=120)
         assert page.status_code == 200, page.text
         src = re.search(r'<img id="graph-picture" src="\.\./([^"]+)"', page.text)
         assert src, page.text

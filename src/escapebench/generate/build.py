@@ -16,6 +16,7 @@ theme's ``details``), so choosing them never changes the puzzle.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import re
@@ -84,6 +85,7 @@ def _twin_first(text: str) -> str:
     return _TWIN_AFTER_ADJ.sub(r"\1 \3 \2 ", text)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _article(text: str) -> str:
     """``a`` before a vowel (or an 8) made ``an``, and ``an`` before a consonant made ``a``
     (names fill templates written with ``A {name}`` or ``An {name}``: "an second door")."""
