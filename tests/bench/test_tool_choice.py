@@ -361,3 +361,40 @@ def test_a_transition_marks_only_the_tools_its_creative_list_names(tmp_path) -> 
     (tmp_path / "bad.yaml").write_text(marked.replace("[key]", "maybe"), encoding="utf-8")
     with pytest.raises(GameFileError, match="creative"):
         load_file(tmp_path / "bad.yaml")
+
+
+def _rod_through_the_harness(ask: bool) -> tuple[list[ToolSolve], list[Any]]:
+    """tests/bench/rod_game.yaml through the harness's loop: pick up the four tools, (with
+    ``ask``) ask for help, whose hint is the craft, craft the fishing rod, and apply it to
+    the well by the name the bag shows."""
+    from escapebench.agents.base import Decision
+    from escapebench.bench.loop import HintSystem, episode_loop
+    from escapebench.protocols.escapebench import EscapebenchProtocol
+
+    game = next(d for d in load_file(Path(__file__).parent / "rod_game.yaml")
+                if d.difficulty == "normal")
+    env = episode_loop(game, EscapebenchProtocol(), max_steps=50)
+    env.reset()
+    records = [env.step_now(Decision(f"click({t})")) for t in ("spoon", "feather", "string",
+                                                                "stick")]
+    if ask:
+        hint = env.find(HintSystem).request()
+        assert hint is not None and hint.action == "craft(string, stick)"
+    records.append(env.step_now(Decision("craft(string, stick)")))
+    records.append(env.step_now(Decision("apply(fishing rod, well)")))
+    assert env.ended and records[-1].hint is None
+    return env.metrics.tool_choice.solves, records
+
+
+def test_the_apply_after_a_hinted_craft_counts_as_hinted() -> None:
+    """A hint naming the craft gives its product's use away: the apply that follows is left
+    out like a hinted one (rule 3; rule 2 counted it as the player's own creative solve, as
+    the same play without the hint still is)."""
+    own, _ = _rod_through_the_harness(ask=False)
+    assert [(s.verb, s.tool, s.target, s.creative) for s in own] == [
+        ("craft", "stick", "string", False), ("apply", "stick", "well", True)]
+    helped, records = _rod_through_the_harness(ask=True)
+    assert helped == []
+    old, solves = score_records(records, [("apply", "stick", "well")], version=2)
+    assert [(s.verb, s.creative) for s in solves] == [("apply", True)]
+    assert old.creative_solves == 1

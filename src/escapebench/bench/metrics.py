@@ -31,10 +31,12 @@ from escapebench.bench.tool_choice import ToolChoiceCounter, creative_keys
 from escapebench.engine.actions import VERBS
 from escapebench.engine.model import GameDefinition
 
-RESULT_VERSION = 2
-"""The version of ``result.json``'s numbers. 2: the tool-choice score counts as an apply's
-candidates only the tools held in the item's scene (bench/tool_choice.py); results of 1 were
-scored by the earlier rule (every tool held since the solving tool came). Two results of
+RESULT_VERSION = 3
+"""The version of ``result.json``'s numbers. 3: the tool-choice score counts the apply of a
+crafted tool that follows a hint naming its craft as hinted, not as the player's own solve
+(results of 2 counted it); 2: it counts as an apply's candidates only the tools held in the
+item's scene (bench/tool_choice.py); results of 1 were scored by the earlier rule (every tool
+held since the solving tool came). Two results of
 different versions are never averaged, ranked or compared together (their rows' Covers say
 ``results v1``); ``escapebench verify`` checks each by its own version's rule."""
 DEFAULT_PROTOCOL = "escapebench"

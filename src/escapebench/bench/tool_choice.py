@@ -7,7 +7,9 @@ and any tool can score a finished episode folder (:func:`score_episode_folder`) 
 result folder (:func:`score_run_folder`). docs/metrics.md defines it with a worked example.
 
 **A tool solve** is a key step the agent made itself (no hint showing, not a hinted action
-played for it) by applying a tool to an item, or by crafting two tools. For each:
+played for it) by applying a tool to an item, or by crafting two tools. The first apply solve
+of a tool crafted under a hint that named its craft is not the agent's own either: the hint
+gave the product away with its craft (rule version 3; version 2 counted it). For each:
 
 * ``tries``: the agent's failed attempts at that solve since the solving tool took its
   solving form (was collected, or last crafted into) -- for a craft, since the later of the two
@@ -77,16 +79,18 @@ __all__ = [
     "tool_choice_version",
 ]
 
-TOOL_CHOICE_VERSION = 2
-"""The rule for an apply's candidates: 2 counts the tools held in the item's scene, 1 every
-tool held since the solving tool came. :class:`ToolChoiceCounter` counts either; a result
-says which through its ``version`` (:func:`tool_choice_version`)."""
+TOOL_CHOICE_VERSION = 3
+"""The rule: 3 is 2 and an apply of a crafted tool that follows a hint naming its craft counts
+as hinted (2 counted it as the player's own solve); 2 counts as an apply's candidates the
+tools held in the item's scene, 1 every tool held since the solving tool came.
+:class:`ToolChoiceCounter` counts by any of them; a result says which through its ``version``
+(:func:`tool_choice_version`)."""
 
 
 def tool_choice_version(result_version: int) -> int:
     """The tool-choice rule a result of ``result_version`` was scored by (results of version
-    1 by rule 1, later ones by rule 2)."""
-    return 1 if result_version < 2 else TOOL_CHOICE_VERSION
+    1 by rule 1, of version 2 by rule 2, later ones by rule 3)."""
+    return max(1, min(result_version, TOOL_CHOICE_VERSION))
 
 CreativeKey = tuple[str, str, str]
 """A creative step: ``("apply", tool, item)`` or ``("craft", tool, tool)`` (the two tools in
@@ -222,12 +226,13 @@ class ToolChoiceCounter:
     ``creative`` holds the game's creative steps (:func:`creative_keys`). :meth:`add` returns
     the solve a record made, if any; :attr:`solves` holds them all and :meth:`result` sums
     them up. ``version`` 1 counts candidates as results of :data:`TOOL_CHOICE_VERSION` 1 did
-    (every step as if in the item's scene), to check results written so.
+    (every step as if in the item's scene), and 1 and 2 count the apply of a crafted tool that
+    follows a hint for its craft as the player's own, to check results written so.
     """
 
     def __init__(self, creative: Iterable[CreativeKey] = (),
                  version: int = TOOL_CHOICE_VERSION) -> None:
-        if version not in (1, TOOL_CHOICE_VERSION):
+        if version not in (1, 2, TOOL_CHOICE_VERSION):
             raise ValueError(f"unknown tool-choice version {version!r}")
         self.creative = frozenset(creative)
         self.version = version
@@ -241,6 +246,9 @@ class ToolChoiceCounter:
         self._visits: dict[str, list[int]] = {}  # scene -> the steps taken there, ascending
         self._failed_applies: dict[str, list[tuple[int, str]]] = {}  # item -> (step, tool)
         self._failed_crafts: list[tuple[int, frozenset[str]]] = []
+        # rule 3: tools crafted under a hint that named their craft; the next apply solve
+        # of such a tool counts as hinted (the hint gave the product away with its craft)
+        self._hinted_crafts: set[str] = set()
 
     # ------------------------------------------------------------------ reading actions
     def _split(self, arg_text: str, both_tools: bool) -> tuple[str, str] | None:
@@ -323,12 +331,32 @@ class ToolChoiceCounter:
                 solve = self._craft_solve(step, a, b)
             elif not _get(record, "success"):
                 self._failed_crafts.append((step, frozenset((a, b))))
-        if solve is not None and _get(record, "hint") is None:
+        hint = _get(record, "hint")
+        given = False
+        if solve is not None and solve.verb == "apply" and solve.tool in self._hinted_crafts:
+            self._hinted_crafts.discard(solve.tool)
+            given = self.version >= 3
+        if solve is not None and hint is None and not given:
             self.solves.append(solve)
         else:
             solve = None
+        if hint is not None:
+            self._note_hinted_craft(hint, events)
         self._update(step, events)
         return solve
+
+    def _note_hinted_craft(self, hint: Any, events: list[tuple[str, str]]) -> None:
+        """Remember the tools a step crafted while a hint naming that craft was in force."""
+        call = parse_call(str(_get(hint, "action", "") or ""))
+        if call is None or call.verb != "craft":
+            return
+        named = {normalize_name(p) for p in call.arg_text.split(",")}
+        pair = self._split(call.arg_text, True)
+        if pair is not None:
+            named |= set(pair)
+        for kind, name in events:
+            if kind == "tool_crafted" and name in named:
+                self._hinted_crafts.add(name)
 
     def _update(self, step: int, events: list[tuple[str, str]]) -> None:
         for kind, name in events:

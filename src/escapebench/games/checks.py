@@ -203,6 +203,9 @@ class _StaticChecker:
                 continue
             seen.add(id(node))
             if isinstance(node, yaml.MappingNode):
+                if len({str(key.value) for key, _value in node.value}) == len(node.value):
+                    stack.extend(value for _key, value in node.value)  # (most mappings)
+                    continue
                 first_line: dict[str, int | None] = {}
                 for key, value in node.value:
                     name, line = str(key.value), _line_of(key)

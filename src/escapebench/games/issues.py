@@ -147,6 +147,19 @@ def control_character_issues(source: str, text: str | None, nodes: yaml.Node | N
 
 def _control_walk(source: str, root: yaml.Node | None) -> list[CheckIssue]:
     out: list[CheckIssue] = []
+    scalars: list[str] = []
+    stack = [root] if root is not None else []
+    while stack:  # first the texts alone, searched at once (a line break is no control)
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            scalars.append(node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    if not _CONTROL.search("\n".join(scalars)):
+        return out
     stack = [root] if root is not None else []
     while stack:
         node = stack.pop()

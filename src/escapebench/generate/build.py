@@ -16,6 +16,7 @@ theme's ``details``), so choosing them never changes the puzzle.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import re
@@ -84,6 +85,18 @@ def _twin_first(text: str) -> str:
     return _TWIN_AFTER_ADJ.sub(r"\1 \3 \2 ", text)
 
 
+_PROPERTY_SETS: list[Any] = []  # [the objects of the table, each with its properties as a set]
+
+
+def _with_property_sets(objects: list[dict[str, Any]]
+                        ) -> list[tuple[dict[str, Any], frozenset[str]]]:
+    """Each object with its properties as a set, made once for the table's list of objects."""
+    if not _PROPERTY_SETS or _PROPERTY_SETS[0] is not objects:
+        _PROPERTY_SETS[:] = [objects, [(o, frozenset(o["properties"])) for o in objects]]
+    return _PROPERTY_SETS[1]
+
+
+@functools.lru_cache(maxsize=1 << 14)
 def _article(text: str) -> str:
     """``a`` before a vowel (or an 8) made ``an``, and ``an`` before a consonant made ``a``
     (names fill templates written with ``A {name}`` or ``An {name}``: "an second door")."""
@@ -1261,8 +1274,9 @@ class _Builder:
         an earlier obstacle asks (a solution the unique-fit rule allows), or the obstacle
         is one a craft could solve."""
         asked = self.asked_of(obs, obs["needs"])
-        return any(asked <= set(o["properties"]) and o["name"] not in self.names
-                   and not self.fits_other(o["properties"]) for o in self.aff["objects"]
+        return any(asked <= props and o["name"] not in self.names
+                   and not self.fits_other(o["properties"])
+                   for o, props in _with_property_sets(self.aff["objects"])
                    ) or (self.crafts_left > 0 and bool(self.craft_options(obs["needs"], obs)))
 
     def fits_other(self, props: Any) -> bool:
@@ -1867,7 +1881,7 @@ class _Builder:
             self.rng.shuffle(sc["items"])
         self.fill_empty()
         self.dress()
-        plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:])
+        plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:], n)
                    for sc in self.scenes for e in [*sc["items"], *sc["tools"]]
                    if _plural(n := (e.get("item") or e.get("tool"))["name"])]
         for sc in self.scenes:  # "A iron key" -> "An iron key", in every text of a thing
@@ -1875,7 +1889,9 @@ class _Builder:
                 for st in (entry.get("item") or entry.get("tool"))["states"]:
                     st["desc"] = {k: _article(v) if isinstance(v, str) else v
                                   for k, v in st["desc"].items()}
-                    for rx, cap in plurals:  # "A tweezers, wedged in place." -> "Tweezers, ..."
+                    for rx, cap, n in plurals:  # "A tweezers, wedged in place." -> "Tweezers"
+                        if not any(isinstance(v, str) and n in v for v in st["desc"].values()):
+                            continue  # (the name is not there: nothing to change)
                         st["desc"] = {k: rx.sub(lambda m, c=cap: c if m.start() == 0 else
                                                 m.group(1), v) if isinstance(v, str) else v
                                       for k, v in st["desc"].items()}

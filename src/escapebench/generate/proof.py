@@ -476,9 +476,8 @@ def cue_problems(defn: GameDefinition, cues: Iterable[tuple[str, str, str]],
         for st in defn.tools[defn.tool_index[tool]].states:
             if item not in st.apply_to:
                 continue
-            low = st.desc.lower()
-            if not any(re.search(r"\b" + re.escape(w) + r"(?:s|es|d|ed|ing|y|ly)?\b", low)
-                       for w in words):
+            rx = cue_pattern(words)  # (one pattern for all the words: found when any is)
+            if rx is None or not rx.search(st.desc.lower()):
                 out.append(f"{tool!r} is used for being {prop} on {item!r}, but its description "
                            f"hints nothing of it: {st.desc!r}")
     return out
