@@ -1437,7 +1437,8 @@ class _Builder:
         cands = [o for o in cands if not self.reads_against(
             [v for v in o["desc"].values() if v], asked)]
         cands = [o for o in cands if not self.cued_props(texts(
-            o["desc"] if o["properties"][0] == prop else self.cued(o, prop)), avoid)] or cands
+            self.linked(o, prop, obs, item) if o["properties"][0] == prop
+            else self.cued(o, prop)), avoid)] or cands
         creative = [o for o in cands if o["properties"][0] != prop]
         plain = [o for o in cands if o["properties"][0] == prop]
         pool = creative if (want_creative and creative) else (plain or creative)
@@ -1448,7 +1449,7 @@ class _Builder:
             self.design.tool_props[key] = sorted(asked)
             hints = "".join(" " + self.aff["cues"][q]["hint"] for q in sorted(asked))
             return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.{hints}",
-                                            "A bar."),
+                                            self.hard_cued(key, "A bar.", prop)),
                     "apply_to": [item]}
         o = self.pick(pool)
         self.hard_seen.add(o["desc"]["hard"])
@@ -1464,6 +1465,8 @@ class _Builder:
             desc = self.cued(o, prop, hard=True)
             self.design.cues.append((o["name"], item, prop))
             self.cue_of[o["name"]] = {prop}
+        else:  # version 8, rule 17: a plain step keeps a readable link in normal and hard
+            desc = self.linked(o, prop, obs, item)
         for q in sorted(asked - {prop, o["properties"][0]}):  # the other needs asked: hinted
             desc = self.cued({**o, "desc": desc}, q)
             self.cue_of.setdefault(o["name"], set()).add(q)
@@ -1490,11 +1493,41 @@ class _Builder:
         plural = _plural(c["parts"][1])
         for q in sorted(asked):
             cue = self.aff["cues"][q]
-            if not has_cue(desc["normal"], cue["words"]):
+            if not has_cue(desc["normal"], self.strong_words(q)):
                 desc["normal"] += " " + (_they(cue["hint"]) if plural else cue["hint"])
             if not has_cue(desc["easy"], cue["words"]):
                 gloss = f"It {self.aff['properties'][q]}."
                 desc["easy"] += " " + (_they(gloss) if plural else gloss)
+        return desc
+
+    def strong_words(self, prop: str) -> list[str]:
+        """The cue words of ``prop`` that read as it on their own (not ``weak``: "glass" is
+        no mirror, a key "ring" is no bell)."""
+        cue = self.aff["cues"][prop]
+        return [w for w in cue["words"] if w not in cue.get("weak", [])]
+
+    def linked(self, o: dict[str, Any], prop: str, obs: dict[str, Any] | None,
+               item: str) -> dict[str, Any]:
+        """``o``'s descriptions as the plain solution of obstacle ``item`` (kind ``obs``)
+        for ``prop`` (version 8, rule 17): where the obstacle's text of a version below easy
+        does not ask for ``prop`` and the object's name and text there do not read as it,
+        normal gets the object's (or the property's) hint and hard the property's short
+        ``hard`` sentence ("A stethoscope." at "A clogged keyhole, packed with grey dust."
+        was a guess: "A stethoscope. Tapped, it sounds hollow.")."""
+        desc = dict(o["desc"])
+        strong = self.strong_words(prop)
+        for v in ("normal", "hard"):
+            own = obs["desc"][v].replace("{item}", " ") if obs else ""
+            text = desc[v] or ""
+            if prop in asked_properties(own, self.ask_rx()) or has_cue(
+                    f"{o['name']} {text}", strong):
+                continue
+            if v == "hard":
+                desc["hard"] = self.hard_cued(o["name"], text, prop)
+            else:
+                cue = self.aff["cues"][prop]
+                hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
+                desc["normal"] = f"{text} {_they(hint) if _plural(o['name']) else hint}"
         return desc
 
     def cued(self, o: dict[str, Any], prop: str, hard: bool = False) -> dict[str, Any]:
@@ -1508,7 +1541,8 @@ class _Builder:
         plural = _plural(o["name"])
         if hard:
             desc["hard"] = self.hard_cued(o["name"], desc["hard"] or "", prop)
-        if not has_cue(desc["normal"], cue["words"]):
+        # (version 8, rule 17: a weak word alone, a key "ring" for loud, is no cue)
+        if not has_cue(desc["normal"], self.strong_words(prop)):
             hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
             desc["normal"] = f"{desc['normal']} {_they(hint) if plural else hint}"
         if not has_cue(desc["easy"], cue["words"]):

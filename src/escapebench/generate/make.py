@@ -38,6 +38,7 @@ from escapebench.generate.proof import (
     key_problems,
     label_problems,
     naming_problems,
+    plain_cue_problems,
     text_problems,
     verb_problems,
 )
@@ -259,6 +260,10 @@ def _prove(text: str, design: Design, nodes: yaml.Node | None,
             if item in d.item_index:
                 st = d.items[d.item_index[item]].states[0]
                 asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    # every property step, creative or plain: (tool, obstacle, property) (version 8, rule 17)
+    solver = {item: tool for tool, item, kind in design.edges if kind in ("apply", "creative")}
+    prop_steps = [(solver[item], item, prop) for item, prop, *_ in design.needs
+                  if item in solver]
     seen: dict[str, Any] = {}  # what each code lock's marks are, for all three versions
     related = {(tool, item) for tool, item, _kind in design.edges} | {
         (a, b) for a, b in design.related}
@@ -300,6 +305,9 @@ def _prove(text: str, design: Design, nodes: yaml.Node | None,
         if d.difficulty != "easy":
             problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
                 d, data["links"], related, design.clues)]
+        if d.difficulty != "easy":  # version 8, rule 17: every property step keeps a link
+            problems += [f"{d.setting}: plain cue: {m}" for m in plain_cue_problems(
+                d, prop_steps, data["hard_words"], data["asks"])]
         if d.difficulty == "hard":  # version 8: hard is terse, never cue-less
             problems += [f"{d.setting}: hard cue: {m}" for m in hard_cue_problems(
                 d, design.needs, design.cues, design.crafts, design.shows,
