@@ -700,11 +700,17 @@ class _Builder:
         come long before their use and every unit shows something needed; when every earlier
         unit already shows something, it joins one of their batches, or lies in the open of
         its scene. An obstacle whose texts speak of a key shows exactly one key."""
-        ahead = self.k.held
         lag = max(1, self.k.held // 2)
         empty = [u for u in self.units]  # units whose reward shows nothing yet, oldest first
-        for n, need in enumerate(sorted(self.pending, key=lambda x: x["pos"])):
-            if n < ahead and not need["key"]:
+        queued = sorted(self.pending, key=lambda x: x["pos"])
+        # version 8: the first batch holds ``held`` tools drawn from the whole game, not the
+        # first ones needed: the early creative steps find enough tools without a heap of
+        # useless ones laid before them (which then lay at the old end of the bag for every
+        # later step), and a tool of the first room may serve at any time
+        tools = [n for n in queued if not n["key"]]
+        first = {id(n) for n in self.rng.sample(tools, min(len(tools), self.k.held))}
+        for need in queued:
+            if id(need) in first:
                 need["ahead"] = True
                 self.stow(need, None)
                 continue
