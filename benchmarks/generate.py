@@ -107,7 +107,9 @@ def shape_line(name: str, defs: list, creative: list | None = None) -> str:  # n
 def speed(tier: int, count: int, rounds: int = 3) -> tuple[float, float]:
     """Verified games per CPU second of this process (``time.process_time``: what other jobs
     on a shared machine disturb least) and per wall second, each the median of ``rounds``
-    rounds of ``count`` games (seeds 10000, 10001, ...)."""
+    rounds of ``count`` games (seeds 10000, 10001, ...), after one game not timed (the first
+    game of a process reads the data files)."""
+    generate_games(tier, 1, 9_999)
     cpu, wall = [], []
     for r in range(rounds):
         c0, t0 = time.process_time(), time.perf_counter()

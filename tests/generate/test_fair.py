@@ -875,3 +875,57 @@ def test_the_data_keeps_hard_readable() -> None:
     said_of_pairs = [_they(c["hard"]) for c in t["cues"].values()]  # "Spectacles. They ..."
     assert [s for s in said_of_pairs if not s.startswith("They ")
             or re.match(r"They \w*[^s]s\b", s)] == [], said_of_pairs
+
+
+# -- generator version 8: every property step keeps a readable link (proof rule 17) ------------
+
+def plain_cue(edit: Any) -> dict[str, list[str]]:
+    """Rule 17's problems for the tier-2 game's document changed by ``edit``, by version
+    (normal and hard; the rule alone, as :func:`hard_cue` runs rule 15)."""
+    from escapebench.games.loading import load_own_text
+    from escapebench.generate.make import _proof_data
+    from escapebench.generate.proof import plain_cue_problems
+
+    g = tier2()
+    doc = yaml.safe_load(g.text)
+    edit(doc)
+    text = yaml.safe_dump(doc, sort_keys=False)
+    solver = {i: t for t, i, kind in g.design.edges if kind in ("apply", "creative")}
+    steps = [(solver[i], i, p) for i, p, *_ in g.design.needs if i in solver]
+    data = _proof_data()
+    return {d.difficulty: plain_cue_problems(d, steps, data["hard_words"], data["asks"])
+            for d in load_own_text(text, "planted.yaml", doc) if d.difficulty != "easy"}
+
+
+def test_a_plain_step_with_no_readable_link_is_rejected() -> None:
+    """"A clogged keyhole, packed with grey dust." opened by "A stethoscope. It has been left
+    out since the last clear night." (seed 48117, normal): the stethoscope is hollow first of
+    all, so the step was no creative one, and no rule asked for a link; a player could only
+    guess it. A plain step (a tool used for its first property) whose obstacle asks nothing
+    and whose tool reads as nothing is rejected in normal and in hard; the obstacle asking
+    ("Only something sticky would do.") or the tool reading as it is link enough."""
+    g = tier2()
+    tool, item, prop = next((t, i, p) for t, i, kind in g.design.edges if kind == "apply"
+                            for i2, p, *_ in g.design.needs if i2 == i
+                            and not cue_in(t, _hard_words(p)))
+
+    def used(doc: dict[str, Any]) -> list[dict[str, Any]]:  # the states applied there
+        return [st for st in thing(doc, tool)["states"] if item in st.get("apply_to", [])]
+
+    def bare(doc: dict[str, Any]) -> None:
+        for version in ("normal", "hard"):
+            for st in used(doc):
+                st["desc"][version] = f"A {tool}."
+            thing(doc, item)["states"][0]["desc"][version] = f"A {item}, out of order."
+    got = plain_cue(bare)
+    for version in ("normal", "hard"):
+        assert any(f"{tool!r} is used at {item!r} for being {prop}, but neither reads" in p
+                   for p in got[version]), (version, got)
+
+    def linked(doc: dict[str, Any]) -> None:  # normal: the obstacle asks; hard: the tool reads
+        bare(doc)
+        thing(doc, item)["states"][0]["desc"]["normal"] += \
+            f" Only something {_hard_words(prop)[0]} would do."
+        for st in used(doc):
+            st["desc"]["hard"] += " " + table()["cues"][prop]["hard"]
+    assert plain_cue(linked) == {"normal": [], "hard": []}

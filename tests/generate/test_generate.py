@@ -98,6 +98,9 @@ def test_the_proof_catches_a_planted_shortcut() -> None:
     assert abstract_reaches_end(normal, [g.design.key_steps[0]])
     problems = prove(text, g.design, "planted.yaml")[1]
     assert any(p.startswith("shortcut:") for p in problems), problems
+    # the generator asks only for the first problem (its reject reason): the same one
+    head = prove(text, g.design, "planted.yaml", first=True)[1]
+    assert head and head == problems[:len(head)] and len(head) < len(problems)
 
 
 def test_a_gen_spec_loads_in_memory_and_the_run_records_it(tmp_path: Path) -> None:

@@ -85,6 +85,17 @@ def _twin_first(text: str) -> str:
     return _TWIN_AFTER_ADJ.sub(r"\1 \3 \2 ", text)
 
 
+_PROPERTY_SETS: list[Any] = []  # [the objects of the table, each with its properties as a set]
+
+
+def _with_property_sets(objects: list[dict[str, Any]]
+                        ) -> list[tuple[dict[str, Any], frozenset[str]]]:
+    """Each object with its properties as a set, made once for the table's list of objects."""
+    if not _PROPERTY_SETS or _PROPERTY_SETS[0] is not objects:
+        _PROPERTY_SETS[:] = [objects, [(o, frozenset(o["properties"])) for o in objects]]
+    return _PROPERTY_SETS[1]
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _article(text: str) -> str:
     """``a`` before a vowel (or an 8) made ``an``, and ``an`` before a consonant made ``a``
@@ -1269,8 +1280,9 @@ class _Builder:
         an earlier obstacle asks (a solution the unique-fit rule allows), or the obstacle
         is one a craft could solve."""
         asked = self.asked_of(obs, obs["needs"])
-        return any(asked <= set(o["properties"]) and o["name"] not in self.names
-                   and not self.fits_other(o["properties"]) for o in self.aff["objects"]
+        return any(asked <= props and o["name"] not in self.names
+                   and not self.fits_other(o["properties"])
+                   for o, props in _with_property_sets(self.aff["objects"])
                    ) or (self.crafts_left > 0 and bool(self.craft_options(obs["needs"], obs)))
 
     def fits_other(self, props: Any) -> bool:
@@ -1431,7 +1443,8 @@ class _Builder:
         cands = [o for o in cands if not self.reads_against(
             [v for v in o["desc"].values() if v], asked)]
         cands = [o for o in cands if not self.cued_props(texts(
-            o["desc"] if o["properties"][0] == prop else self.cued(o, prop)), avoid)] or cands
+            self.linked(o, prop, obs, item) if o["properties"][0] == prop
+            else self.cued(o, prop)), avoid)] or cands
         creative = [o for o in cands if o["properties"][0] != prop]
         plain = [o for o in cands if o["properties"][0] == prop]
         pool = creative if (want_creative and creative) else (plain or creative)
@@ -1442,7 +1455,7 @@ class _Builder:
             self.design.tool_props[key] = sorted(asked)
             hints = "".join(" " + self.aff["cues"][q]["hint"] for q in sorted(asked))
             return {"tool": key, "desc": _t(f"A {key}; it is {prop}.", f"A {key}.{hints}",
-                                            "A bar."),
+                                            self.hard_cued(key, "A bar.", prop)),
                     "apply_to": [item]}
         o = self.pick(pool)
         self.hard_seen.add(o["desc"]["hard"])
@@ -1458,6 +1471,8 @@ class _Builder:
             desc = self.cued(o, prop, hard=True)
             self.design.cues.append((o["name"], item, prop))
             self.cue_of[o["name"]] = {prop}
+        else:  # version 8, rule 17: a plain step keeps a readable link in normal and hard
+            desc = self.linked(o, prop, obs, item)
         for q in sorted(asked - {prop, o["properties"][0]}):  # the other needs asked: hinted
             desc = self.cued({**o, "desc": desc}, q)
             self.cue_of.setdefault(o["name"], set()).add(q)
@@ -1484,11 +1499,41 @@ class _Builder:
         plural = _plural(c["parts"][1])
         for q in sorted(asked):
             cue = self.aff["cues"][q]
-            if not has_cue(desc["normal"], cue["words"]):
+            if not has_cue(desc["normal"], self.strong_words(q)):
                 desc["normal"] += " " + (_they(cue["hint"]) if plural else cue["hint"])
             if not has_cue(desc["easy"], cue["words"]):
                 gloss = f"It {self.aff['properties'][q]}."
                 desc["easy"] += " " + (_they(gloss) if plural else gloss)
+        return desc
+
+    def strong_words(self, prop: str) -> list[str]:
+        """The cue words of ``prop`` that read as it on their own (not ``weak``: "glass" is
+        no mirror, a key "ring" is no bell)."""
+        cue = self.aff["cues"][prop]
+        return [w for w in cue["words"] if w not in cue.get("weak", [])]
+
+    def linked(self, o: dict[str, Any], prop: str, obs: dict[str, Any] | None,
+               item: str) -> dict[str, Any]:
+        """``o``'s descriptions as the plain solution of obstacle ``item`` (kind ``obs``)
+        for ``prop`` (version 8, rule 17): where the obstacle's text of a version below easy
+        does not ask for ``prop`` and the object's name and text there do not read as it,
+        normal gets the object's (or the property's) hint and hard the property's short
+        ``hard`` sentence ("A stethoscope." at "A clogged keyhole, packed with grey dust."
+        was a guess: "A stethoscope. Tapped, it sounds hollow.")."""
+        desc = dict(o["desc"])
+        strong = self.strong_words(prop)
+        for v in ("normal", "hard"):
+            own = obs["desc"][v].replace("{item}", " ") if obs else ""
+            text = desc[v] or ""
+            if prop in asked_properties(own, self.ask_rx()) or has_cue(
+                    f"{o['name']} {text}", strong):
+                continue
+            if v == "hard":
+                desc["hard"] = self.hard_cued(o["name"], text, prop)
+            else:
+                cue = self.aff["cues"][prop]
+                hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
+                desc["normal"] = f"{text} {_they(hint) if _plural(o['name']) else hint}"
         return desc
 
     def cued(self, o: dict[str, Any], prop: str, hard: bool = False) -> dict[str, Any]:
@@ -1502,7 +1547,8 @@ class _Builder:
         plural = _plural(o["name"])
         if hard:
             desc["hard"] = self.hard_cued(o["name"], desc["hard"] or "", prop)
-        if not has_cue(desc["normal"], cue["words"]):
+        # (version 8, rule 17: a weak word alone, a key "ring" for loud, is no cue)
+        if not has_cue(desc["normal"], self.strong_words(prop)):
             hint = self.aff.get("hints", {}).get(o["name"], {}).get(prop, cue["hint"])
             desc["normal"] = f"{desc['normal']} {_they(hint) if plural else hint}"
         if not has_cue(desc["easy"], cue["words"]):
@@ -1841,7 +1887,7 @@ class _Builder:
             self.rng.shuffle(sc["items"])
         self.fill_empty()
         self.dress()
-        plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:])
+        plurals = [(re.compile(r"\b[Aa]n? (" + re.escape(n) + r")\b"), n[:1].upper() + n[1:], n)
                    for sc in self.scenes for e in [*sc["items"], *sc["tools"]]
                    if _plural(n := (e.get("item") or e.get("tool"))["name"])]
         for sc in self.scenes:  # "A iron key" -> "An iron key", in every text of a thing
@@ -1849,7 +1895,9 @@ class _Builder:
                 for st in (entry.get("item") or entry.get("tool"))["states"]:
                     st["desc"] = {k: _article(v) if isinstance(v, str) else v
                                   for k, v in st["desc"].items()}
-                    for rx, cap in plurals:  # "A tweezers, wedged in place." -> "Tweezers, ..."
+                    for rx, cap, n in plurals:  # "A tweezers, wedged in place." -> "Tweezers"
+                        if not any(isinstance(v, str) and n in v for v in st["desc"].values()):
+                            continue  # (the name is not there: nothing to change)
                         st["desc"] = {k: rx.sub(lambda m, c=cap: c if m.start() == 0 else
                                                 m.group(1), v) if isinstance(v, str) else v
                                       for k, v in st["desc"].items()}

@@ -38,6 +38,7 @@ from escapebench.generate.proof import (
     key_problems,
     label_problems,
     naming_problems,
+    plain_cue_problems,
     text_problems,
     verb_problems,
 )
@@ -207,16 +208,50 @@ class _Dumper(_BASE_DUMPER):  # type: ignore[misc,valid-type]
         return tag
 
 
+class _Enough(Exception):
+    """Raised by :class:`_Problems` when the first problem is all that is asked."""
+
+
+class _Problems(list[str]):
+    """The problems a proof finds; with ``first``, adding the first ends the proof
+    (:class:`_Enough`): the generator keeps only the first to say why it rejected a
+    candidate, so the rest of a rejected candidate's proof is not worked out."""
+
+    def __init__(self, first: bool) -> None:
+        super().__init__()
+        self.first = first
+
+    def __iadd__(self, found: Any) -> _Problems:  # type: ignore[override,misc]
+        self.extend(found)
+        if self.first and self:
+            raise _Enough
+        return self
+
+    def append(self, found: str) -> None:  # noqa: D102
+        super().append(found)
+        if self.first:
+            raise _Enough
+
+
 def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = None,
-          nodes: yaml.Node | None = None) -> tuple[list[GameDefinition], list[str]]:
+          nodes: yaml.Node | None = None, *, first: bool = False
+          ) -> tuple[list[GameDefinition], list[str]]:
     """Check and prove one candidate; returns its settings and the problems found (none: the
     game passes ``escapebench check`` with no error or warning, its reference reaches GAME END,
     each required step is needed, the distractors are inert, and no text of the normal and
     hard versions names a solution outright, and in the normal version every creative tool's
     description hints the property it is used for). ``doc`` and ``nodes``, when given, are
-    the document and the YAML nodes ``text`` was written from (:func:`render_nodes`)."""
+    the document and the YAML nodes ``text`` was written from (:func:`render_nodes`).
+    ``first``: stop at the first problem (the same one the whole proof would list first)."""
     settings = load_own_text(text, source, doc)
-    problems: list[str] = []
+    problems = _Problems(first)
+    with contextlib.suppress(_Enough):
+        _prove(text, design, nodes, settings, problems)
+    return settings, list(problems)
+
+
+def _prove(text: str, design: Design, nodes: yaml.Node | None,
+           settings: list[GameDefinition], problems: list[str]) -> None:
     data = _proof_data()
     # the obstacles' own texts before they are solved, in every version (what they ask for)
     asks_in: dict[str, list[str]] = {}
@@ -225,6 +260,10 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
             if item in d.item_index:
                 st = d.items[d.item_index[item]].states[0]
                 asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    # every property step, creative or plain: (tool, obstacle, property) (version 8, rule 17)
+    solver = {item: tool for tool, item, kind in design.edges if kind in ("apply", "creative")}
+    prop_steps = [(solver[item], item, prop) for item, prop, *_ in design.needs
+                  if item in solver]
     seen: dict[str, Any] = {}  # what each code lock's marks are, for all three versions
     related = {(tool, item) for tool, item, _kind in design.edges} | {
         (a, b) for a, b in design.related}
@@ -266,6 +305,9 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
         if d.difficulty != "easy":
             problems += [f"{d.setting}: decoy: {m}" for m in decoy_problems(
                 d, data["links"], related, design.clues)]
+        if d.difficulty != "easy":  # version 8, rule 17: every property step keeps a link
+            problems += [f"{d.setting}: plain cue: {m}" for m in plain_cue_problems(
+                d, prop_steps, data["hard_words"], data["asks"])]
         if d.difficulty == "hard":  # version 8: hard is terse, never cue-less
             problems += [f"{d.setting}: hard cue: {m}" for m in hard_cue_problems(
                 d, design.needs, design.cues, design.crafts, design.shows,
@@ -297,7 +339,6 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
                 problems.append(f"distractor {name} can be used")
         if name in named:
             problems.append(f"distractor {name} is named by a step")
-    return settings, problems
 
 
 _DATA: dict[str, Any] = {}
@@ -342,7 +383,8 @@ def _generate_one(tier: int, seed: int, index: int, knobs: Knobs, game_id: str) 
         try:
             design = build_design(knobs, _sub_rng(seed, tier, index, attempt), game_id)
             text, nodes = render_nodes(design.doc)
-            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc, nodes)
+            settings, problems = prove(text, design, f"{game_id}.yaml", design.doc, nodes,
+                                       first=True)
         except (ValueError, KeyError, IndexError, StopIteration) as exc:  # a candidate the
             # data cannot fill
             problems = [f"build failed: {type(exc).__name__}: {exc}"]

@@ -19,7 +19,8 @@ answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its sol
 :func:`craft_problems` (crafts that make sense), :func:`label_problems` (labels that tell the
 truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
 detail links unrelated things); version 7 :func:`key_problems` (each key read to its lock);
-version 8 :func:`hard_cue_problems` (a creative step keeps a readable link in hard).
+version 8 :func:`hard_cue_problems` (a creative step keeps a readable link in hard) and
+:func:`plain_cue_problems` (every property step keeps one in normal and hard).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "c
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
            "fair_problems", "fit_problems", "hard_cue_problems", "key_problems",
-           "label_problems", "naming_problems", "parse_step",
+           "label_problems", "naming_problems", "parse_step", "plain_cue_problems",
            "plural_name", "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
@@ -1186,4 +1187,39 @@ def hard_cue_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool
             if not any(reads(f"{x} {text}", q) for q in mine):
                 out.append(f"craft part {x!r} gives what {item!r} asks ({', '.join(mine)}) "
                            f"but reads as none of it: {text!r}")
+    return out
+
+
+def plain_cue_problems(defn: GameDefinition, steps: Iterable[tuple[str, str, str]],
+                       words: dict[str, list[str]], asks: dict[str, list[str]]) -> list[str]:
+    """Where a property step of the version ``defn`` can only be guessed (empty when none
+    can), generator version 8, rule 17: every step that applies a tool to an obstacle for a
+    property, creative or plain, keeps one readable link in normal and hard.
+
+    ``steps`` holds each property step as ``(tool, obstacle, property)`` (keys are no
+    property steps). The obstacle's first description asks for the property (``asks``, in a
+    need clause, as rule 8 reads it: "Blowing through a tube would clear it."), or the
+    tool's name or description, in every state applied there, reads as it (``words``: the
+    cue words but the ``weak`` ones, as rule 15 reads them). A stethoscope named only "A
+    stethoscope." at "A clogged keyhole, packed with grey dust." is a guess even though the
+    stethoscope's first property is the hollow the keyhole needs: a name says it only when
+    the name holds a cue word ("A hollow reed.").
+    """
+    d = defn
+    out: list[str] = []
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    read_rx = {p: rx for p, w in words.items() if (rx := cue_pattern(w)) is not None}
+    for tool, item, prop in steps:
+        if tool not in d.tool_index or item not in d.item_index:
+            continue
+        own = d.items[d.item_index[item]].states[0].desc
+        if prop in asked_properties(_without(own, item), ask_rx):
+            continue
+        rx = read_rx.get(prop)
+        tl = d.tools[d.tool_index[tool]]
+        for st in tl.states:
+            name = st.name or tl.name
+            if item in st.apply_to and (rx is None or not rx.search(f"{name} {st.desc}".lower())):
+                out.append(f"{name!r} is used at {item!r} for being {prop}, but neither reads "
+                           f"as it: {own!r} / {st.desc!r}")
     return out
