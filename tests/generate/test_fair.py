@@ -929,3 +929,34 @@ def test_a_plain_step_with_no_readable_link_is_rejected() -> None:
         for st in used(doc):
             st["desc"]["hard"] += " " + table()["cues"][prop]["hard"]
     assert plain_cue(linked) == {"normal": [], "hard": []}
+
+
+def test_a_preparation_source_says_what_it_is_for_in_every_version() -> None:
+    """Seed 41933, hard: "A basin." was where the moss was to be soaked, and a useless
+    "charcoal stick. It is absorbent." drew the guess; the player needed a hint. A source
+    says what it is for in every version ("A basin, for soaking."), a source stripped to its
+    name is rejected in normal and hard, and no useless tool's hard sentence claims what a
+    preparation of the game takes."""
+    g = tier2()
+    assert g.design.sources
+    source, verb = g.design.sources[0]
+    doc = yaml.safe_load(g.text)
+    for version in ("easy", "normal", "hard"):
+        assert verb[:4] in thing(doc, source)["states"][0]["desc"][version].lower()
+
+    def bare(doc: dict[str, Any]) -> None:
+        for version in ("normal", "hard"):
+            thing(doc, source)["states"][0]["desc"][version] = f"A {source}."
+    got = replanted(bare)
+    for d in g.settings:
+        said = any(p.startswith(f"{d.setting}: plain cue: {source!r} is where something is "
+                                f"made to {verb}") for p in got)
+        assert said == (d.difficulty != "easy"), (d.setting, got)
+    takes = {q for p in table()["preparations"] for q in p.get("takes", [])
+             if p["verb"] in {v for _s, v in g.design.sources}}
+    useless = [th for kind, th in things(doc) if kind == "tool"
+               and g.design.node_kind.get(th["name"]) == "distractor"]
+    assert useless
+    for th in useless:
+        hard = th["states"][0]["desc"]["hard"] or ""
+        assert not any(table()["cues"][q]["hard"] in hard for q in takes), hard

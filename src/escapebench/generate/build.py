@@ -109,6 +109,11 @@ def _plural(name: str) -> bool:
     return plural_name(name)
 
 
+def gerund(verb: str) -> str:
+    """``soaking`` for ``soak``, ``charging`` for ``charge``."""
+    return (verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb) + "ing"
+
+
 def _a(name: str) -> str:
     """``A name`` (the article is fixed later), or ``Name`` for a plural (``Tongs``)."""
     return name[:1].upper() + name[1:] if _plural(name) else f"A {name}"
@@ -243,6 +248,9 @@ class Design:
     # version 8: each property obstacle's words by which its hard text shows what is wrong
     # (the table's ``shows``: "belt", "contacts", "key"), for proof rule 15
     shows: dict[str, list[str]] = field(default_factory=dict)
+    # version 8: each preparation source with its verb ("basin", "soak"), for rule 17: a
+    # source says what it is for in every version
+    sources: list[tuple[str, str]] = field(default_factory=list)
 
 
 class _Builder:
@@ -292,6 +300,9 @@ class _Builder:
         # no tool but an obstacle's solution may read as having what the obstacle needs
         self.tool_texts: list[str] = []
         self.needed: set[str] = set()
+        # version 8: what the game's preparations take of the tool they prepare (a soak
+        # takes something absorbent): no useless tool's hard sentence claims it
+        self.prep_takes: set[str] = set()
         # version 8, unique fit: what each obstacle so far asks for (its need, what its texts
         # ask, the why it states); no other tool of the game may have all of it
         self.asked_at: list[frozenset[str]] = []
@@ -681,9 +692,10 @@ class _Builder:
             self.place_item(host, {"name": src, "states": [
                 # version 7: normal too says what the source is for (a hand crank "set low
                 # down" told nothing of charging)
+                # version 8: hard too ("A basin." left a hard player guessing the soak)
                 {"desc": _t(f"A {src}; you could {prep['verb']} something here.",
                             f"{self.word('source_desc', src=src)} You could {prep['verb']} "
-                            "something here.", f"A {src}."),
+                            "something here.", f"A {src}, for {gerund(prep['verb'])}."),
                  "transitions": [{"wait_for": [f"apply, {tool}"],
                                   "trigger": [f"change_state, tool, {tool}, 1", "change_state, 1"],
                                   "reward": _agree(prep["done"].replace("{tool}", tool)
@@ -692,6 +704,8 @@ class _Builder:
             pre.append((host["name"], f"apply({tool}, {src})"))
             self.design.key_steps.append(f"apply({tool}, {src})")
             self.design.edges.append((src, tool, "prepares"))
+            self.design.sources.append((src, prep["verb"]))
+            self.prep_takes |= set(prep.get("takes", []))
         self.design.node_kind.setdefault(tool, "tool")
         key = bool(need.get("key"))
         self.pending.append({"tmap": tmap, "pos": pos, "scene": s, "key": key,
@@ -1780,6 +1794,7 @@ class _Builder:
         desc = dict(o["desc"])
         hard = desc["hard"] or ""
         asked = set(self.needed) | {w for _i, _p, _c, w in self.design.needs if w}
+        asked |= self.prep_takes  # a charcoal stick "It is absorbent." beside a basin's soak
         mine = [q for q in o["properties"] if q not in asked and q in self.aff["cues"]]
         if not mine or any(self.reads_hard(o["name"], hard, q) for q in o["properties"]
                            if q in self.aff["cues"]):

@@ -39,6 +39,7 @@ from escapebench.generate.proof import (
     label_problems,
     naming_problems,
     plain_cue_problems,
+    source_problems,
     text_problems,
     verb_problems,
 )
@@ -308,6 +309,8 @@ def _prove(text: str, design: Design, nodes: yaml.Node | None,
         if d.difficulty != "easy":  # version 8, rule 17: every property step keeps a link
             problems += [f"{d.setting}: plain cue: {m}" for m in plain_cue_problems(
                 d, prop_steps, data["hard_words"], data["asks"])]
+            problems += [f"{d.setting}: plain cue: {m}" for m in source_problems(
+                d, design.sources)]
         if d.difficulty == "hard":  # version 8: hard is terse, never cue-less
             problems += [f"{d.setting}: hard cue: {m}" for m in hard_cue_problems(
                 d, design.needs, design.cues, design.crafts, design.shows,

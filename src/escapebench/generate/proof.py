@@ -38,6 +38,7 @@ __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "c
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
            "fair_problems", "fit_problems", "hard_cue_problems", "key_problems",
            "label_problems", "naming_problems", "parse_step", "plain_cue_problems",
+           "source_problems",
            "plural_name", "text_problems", "visible_marks"]
 
 _CALL = re.compile(r"^(\w+)\((.*)\)$")
@@ -1222,4 +1223,22 @@ def plain_cue_problems(defn: GameDefinition, steps: Iterable[tuple[str, str, str
             if item in st.apply_to and (rx is None or not rx.search(f"{name} {st.desc}".lower())):
                 out.append(f"{name!r} is used at {item!r} for being {prop}, but neither reads "
                            f"as it: {own!r} / {st.desc!r}")
+    return out
+
+
+def source_problems(defn: GameDefinition, sources: Iterable[tuple[str, str]]) -> list[str]:
+    """Where a preparation source of the version ``defn`` does not say what it is for (empty
+    when each does), generator version 8, part of rule 17: a source's first description holds
+    its verb ("You could soak something here.", hard "A basin, for soaking."); a hard "A
+    basin." left a player guessing that the moss was to be soaked there. ``sources`` holds
+    each ``(source, verb)``."""
+    out: list[str] = []
+    for source, verb in sources:
+        if source not in defn.item_index:
+            continue
+        desc = defn.items[defn.item_index[source]].states[0].desc
+        stem = verb[:-1] if verb.endswith("e") else verb
+        if not re.search(rf"\b{re.escape(stem)}", desc.lower()):
+            out.append(f"{source!r} is where something is made to {verb}, but its text does "
+                       f"not say so: {desc!r}")
     return out
