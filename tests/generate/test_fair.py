@@ -434,6 +434,12 @@ def test_misleading_words_are_rejected() -> None:
         st[1]["desc"] = f"The {item} no longer stands in your way."
     assert any("never blocked a way" in p for p in replanted(way))
 
+    def ice(doc: dict[str, Any]) -> None:  # seed 43717, hard: a block of ice blocks nothing
+        st = thing(doc, item)["states"]
+        st[0]["desc"] = f"A block of ice with something dark inside, by the {item}."
+        st[1]["desc"] = f"The {item} no longer blocks the way."
+    assert any("never blocked a way" in p for p in replanted(ice))
+
     def promise(doc: dict[str, Any]) -> None:
         thing(doc, item)["states"][0]["desc"]["normal"] += \
             " It catches the eye though you cannot say why."

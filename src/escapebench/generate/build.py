@@ -25,7 +25,7 @@ from typing import Any
 
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
-from escapebench.generate.proof import asked_properties, cue_pattern, plural_name
+from escapebench.generate.proof import BLOCKING, asked_properties, cue_pattern, plural_name
 
 __all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
@@ -52,7 +52,6 @@ TWIN_WORDS = ["north", "south", "east", "west", "inner", "outer", "side", "corne
               "lower", "left", "right", "middle", "spare"]
 
 
-_BLOCKING = re.compile(r"\bblocks?\b|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
 _CALLED_WORD = re.compile(r"\b(?:names?|words?|letters?)\b")
 _LINK: list[re.Pattern[str] | None] = []
 _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
@@ -1316,7 +1315,7 @@ class _Builder:
         """A dealt-with obstacle's text: "no longer stands in your way" only in a version
         whose first text said it blocked a way (a heap across the hatch)."""
         plain, way = self.word("solved_desc", item=item), self.word("solved_way", item=item)
-        return {v: way if _BLOCKING.search((first[v] or "").lower()) else plain
+        return {v: way if BLOCKING.search((first[v] or "").lower()) else plain
                 for v in ("easy", "normal", "hard")}
 
     def craft_options(self, prop: str, obs: dict[str, Any] | None
