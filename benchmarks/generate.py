@@ -66,15 +66,21 @@ def creative_pairs(g) -> set[tuple[str, str]]:  # noqa: ANN001
 
 def creative_play(result, pairs: set[tuple[str, str]]) -> tuple[list[float], int]:  # noqa: ANN001
     """The choice of each creative tool solve the agent made itself (k >= 2), and how many
-    creative steps the hint system gave it (the hint's action is a creative apply)."""
+    creative steps the hint system gave it (the hint's action is a creative apply, or the
+    craft of a tool whose use is creative: the tool-choice score counts the apply after a
+    hinted craft as hinted too, rule 3)."""
     choices = [c for s in result.tool_solve_log if s["creative"]
                for c in [choice_of(s["tries"], s["candidates"])] if c is not None]
-    hinted = 0
+    given: set[tuple[str, str]] = set()
     for h in result.hints:
-        if h.action.startswith("apply("):
-            tool, _, item = h.action[6:-1].partition(",")
-            hinted += (normalize_name(tool), normalize_name(item)) in pairs
-    return choices, hinted
+        verb, _, rest = h.action.partition("(")
+        tool, _, item = rest[:-1].partition(",")
+        if verb == "apply":
+            given |= {(normalize_name(tool), normalize_name(item))} & pairs
+        elif verb == "craft":
+            made = {normalize_name(tool), normalize_name(item)}
+            given |= {p for p in pairs if p[0] in made}
+    return choices, len(given)
 
 
 def quartiles(xs: list[float]) -> tuple[float, float]:

@@ -719,17 +719,24 @@ class _Builder:
             self.design.node_kind.setdefault(part["name"], "tool")
 
     def place_needs(self) -> None:
-        """Put every queued tool where a player finds it before its use: the first
-        ``held // 2`` lie in the open of the first scene (a batch to start with); each later
-        one in the earliest unit solved before it whose reward shows nothing yet, so tools
-        come long before their use and every unit shows something needed; when every earlier
-        unit already shows something, it joins one of their batches, or lies in the open of
-        its scene. An obstacle whose texts speak of a key shows exactly one key."""
-        ahead = self.k.held
+        """Put every queued tool where a player finds it before its use: ``held`` tools drawn
+        from the whole game lie in the open of the first scene (a batch to start with); an
+        obstacle's tool in the open of an earlier room or shown by a unit drawn evenly among
+        those solved before the obstacle's room (version 8); a key by a unit of its lock's
+        walk scene where one may show it; others by a unit whose reward shows nothing yet, at
+        least ``held // 2`` units before the use, so every unit shows something needed. An
+        obstacle whose texts speak of a key shows exactly one key."""
         lag = max(1, self.k.held // 2)
         empty = [u for u in self.units]  # units whose reward shows nothing yet, oldest first
-        for n, need in enumerate(sorted(self.pending, key=lambda x: x["pos"])):
-            if n < ahead and not need["key"]:
+        queued = sorted(self.pending, key=lambda x: x["pos"])
+        # version 8: the first batch holds ``held`` tools drawn from the whole game, not the
+        # first ones needed: the early creative steps find enough tools without a heap of
+        # useless ones laid before them (which then lay at the old end of the bag for every
+        # later step), and a tool of the first room may serve at any time
+        tools = [n for n in queued if not n["key"]]
+        first = {id(n) for n in self.rng.sample(tools, min(len(tools), self.k.held))}
+        for need in queued:
+            if id(need) in first:
                 need["ahead"] = True
                 self.stow(need, None)
                 continue
