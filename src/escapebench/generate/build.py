@@ -1601,6 +1601,12 @@ class _Builder:
             desc = dict(o["desc"])
             mine = [q for q in sorted(asked) if x in gives.get(q, [])
                     and q in o["properties"]]
+            # normal too reads as what the part gives (a walking stick "with a crooked
+            # handle" said nothing of length where hard said "It is long.")
+            if mine and not self.cued_props([f"{x} {desc['normal']}"], set(mine)):
+                pick = [q for q in mine if q not in self.needed]
+                if pick:
+                    desc = {**self.cued({**o, "desc": desc}, pick[0]), "hard": desc["hard"]}
             if mine and not any(self.reads_hard(x, desc["hard"] or "", q) for q in mine):
                 said = self.cued_props([desc["normal"]], set(mine))
                 pick = [q for q in mine if q in said and q not in self.needed] or [
