@@ -96,6 +96,30 @@ def test_no_craft_part_reads_as_what_its_obstacle_needs_unless_told_why() -> Non
     assert seen >= 40 and told >= 10, (seen, told)
 
 
+def test_a_craft_part_reads_in_normal_as_the_why_it_gives() -> None:
+    """Version 8 (seed 48851, normal): "A walking stick with a crooked handle." was the long
+    half of a mirror on a stick at a latch that "will also have to reach a long way", while
+    hard said "A walking stick. It is long.". The part that gives what an obstacle's why asks
+    reads as it in normal too."""
+    t = table()
+    results = {tuple(c["parts"]): c for c in t["crafts"]}
+    seen = 0
+    for d in designs():
+        tools = {th["name"]: th for kind, th in things(d.doc) if kind == "tool"}
+        items = {th["name"]: th for kind, th in things(d.doc) if kind == "item"}
+        for part, crafted, item in crafts_in(d.doc):
+            craft = results[(part, crafted)]
+            normal = items[item]["states"][0]["desc"]["normal"]
+            for q, w in t["why"].items():
+                if w["desc"] not in normal or q not in craft.get("because", {}):
+                    continue
+                for name in craft["because"][q]:
+                    seen += 1
+                    text = f"{name} {tools[name]['states'][0]['desc']['normal']}"
+                    assert cue_in(text, t["cues"][q]["words"]), (name, q, text)
+    assert seen >= 5, seen
+
+
 def test_no_distractor_tool_reads_as_what_an_obstacle_needs() -> None:
     """A tool lying about for nothing neither has nor reads as having (normal) a property an
     obstacle of its game needs."""
@@ -433,6 +457,12 @@ def test_misleading_words_are_rejected() -> None:
                          for k, v in st[0]["desc"].items()}
         st[1]["desc"] = f"The {item} no longer stands in your way."
     assert any("never blocked a way" in p for p in replanted(way))
+
+    def ice(doc: dict[str, Any]) -> None:  # seed 43717, hard: a block of ice blocks nothing
+        st = thing(doc, item)["states"]
+        st[0]["desc"] = f"A block of ice with something dark inside, by the {item}."
+        st[1]["desc"] = f"The {item} no longer blocks the way."
+    assert any("never blocked a way" in p for p in replanted(ice))
 
     def promise(doc: dict[str, Any]) -> None:
         thing(doc, item)["states"][0]["desc"]["normal"] += \

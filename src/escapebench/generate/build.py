@@ -25,7 +25,7 @@ from typing import Any
 
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
-from escapebench.generate.proof import asked_properties, cue_pattern, plural_name
+from escapebench.generate.proof import BLOCKING, asked_properties, cue_pattern, plural_name
 
 __all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
@@ -52,7 +52,6 @@ TWIN_WORDS = ["north", "south", "east", "west", "inner", "outer", "side", "corne
               "lower", "left", "right", "middle", "spare"]
 
 
-_BLOCKING = re.compile(r"\bblocks?\b|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
 _CALLED_WORD = re.compile(r"\b(?:names?|words?|letters?)\b")
 _LINK: list[re.Pattern[str] | None] = []
 _LINKS_OF: dict[str, frozenset[str]] = {}  # text -> the link words it holds
@@ -1316,7 +1315,7 @@ class _Builder:
         """A dealt-with obstacle's text: "no longer stands in your way" only in a version
         whose first text said it blocked a way (a heap across the hatch)."""
         plain, way = self.word("solved_desc", item=item), self.word("solved_way", item=item)
-        return {v: way if _BLOCKING.search((first[v] or "").lower()) else plain
+        return {v: way if BLOCKING.search((first[v] or "").lower()) else plain
                 for v in ("easy", "normal", "hard")}
 
     def craft_options(self, prop: str, obs: dict[str, Any] | None
@@ -1602,6 +1601,12 @@ class _Builder:
             desc = dict(o["desc"])
             mine = [q for q in sorted(asked) if x in gives.get(q, [])
                     and q in o["properties"]]
+            # normal too reads as what the part gives (a walking stick "with a crooked
+            # handle" said nothing of length where hard said "It is long.")
+            if mine and not self.cued_props([f"{x} {desc['normal']}"], set(mine)):
+                pick = [q for q in mine if q not in self.needed]
+                if pick:
+                    desc = {**self.cued({**o, "desc": desc}, pick[0]), "hard": desc["hard"]}
             if mine and not any(self.reads_hard(x, desc["hard"] or "", q) for q in mine):
                 said = self.cued_props([desc["normal"]], set(mine))
                 pick = [q for q in mine if q in said and q not in self.needed] or [

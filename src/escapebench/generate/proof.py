@@ -922,7 +922,9 @@ _CALLED = re.compile(r"\b(?:names?|words?|letters?|initials|signatures?|spelt|sp
 _ORDINAL_NAME = re.compile(r"\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
                            r"tenth|eleventh|twelfth)\b")
 _WAY = re.compile(r"\bin your way\b|\bno longer blocks\b|\bno longer bars\b")
-_BLOCKING = re.compile(r"\bblocks?\b|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
+BLOCKING = re.compile(r"\bblocks?\b(?! of)|\bbars?\b|\bacross the\b|\bdoorway\b|\bin the way\b")
+"""Words by which a first description says its thing blocks a way ("a heap across the hatch";
+not "a block of ice", which blocks nothing)."""
 _COLLECTIVE = re.compile(r"^(?:an? |the )?[a-z ]*?\b(?:pair|bag|box|bunch|handful|set|packet|roll|"
                          r"sheet|pot|jar|stick|length|coil|bundle|stack|tin|bottle|bowl|"
                          r"strip|sprig|string|punnet|tub|heap|pile|wad|jug) of\b")
@@ -1044,7 +1046,7 @@ def text_problems(defn: GameDefinition, promises: Iterable[str] = (),
             out.append(f"item {it.name!r} is named by an ordinal")
         if it.name in misfit:
             out.append(f"item {it.name!r} does not belong in this place")
-        blocking = bool(it.states) and bool(_BLOCKING.search(it.states[0].desc.lower()))
+        blocking = bool(it.states) and bool(BLOCKING.search(it.states[0].desc.lower()))
         for st in it.states:
             check(st.desc, it.name, True)
             check(st.neg_reward, it.name, False)
