@@ -6,6 +6,10 @@ tool must be chosen, how many obstacles wait at that moment, and where the first
 comes. ``benchmarks/generate.py`` prints them per tier beside the original games' figures
 (docs/generator.md).
 
+A creative step's **later share** is the share of its other candidates that came into the bag
+after its solving tool (a crafted tool counts from its craft): about a half when the order
+tools came in tells nothing of which fits, near 0 when the solving tool tends to be the newest.
+
 A **candidate** at an apply is a tool in the bag just before the step that is not a key (a
 name ending in "key"): keys are tried as keys, so a reader does not weigh them for a hinge or
 a drain. A craft's candidates are the pairs of tools in the bag. An obstacle **waits** when it
@@ -41,6 +45,9 @@ class ChainShape:
     creative_candidates: list[int] = field(default_factory=list)
     # obstacles waiting for a tool (visible, not yet solved) at each creative step
     creative_waiting: list[int] = field(default_factory=list)
+    # per creative step with two candidates or more: the share of the others that came after
+    # the solving tool
+    creative_later: list[float] = field(default_factory=list)
     craft_pairs: list[int] = field(default_factory=list)  # pairs in the bag at each craft
     first_input: float | None = None  # reference index of the first code / chain length
     reference: int = 0
@@ -65,6 +72,7 @@ def chain_shape(d: GameDefinition, creative: set[tuple[str, str]] | None = None)
         (i, s) for i, it in enumerate(d.items) for s, st in enumerate(it.states)
         for tr in st.transitions for w in tr.waits if w.kind == "apply" and not _is_key(w.arg)}
     scene_of = {i: n for n, sc in enumerate(d.scenes) for i in sc.items}
+    came: dict[str, int] = {}  # tool name -> the step it came (or was crafted) at
     for k, step in enumerate(d.reference):
         if game.ended:
             break
@@ -77,6 +85,13 @@ def chain_shape(d: GameDefinition, creative: set[tuple[str, str]] | None = None)
         result = game.step(step.action)
         if result.error or not result.success:
             break
+        for t in game.bag:
+            came.setdefault(d.tools[t].name.lower(), k)
+        if verb == "craft" and len(args) == 2:
+            for a in args:
+                if a.lower() in came and any(d.tools[t].name.lower() == a.lower()
+                                             for t in game.bag):
+                    came[a.lower()] = k
         if not result.key_steps_gained or verb not in out.key_steps:
             continue
         out.key_steps[verb] += 1
@@ -88,6 +103,11 @@ def chain_shape(d: GameDefinition, creative: set[tuple[str, str]] | None = None)
             out.apply_candidates.append(held)
             if (args[0].lower(), args[-1].lower()) in creative:
                 out.creative_candidates.append(held)
+                others = [came.get(b.lower(), -1) for b in bag
+                          if not _is_key(b) and b.lower() != args[0].lower()]
+                mine = came.get(args[0].lower(), -1)
+                if others:
+                    out.creative_later.append(sum(c > mine for c in others) / len(others))
                 waiting = sum(
                     1 for i, _ in enumerate(d.items)
                     if game.item_visible[i] and game.item_present[i]
