@@ -1360,7 +1360,6 @@ class _Builder:
                     return q
             return None
 
-        whys = {w for _i, _p, crafted, w in self.design.needs if crafted and w}
         out = []
         for c in aff.get("crafts", []):
             if not asked <= set(c["properties"]) or set(c["parts"]) & (
@@ -1369,8 +1368,6 @@ class _Builder:
             q = why(c)
             if q is None or q in avoid:
                 continue
-            if q and q in whys:  # version 8: two "long" halves for two crafts that each
-                continue  # also "reach a long way" made the pairing a coin toss (seed 43717)
             if any(self.fits_other(objs[x]["properties"]) for x in c["parts"] if x in objs) or (
                     self.fits_other(c["properties"])):
                 continue  # version 8: a part, or the product, would fit an earlier obstacle
