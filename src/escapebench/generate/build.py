@@ -34,9 +34,11 @@ MARKS = ["I", "II", "III", "IV", "V", "VI"]
 COLORS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "glass",
           "black", "red", "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat",
           "bent", "square", "round", "heavy", "thin"]
-KEY_WORDS = ["brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone", "black", "red",
-             "blue", "green", "white", "gold", "rusty", "tiny", "long", "flat", "bent", "square",
-             "round", "heavy", "thin", "worn", "bright", "old", "notched", "twisted"]
+# Version 8: iron and steel only (a magnet lifts any key a game hides; a player met "the copper
+# key" pulled up by a magnet), and no word that reads as a tool's property (a "thin key" sent a
+# reader to a stuck zip, a "long key" would read as reach, a "heavy key" as a weight).
+KEY_WORDS = ["iron", "steel", "black", "red", "blue", "green", "white", "rusty", "tiny", "bent",
+             "square", "round", "worn", "bright", "old", "notched", "twisted"]
 # the key words that are a material or a colour: a key's name holds at most one
 _TINTS = frozenset({"brass", "iron", "copper", "silver", "tin", "bronze", "steel", "bone",
                     "black", "red", "blue", "green", "white", "gold", "rusty", "bright"})
