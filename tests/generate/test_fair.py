@@ -990,3 +990,16 @@ def test_a_preparation_source_says_what_it_is_for_in_every_version() -> None:
     for th in useless:
         hard = th["states"][0]["desc"]["hard"] or ""
         assert not any(table()["cues"][q]["hard"] in hard for q in takes), hard
+
+
+def test_no_scene_says_the_same_sentence_twice() -> None:
+    """Seed 45817 (normal): "The air is close and green. The air is close and green." A room
+    detail is drawn again only from a refilled pool, and never into a text that holds it."""
+    seen = 0
+    for d in designs():
+        for sc in d.doc["scenes"]:
+            for text in (sc["desc"].values() if isinstance(sc["desc"], dict) else [sc["desc"]]):
+                sentences = [x for x in re.split(r"(?<=\.)\s+", text or "") if x]
+                seen += 1
+                assert len(sentences) == len(set(sentences)), text
+    assert seen >= 40

@@ -999,8 +999,9 @@ class _Builder:
             if not self.room_details:
                 self.room_details = list(self.theme.get("room_details") or [])
                 self.wrng.shuffle(self.room_details)
-            if self.room_details:
-                desc = f"{desc} {self.room_details.pop()}"
+            detail = self.room_details.pop() if self.room_details else ""
+            if detail and detail not in desc:  # a refilled pool may hand back the same one
+                desc = f"{desc} {detail}"
         return desc
 
     def _walk_bag(self) -> tuple[dict[str, set[str]], dict[str, str], dict[str, int]]:
