@@ -20,6 +20,7 @@ import functools
 import hashlib
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1019,32 +1020,39 @@ class _Builder:
         room = {sc["name"]: s for s, group in enumerate(self.rooms) for sc in group}
         return final, loose, room
 
-    def held_at_creative(self) -> list[tuple[int, int]]:
-        """The tools (keys aside) a player following the reference holds at each creative
-        step, just before it (a tool leaves the bag once its last use is made), with the walk
-        scene the step is made in."""
+    def _reference_bag(self) -> Iterator[tuple[str, str, bool, dict[str, int], dict[str, int]]]:
+        """The reference walk with the bag a player following it holds: per step its scene,
+        its action, whether it picks a tool up, the bag just before it (each tool with the
+        walk scene it came in, oldest first; a tool leaves once its last use is made) and
+        the walk scene each tool ever taken came in."""
         final, loose, room = self._walk_bag()
-        creative = {f"apply({t}, {i})" for t, i, _ in self.design.cues}
-        bag: set[str] = set()
-        out: list[tuple[int, int]] = []
+        bag: dict[str, int] = {}
+        came: dict[str, int] = {}
         for scene, action in self.reference():
+            here = room.get(scene, 0)
             verb, _, rest = action.partition("(")
             args = [a.strip() for a in rest.rstrip(")").split(",")]
-            if action in creative:
-                out.append((sum(t not in self.design.keys for t in bag), room.get(scene, 0)))
-            if verb == "click":
-                if args[0] in final:
-                    bag.add(args[0])
-                elif args[0] in loose:
-                    bag.add(loose[args[0]])
+            picked = verb == "click" and (args[0] in final or args[0] in loose)
+            yield scene, action, picked, bag, came
+            if picked:
+                got = args[0] if args[0] in final else loose[args[0]]
+                bag[got] = came[got] = here
             elif verb in ("apply", "craft") and len(args) == 2:
                 t, x = args
                 left = final.get(t, set())
                 if x in left:
                     left.discard(x)
                     if not left:
-                        bag.discard(t)
-        return out
+                        bag.pop(t, None)
+
+    def held_at_creative(self) -> list[tuple[int, int]]:
+        """The tools (keys aside) a player following the reference holds at each creative
+        step, just before it, with the walk scene the step is made in."""
+        room = self._walk_bag()[2]
+        creative = {f"apply({t}, {i})" for t, i, _ in self.design.cues}
+        return [(sum(t not in self.design.keys for t in bag), room.get(scene, 0))
+                for scene, action, _picked, bag, _came in self._reference_bag()
+                if action in creative]
 
     def sight_orders(self) -> list[tuple[list[str], str, int, dict[str, int]]]:
         """Per creative step: the tools (keys aside) held when its obstacle's room is
@@ -1052,21 +1060,16 @@ class _Builder:
         they came, oldest first (a crafted tool counts from when its later part came, and
         its other part is left out: a player crafts as soon as it holds both); its solving
         tool; the walk scene of the obstacle; and the walk scene each tool came in."""
-        final, loose, room = self._walk_bag()
+        room = self._walk_bag()[2]
         part_of = {b: a for a, b, _, _ in self.design.crafts}
         steps = {f"apply({t}, {i})": (t, i) for t, i, _ in self.design.cues}
         item_room = {it["item"]["name"]: room.get(sc["name"], 0)
                      for sc in self.scenes for it in sc["items"]}
-        bag: dict[str, None] = {}
-        came: dict[str, int] = {}
         seen: dict[int, tuple[list[str], dict[str, int]]] = {}
         out: list[tuple[list[str], str, int, dict[str, int]]] = []
         walk = -1
-        for scene, action in self.reference():
+        for scene, action, picked, bag, came in self._reference_bag():
             here = room.get(scene, 0)
-            verb, _, rest = action.partition("(")
-            args = [a.strip() for a in rest.rstrip(")").split(",")]
-            picked = verb == "click" and (args[0] in final or args[0] in loose)
             if here > walk and not picked and here not in seen:
                 # the room is entered and its open tools taken: what is held in sight of it
                 order = [t for t in bag if t not in self.design.keys]
@@ -1083,17 +1086,6 @@ class _Builder:
                     when[tool] = max(when[part], when[tool])
                     order.sort(key=lambda t: when.get(t, 0))
                 out.append((order, tool, r, when))
-            if picked:
-                got = args[0] if args[0] in final else loose[args[0]]
-                bag[got] = None
-                came[got] = here
-            elif verb in ("apply", "craft") and len(args) == 2:
-                t, x = args
-                left = final.get(t, set())
-                if x in left:
-                    left.discard(x)
-                    if not left:
-                        bag.pop(t, None)
         return out
 
     def top_up(self) -> None:
