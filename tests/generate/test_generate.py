@@ -18,7 +18,13 @@ from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.catalog import load_games
 from escapebench.games.loading import load_own_text
 from escapebench.games.validation import check_paths
-from escapebench.generate import abstract_reaches_end, generate_games, prove
+from escapebench.generate import (
+    GENERATOR_VERSION,
+    abstract_reaches_end,
+    generate_games,
+    prove,
+)
+from escapebench.generate.make import makes_games_of
 from escapebench.generate.proof import naming_problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +61,14 @@ def test_the_same_tier_count_and_seed_write_byte_identical_files(tmp_path: Path)
         assert (a / n).read_bytes() == (b / n).read_bytes(), n
     other = generate_games(2, 1, 8)[0].text
     assert other != (a / "gen-t2-s7-000.yaml").read_text()
+
+
+def test_version_9_makes_version_8s_games_at_the_tiers_whose_preset_it_kept() -> None:
+    # sha256 of `escapebench generate --tier T --count 1 --seed 777` at 9a1dd02 (version 8)
+    assert generate_games(3, 1, 777)[0].sha256.startswith("9f19dc2645")
+    assert generate_games(2, 1, 777)[0].sha256.startswith("2a73aaffd2")
+    assert makes_games_of("8", 3) and makes_games_of(GENERATOR_VERSION, 5)
+    assert not makes_games_of("8", 4) and not makes_games_of("7", 3)
 
 
 @pytest.mark.parametrize("tier", [1, 2, 3, 4, 5])

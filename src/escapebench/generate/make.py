@@ -44,12 +44,20 @@ from escapebench.generate.proof import (
     verb_problems,
 )
 
-GENERATOR_VERSION = "8"
+GENERATOR_VERSION = "9"
+RANDOM_STREAM = "8"
+"""The name the sub-seeds hash (:func:`_sub_rng`): the version that last changed the builder or
+its words. Version 9 changed only the presets of tiers 4 and 5 (more crafts, and at tier 5
+more tools held at each creative step), so its draws are version 8's and it makes version 8's
+games byte for byte at every tier whose preset did not change."""
+SAME_GAMES_AS: dict[str, frozenset[int]] = {"8": frozenset({1, 2, 3})}
+"""Older versions whose games this version still makes, with the tiers it makes them for
+(a spec's knob overrides aside, which apply to the same presets)."""
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "SPEC_PREFIX", "GenSpec", "Generated", "generate_games",
-           "parse_gen_spec", "prove"]
+           "makes_games_of", "parse_gen_spec", "prove"]
 
 
 @dataclass(frozen=True)
@@ -112,9 +120,15 @@ class Generated:
     reasons: list[str] = field(default_factory=list)
 
 
+def makes_games_of(version: str, tier: int) -> bool:
+    """Whether this generator makes, from a spec of ``tier``, the games generator ``version``
+    made from it (its own version, or an older one at a tier :data:`SAME_GAMES_AS` lists)."""
+    return version == GENERATOR_VERSION or tier in SAME_GAMES_AS.get(version, frozenset())
+
+
 def _sub_rng(seed: int, tier: int, index: int, attempt: int) -> random.Random:
     digest = hashlib.sha256(
-        f"escapebench-gen/{GENERATOR_VERSION}/{tier}/{seed}/{index}/{attempt}".encode()
+        f"escapebench-gen/{RANDOM_STREAM}/{tier}/{seed}/{index}/{attempt}".encode()
     ).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 

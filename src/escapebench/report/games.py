@@ -90,10 +90,19 @@ class _Finder:
         return self._from_file(rec, run_path), None
 
     def _generated(self, rec: dict[str, Any], gen: dict[str, Any]) -> tuple[GameDefinition, Any]:
-        from escapebench.generate.make import GENERATOR_VERSION, generate_spec, parse_gen_spec
+        from escapebench.generate.make import (
+            GENERATOR_VERSION,
+            generate_spec,
+            makes_games_of,
+            parse_gen_spec,
+        )
 
         spec = str(gen.get("spec", ""))
-        if str(gen.get("generator_version")) != GENERATOR_VERSION:
+        try:
+            tier = parse_gen_spec(spec).tier
+        except ValueError:
+            tier = -1  # the spec's own problem is said below, when it is generated
+        if not makes_games_of(str(gen.get("generator_version")), tier):
             raise ValueError(
                 f"made by generator version {gen.get('generator_version')}; this escapebench "
                 f"has version {GENERATOR_VERSION}, which makes other games from {spec}")
