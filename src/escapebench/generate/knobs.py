@@ -37,7 +37,7 @@ TIERS: dict[int, Knobs] = {
     4: Knobs(scenes=9, steps=26, breadth=2, crafts=4, inputs=6, creative=0.7, distractors=14,
              indirection=2, closeups=1, clicks=8, held=8, vary=0.5),
     5: Knobs(scenes=13, steps=36, breadth=2, crafts=5, inputs=8, creative=0.9, distractors=18,
-             indirection=2, closeups=1, clicks=11, held=12, vary=0.5),
+             indirection=2, closeups=1, clicks=11, held=10, vary=0.5),
 }
 
 KNOB_NAMES = tuple(f.name for f in fields(Knobs))

@@ -47,9 +47,9 @@ from escapebench.generate.proof import (
 GENERATOR_VERSION = "9"
 RANDOM_STREAM = "8"
 """The name the sub-seeds hash (:func:`_sub_rng`): the version that last changed the builder or
-its words. Version 9 changed only the presets of tiers 4 and 5 (more crafts, and at tier 5
-more tools held at each creative step), so its draws are version 8's and it makes version 8's
-games byte for byte at every tier whose preset did not change."""
+its words. Version 9 changed only the presets of tiers 4 and 5 (one more craft each), so its
+draws are version 8's and it makes version 8's games byte for byte at every tier whose preset
+did not change."""
 SAME_GAMES_AS: dict[str, frozenset[int]] = {"8": frozenset({1, 2, 3})}
 """Older versions whose games this version still makes, with the tiers it makes them for
 (a spec's knob overrides aside, which apply to the same presets)."""
