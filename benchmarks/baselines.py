@@ -36,7 +36,7 @@ from pathlib import Path
 
 from escapebench import __version__
 from escapebench.bench.folders import collect_results
-from escapebench.bench.metrics import EpisodeResult
+from escapebench.bench.metrics import RESULT_VERSION, EpisodeResult
 from escapebench.bench.result_tables import choice_cell, format_markdown, with_interval
 from escapebench.bench.summaries import ALL, Summary, aggregate
 from escapebench.games.loading import builtin_files
@@ -214,8 +214,9 @@ def order_note(per_suite: list[tuple[Suite, dict[str, list[EpisodeResult]]]]) ->
         f"blind 0 ({listed}): the newest tool in the bag is far more often than chance the "
         "one the next obstacle needs." + on_creative + " A model's tool choice must therefore "
         "be read against the explorer's on the same games, not against 0. (Scored by the "
-        "tool-choice rule of result version 2: an apply's candidates are the tools held where "
-        "the item is; see docs/metrics.md.) Random stays above -1 because a "
+        f"tool-choice rule of result version {RESULT_VERSION}: an apply's candidates are the "
+        "tools held where the item is, and the apply of a crafted tool that follows a hint "
+        "for its craft is left out; see docs/metrics.md.) Random stays above -1 because a "
         "solve that takes it longer than the hint system's patience (50 steps) is hinted, "
         "and hinted solves are left out of the score, so only its quicker solves count (with "
         "hints off it scores lower; the explorer scores about as it does with them: see "
