@@ -18,7 +18,8 @@ per tier over 4 seeds), (4) how many of those games have a text naming its solut
 per version (the proof rejects such a candidate below easy; easy may name solutions), and (5)
 the shape of tier 3 beside the original games' (``--original``, default
 ../shared/upstream/data when present): the mix of key steps by verb, where the first code
-comes, and the spread of scenes and oracle length.
+comes, and the spread of scenes and oracle length. The last column of the per-tier table counts
+the crafts whose half is a guess (:func:`shared_halves`): a fault the proof does not catch yet.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ from escapebench.agents.random_agent import RandomAgent
 from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.bench.tool_choice import choice_of
 from escapebench.engine.actions import normalize_name
+from escapebench.engine.env import EscapeGame
 from escapebench.games.loading import builtin_files, load_file
 from escapebench.games.reference import replay_reference
 from escapebench.games.validation import check_definition
 from escapebench.generate import generate_games
+from escapebench.generate.data import affordances
 from escapebench.generate.proof import naming_problems
 from escapebench.generate.structure import VERBS, chain_shape
 
@@ -81,6 +84,33 @@ def creative_play(result, pairs: set[tuple[str, str]]) -> tuple[list[float], int
             made = {normalize_name(tool), normalize_name(item)}
             given |= {p for p in pairs if p[0] in made}
     return choices, len(given)
+
+
+def shared_halves(g, defn) -> tuple[int, int]:  # noqa: ANN001
+    """Crafts of a generated game, and those whose half is a guess: following the reference
+    chain, at each craft another tool held then (in its first state) has every property that
+    the half alone gives the product (the affordance table's ``because``, less what the other
+    part has), so a reader who knows what the product needs cannot tell which tool pairs
+    with the other part (our format takes one set of parts per crafted state)."""
+    table = {c["result"]: c for c in affordances()["crafts"]}
+    props = g.design.tool_props
+    crafts = {frozenset((a, b)): (a, b, r) for a, b, r, _ in g.design.crafts}
+    game = EscapeGame(defn)
+    made = guessed = 0
+    for step in defn.reference:
+        verb, _, rest = step.action.partition("(")
+        if verb == "craft" and (c := crafts.get(frozenset(
+                t.strip() for t in rest.rstrip(")").split(",")))):
+            a, b, result = c
+            gives = table.get(result, {}).get("because", {})
+            held = [defn.tools[i].name for i in game.bag if game.tool_state[i] == 0]
+            others = [set(props.get(t, [])) for t in held if t not in (a, b)]
+            halves = [{p for p, parts in gives.items() if parts == [x]} - set(props.get(y, []))
+                      for x, y in ((a, b), (b, a))]
+            made += 1
+            guessed += any(h and any(h <= o for o in others) for h in halves)
+        game.step(step.action)
+    return made, guessed
 
 
 def quartiles(xs: list[float]) -> tuple[float, float]:
@@ -210,7 +240,7 @@ def main() -> None:
     cols = ["oracle", "key steps", "explorer steps", "random steps", "explorer early-exit",
             "random early-exit", "rejects", "explorer escapes", "candidates at creative steps",
             "blind pick", "explorer creative choice", "explorer hints on creative steps",
-            "mix click/apply/input/craft"]
+            "mix click/apply/input/craft", "crafts whose half is a guess"]
     print("| tier | " + " | ".join(cols) + " |")
     print("|" + "---|" * (len(cols) + 1))
     rows = []
@@ -220,7 +250,7 @@ def main() -> None:
         oracle, keys, ex_s, rd_s, ex_e, rd_e = [], [], [], [], [], []
         cands, choices, shapes = [], [], []
         hinted = n_creative = 0
-        escapes = 0
+        escapes = n_crafts = n_guessed = 0
         rejects = sum(g.rejects for g in games)
         for i, g in enumerate(games):
             d = next(x for x in g.settings if x.difficulty == "normal")
@@ -228,6 +258,9 @@ def main() -> None:
             oracle.append(rep.oracle_steps or 0)
             keys.append(d.total_key_steps)
             pairs = creative_pairs(g)
+            made, guessed = shared_halves(g, d)
+            n_crafts += made
+            n_guessed += guessed
             shape = chain_shape(d, pairs)
             shapes.append(shape)
             cands += shape.creative_candidates
@@ -253,7 +286,8 @@ def main() -> None:
         hint = f"{hinted / n_creative:.0%} of {n_creative}" if n_creative else "-"
         print(f"| {tier} | {med[0]:.0f} | {med[1]:.0f} | {med[2]:.0f} | {med[3]:.0f} | "
               f"{med[4]:.2f} | {med[5]:.2f} | {share:.0%} | {escapes}/{len(games)} | "
-              f"{cand} | {blind} | {choice} | {hint} | {mix} |", flush=True)
+              f"{cand} | {blind} | {choice} | {hint} | {mix} | {n_guessed} of {n_crafts} |",
+              flush=True)
     if args.plot:
         import matplotlib
 
