@@ -19,7 +19,7 @@ per version (the proof rejects such a candidate below easy; easy may name soluti
 the shape of tier 3 beside the original games' (``--original``, default
 ../shared/upstream/data when present): the mix of key steps by verb, where the first code
 comes, and the spread of scenes and oracle length. The last column of the per-tier table counts
-the crafts whose half is a guess (:func:`shared_halves`): a fault the proof does not catch yet.
+the crafts whose half is a guess (:func:`shared_halves`): the proof rejects it since version 10.
 """
 
 from __future__ import annotations
@@ -36,12 +36,11 @@ from escapebench.agents.random_agent import RandomAgent
 from escapebench.bench.episode import EpisodeSpec, play_episode
 from escapebench.bench.tool_choice import choice_of
 from escapebench.engine.actions import normalize_name
-from escapebench.engine.env import EscapeGame
 from escapebench.games.loading import builtin_files, load_file
 from escapebench.games.reference import replay_reference
 from escapebench.games.validation import check_definition
 from escapebench.generate import generate_games
-from escapebench.generate.data import affordances
+from escapebench.generate.make import craft_guesses
 from escapebench.generate.proof import naming_problems
 from escapebench.generate.structure import VERBS, chain_shape
 
@@ -86,31 +85,15 @@ def creative_play(result, pairs: set[tuple[str, str]]) -> tuple[list[float], int
     return choices, len(given)
 
 
-def shared_halves(g, defn) -> tuple[int, int]:  # noqa: ANN001
+def shared_halves(g) -> tuple[int, int]:  # noqa: ANN001
     """Crafts of a generated game, and those whose half is a guess: following the reference
-    chain, at each craft another tool held then (in its first state) has every property that
-    the half alone gives the product (the affordance table's ``because``, less what the other
-    part has), so a reader who knows what the product needs cannot tell which tool pairs
-    with the other part (our format takes one set of parts per crafted state)."""
-    table = {c["result"]: c for c in affordances()["crafts"]}
-    props = g.design.tool_props
-    crafts = {frozenset((a, b)): (a, b, r) for a, b, r, _ in g.design.crafts}
-    game = EscapeGame(defn)
-    made = guessed = 0
-    for step in defn.reference:
-        verb, _, rest = step.action.partition("(")
-        if verb == "craft" and (c := crafts.get(frozenset(
-                t.strip() for t in rest.rstrip(")").split(",")))):
-            a, b, result = c
-            gives = table.get(result, {}).get("because", {})
-            held = [defn.tools[i].name for i in game.bag if game.tool_state[i] == 0]
-            others = [set(props.get(t, [])) for t in held if t not in (a, b)]
-            halves = [{p for p, parts in gives.items() if parts == [x]} - set(props.get(y, []))
-                      for x, y in ((a, b), (b, a))]
-            made += 1
-            guessed += any(h and any(h <= o for o in others) for h in halves)
-        game.step(step.action)
-    return made, guessed
+    chain, at the craft another tool held then (in its first state) has all that one part
+    alone gives the product of what the obstacle asks (the affordance table's ``because``,
+    less what the other part has), so a reader cannot tell which tool pairs with the other
+    part (our format takes one set of parts per crafted state). The proof's rule since
+    version 10 (``craft_guesses``), so 0 for this version's games."""
+    guessed = {m.split(": the ")[0] for m in craft_guesses(g)}
+    return len(g.design.crafts), len(guessed)
 
 
 def quartiles(xs: list[float]) -> tuple[float, float]:
@@ -258,7 +241,7 @@ def main() -> None:
             oracle.append(rep.oracle_steps or 0)
             keys.append(d.total_key_steps)
             pairs = creative_pairs(g)
-            made, guessed = shared_halves(g, d)
+            made, guessed = shared_halves(g)
             n_crafts += made
             n_guessed += guessed
             shape = chain_shape(d, pairs)

@@ -774,6 +774,41 @@ def test_a_refused_tool_that_has_all_an_obstacle_asks_is_rejected() -> None:
     assert not [p for p in prove(g.text, g.design, "fair.yaml")[1] if "fit:" in p]
 
 
+def test_a_craft_whose_half_another_held_tool_matches_is_rejected() -> None:
+    """Version 10: a blade on a pole must cut and reach a long way, and the broom gives the
+    reach; with a fishing rod in the bag as well, which tool pairs with the knife is a guess
+    (the game takes one). A table tool with all that one part alone gives, planted in the
+    first scene and picked up before the craft, makes the proof reject the game; laid there
+    but never picked up (not held at the craft), it does not."""
+    from escapebench.generate.make import _proof_data
+
+    g = tier2()
+    part, tool, _result, item = g.design.crafts[0]
+    _item, prop, _c, why = next(n for n in g.design.needs if n[0] == item)
+    gives = _proof_data()["because"][(part, tool)]
+    objects = {o["name"]: o for o in table()["objects"]}
+    alone = {p for p, by in gives.items() if by == [tool]} & {prop, why}
+    alone -= set(objects.get(part, {}).get("properties", []))
+    assert alone, (gives, prop, why)
+    present = {t.name for t in g.settings[0].tools}
+    extra = next(o for o in table()["objects"] if alone <= set(o["properties"])
+                 and o["name"] not in present)
+
+    def plant(picked: bool) -> Any:
+        def edit(doc: dict[str, Any]) -> None:
+            first = doc["scenes"][0]
+            first.setdefault("tools", []).append({"position": "On the floor", "tool": {
+                "name": extra["name"], "states": [{"desc": extra["desc"]}]}})
+            if picked:
+                doc["reference"].insert(0, {"position": first["name"],
+                                            "action": f"click({extra['name']})"})
+        return edit
+    problems = replanted(plant(True))
+    assert any("half:" in p and repr(extra["name"]) in p and repr(tool) in p
+               for p in problems), problems
+    assert not [p for p in replanted(plant(False)) if "half:" in p]
+
+
 def test_a_craft_part_says_it_goes_with_one_thing_when_a_craft_is_refused() -> None:
     """Version 8: craft(fridge magnet, string) at a drain that magnetic chopsticks empty said
     only "These two tools do not go together."; both parts of a craft now add that they go

@@ -63,12 +63,13 @@ def test_the_same_tier_count_and_seed_write_byte_identical_files(tmp_path: Path)
     assert other != (a / "gen-t2-s7-000.yaml").read_text()
 
 
-def test_version_9_makes_version_8s_games_at_the_tiers_whose_preset_it_kept() -> None:
-    # sha256 of `escapebench generate --tier T --count 1 --seed 777` at 9a1dd02 (version 8)
-    assert generate_games(3, 1, 777)[0].sha256.startswith("9f19dc2645")
-    assert generate_games(2, 1, 777)[0].sha256.startswith("2a73aaffd2")
-    assert makes_games_of("8", 3) and makes_games_of(GENERATOR_VERSION, 5)
-    assert not makes_games_of("8", 4) and not makes_games_of("7", 3)
+def test_version_10_draws_afresh_and_says_no_older_version_is_made() -> None:
+    # sha256 of `escapebench generate --tier T --count 1 --seed 777` (version 10); version 9
+    # made version 8's games at tiers 1-3 (9f19dc2645..., 2a73aaffd2...), version 10 does not
+    assert generate_games(3, 1, 777)[0].sha256.startswith("9c9e788de2")
+    assert generate_games(2, 1, 777)[0].sha256.startswith("e8f4e0979f")
+    assert makes_games_of(GENERATOR_VERSION, 3) and makes_games_of(GENERATOR_VERSION, 5)
+    assert not makes_games_of("9", 3) and not makes_games_of("8", 1)
 
 
 @pytest.mark.parametrize("tier", [1, 2, 3, 4, 5])

@@ -308,6 +308,10 @@ class _Builder:
         # version 8, unique fit: what each obstacle so far asks for (its need, what its texts
         # ask, the why it states); no other tool of the game may have all of it
         self.asked_at: list[frozenset[str]] = []
+        # version 10: per craft (its parts), each half with what it alone gives the product
+        # of what the obstacle asks (a broom gives a blade on a pole its reach): no other
+        # tool held at the craft may have all of it, or which tool pairs is a guess
+        self.half_asks: dict[frozenset[str], list[tuple[str, frozenset[str]]]] = {}
         # words are drawn from their own stream, seeded from the logic's: the words never
         # change the puzzle, and the puzzle is laid out before they are chosen
         self.words = words()
@@ -531,6 +535,8 @@ class _Builder:
         self.distractors(rooms)
         self.lay_out()
         self.top_up()
+        if (guess := self.guessed_half()) is not None:
+            raise ValueError(f"a craft's half is a guess: {guess}")
         ref = self.reference()
         first = next((i for i, (_, a) in enumerate(ref) if a.startswith("input(")), None)
         if first is not None and first < len(ref) / 10:
@@ -730,6 +736,7 @@ class _Builder:
         obstacle whose texts speak of a key shows exactly one key."""
         lag = max(1, self.k.held // 2)
         empty = [u for u in self.units]  # units whose reward shows nothing yet, oldest first
+        self.craft_order()
         queued = sorted(self.pending, key=lambda x: x["pos"])
         # version 8: the first batch holds ``held`` tools drawn from the whole game, not the
         # first ones needed: the early creative steps find enough tools without a heap of
@@ -738,16 +745,26 @@ class _Builder:
         tools = [n for n in queued if not n["key"]]
         first = {id(n) for n in self.rng.sample(tools, min(len(tools), self.k.held))}
         for need in queued:
-            if id(need) in first:
+            after = need.get("after")  # version 10: shown only once an earlier craft is made
+            if id(need) in first and after is None:
                 need["ahead"] = True
                 self.stow(need, None)
                 continue
-            if need["seen"] and self.rng.random() < 0.4:  # in the open of an earlier room
-                self.stow(need, None, self.rng.randrange(need["seen"]))
+            if need["seen"] and self.rng.random() < 0.4 and after is None:  # in the open of
+                self.stow(need, None, self.rng.randrange(need["seen"]))  # an earlier room
+                continue
+            if after is not None and (made := [u for u in self.units if u["pos"] == after
+                                               and not u["key_only"]]):
+                # version 10: the earlier craft's own obstacle shows it once solved, so no
+                # player, in whatever order, holds it at that craft
+                made[0]["batch"] = True
+                if made[0] in empty:
+                    empty.remove(made[0])
+                self.stow(need, made[0])
                 continue
             if need["seen"] is not None:  # an obstacle's tool: from any unit at random
                 anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
-                            and self.may_show(u, need)]
+                            and self.may_show(u, need) and (after is None or u["pos"] >= after)]
                 if anywhere:
                     # version 8: one drawn evenly, so a tool comes at any time before its
                     # use as a useless one does (:meth:`like_a_tool`): the order things
@@ -774,6 +791,8 @@ class _Builder:
                     continue
             # a tool is shown at least ``lag`` units before its use, at one of those units
             # chosen at random: the tool that came last is no likelier to fit than any other
+            if after is not None:
+                fits = [u for u in fits if u["pos"] >= after]
             far = [u for u in fits if u["pos"] <= need["pos"] - lag]
             fit = self.pick(far) if far else (fits[0] if fits else None)
             if fit is not None:
@@ -781,9 +800,14 @@ class _Builder:
                 self.stow(need, fit)
                 continue
             batch = [u for u in self.units if u["pos"] <= need["pos"] - lag
-                     and self.may_show(u, need) and u["found"] and not u["key_only"]]
+                     and self.may_show(u, need) and u["found"] and not u["key_only"]
+                     and (after is None or u["pos"] >= after)]
             if batch and self.rng.random() < 0.7:
                 self.stow(need, self.pick(batch))
+            elif after is not None and (late := [u for u in self.units if after <= u["pos"]
+                                                 < need["pos"] and not u["key_only"]]):
+                # version 10: after the earlier craft, though its obstacle may be in sight
+                self.stow(need, self.pick(late))
             else:
                 seen = need["scene"] + 1 if need["seen"] is None else max(1, need["seen"])
                 self.stow(need, None, self.rng.randrange(seen))
@@ -805,6 +829,22 @@ class _Builder:
                 moved["host"]["found"].remove(moved)
             u["found"].append(moved)
             moved["host"] = u
+
+    def craft_order(self) -> None:
+        """Version 10: a part of a later craft that has all a half of an earlier craft gives
+        (a string, long, where a blade on a pole waits for the broom's reach) is marked to be
+        shown only after the earlier craft's obstacle (``after``: that unit's position), so
+        it is not in the bag when the earlier craft is made, and the pairing is no guess."""
+        by_name = {n["tmap"]["name"]: n for n in self.pending}
+        crafts = sorted((by_name[b]["pos"], a, b) for a, b, _r, _i in self.design.crafts
+                        if b in by_name)
+        for i, (p1, a1, b1) in enumerate(crafts):
+            halves = self.half_asks.get(frozenset((a1, b1)), [])
+            for p2, a2, b2 in crafts[i + 1:]:
+                for x in (a2, b2):
+                    props = set(self.design.tool_props.get(x, []))
+                    if p2 > p1 and x in by_name and any(alone <= props for _, alone in halves):
+                        by_name[x]["after"] = max(by_name[x].get("after", -1), p1)
 
     @staticmethod
     def may_show(unit: dict[str, Any], need: dict[str, Any]) -> bool:
@@ -1294,6 +1334,48 @@ class _Builder:
                    for o, props in _with_property_sets(self.aff["objects"])
                    ) or (self.crafts_left > 0 and bool(self.craft_options(obs["needs"], obs)))
 
+    def halves_of(self, c: dict[str, Any], asked: set[str]) -> list[tuple[str, frozenset[str]]]:
+        """Each part of craft ``c`` with what it alone gives the product of ``asked`` (the
+        table's ``because``, less what the other part has itself): what a reader looks for in
+        the tool to pair with the other part."""
+        gives = c.get("because", {})
+        a, b = c["parts"]
+        out = []
+        for x, y in ((a, b), (b, a)):
+            own = set(self.objects[y]["properties"]) if y in self.objects else set()
+            alone = frozenset({p for p, parts in gives.items() if parts == [x]} & asked - own)
+            if alone:
+                out.append((x, alone))
+        return out
+
+    def fits_half(self, props: Any) -> bool:
+        """Whether a tool with ``props`` has all that a craft's half alone gives (version 10:
+        held at the craft, it would pair as well as the half, and the game takes one)."""
+        have = set(props)
+        return any(alone <= have for halves in self.half_asks.values() for _, alone in halves)
+
+    def guessed_half(self) -> str | None:
+        """The first craft of the reference walk at which another tool held (keys, parts and
+        crafted things aside) has all a half alone gives (see :meth:`halves_of`), said as
+        a reason; None when there is none."""
+        crafted: set[str] = set()
+        for _scene, action, _picked, bag, _came in self._reference_bag():
+            verb, _, rest = action.partition("(")
+            if verb != "craft":
+                continue
+            a, b = (x.strip() for x in rest.rstrip(")").split(","))
+            for x, alone in self.half_asks.get(frozenset((a, b)), []):
+                for t in bag:
+                    if t in (a, b) or t in crafted or t in self.design.keys:
+                        continue
+                    props = self.design.tool_props.get(t) or self.objects.get(t, {}).get(
+                        "properties", [])
+                    if alone <= set(props):
+                        return f"craft({a}, {b}): the {t} is as {'/'.join(sorted(alone))}" \
+                               f" as the {x}"
+            crafted |= {a, b}
+        return None
+
     def fits_other(self, props: Any) -> bool:
         """Whether a tool with ``props`` has everything an obstacle so far asks for (it would
         be a sound answer there, refused: the unique-fit rule, version 8)."""
@@ -1371,7 +1453,13 @@ class _Builder:
                     [c["result"], *texts(c["desc"])], avoid):
                 continue
             out.append((c, q))
-        return out
+        # version 10: crafts none of whose halves a tool so far matches come first
+        had = list(self.design.tool_props.values())
+        apart = [(c, q) for c, q in out if not any(
+            alone <= set(h) for _, alone in self.halves_of(c, asked | ({q} if q else set()))
+            for h in had) and not any(self.fits_half(objs[x]["properties"])
+                                      for x in c["parts"] if x in objs)]
+        return apart or out
 
     def solver_for(self, prop: str, item: str, obs: dict[str, Any] | None = None
                    ) -> dict[str, Any]:
@@ -1429,6 +1517,7 @@ class _Builder:
             for x in (a, b):
                 self.design.tool_props[x] = list(objs[x]["properties"]) if x in objs else []
             self.design.crafts.append((a, b, c["result"], item))
+            self.half_asks[frozenset((a, b))] = self.halves_of(c, asked | ({q} if q else set()))
             # version 7: using what a craft made is a creative step (the product is a new
             # thing no name suggested for the obstacle): marked, and its normal text cues
             self.design.cues.append((b, item, prop))
@@ -1443,6 +1532,8 @@ class _Builder:
                  and o["name"] not in misfit]
         # version 8: no solution has all an earlier obstacle asks (the proof rejects it)
         cands = [o for o in cands if not self.fits_other(o["properties"])] or cands
+        # version 10: none with all a craft's half gives (held at the craft, it is a guess)
+        cands = [o for o in cands if not self.fits_half(o["properties"])] or cands
         taken = self.item_links()
         cands = [o for o in cands if not self.links_in([o["name"], *o["desc"].values()])
                  & taken] or cands
@@ -1737,6 +1828,7 @@ class _Builder:
             objs = [o for o in self.aff["objects"] if o["name"] not in self.names
                     and o["name"] not in misfit
                     and not (set(o["properties"]) & self.needed)
+                    and not self.fits_half(o["properties"])
                     and not self.cued_props([o["desc"]["normal"], o["desc"]["hard"] or ""],
                                             self.needed)]
             taken = self.item_links()

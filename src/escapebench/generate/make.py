@@ -34,6 +34,7 @@ from escapebench.generate.proof import (
     decoy_problems,
     fair_problems,
     fit_problems,
+    half_problems,
     hard_cue_problems,
     key_problems,
     label_problems,
@@ -44,20 +45,20 @@ from escapebench.generate.proof import (
     verb_problems,
 )
 
-GENERATOR_VERSION = "9"
-RANDOM_STREAM = "8"
+GENERATOR_VERSION = "10"
+RANDOM_STREAM = "10"
 """The name the sub-seeds hash (:func:`_sub_rng`): the version that last changed the builder or
-its words. Version 9 changed only the presets of tiers 4 and 5 (one more craft each), so its
-draws are version 8's and it makes version 8's games byte for byte at every tier whose preset
-did not change."""
-SAME_GAMES_AS: dict[str, frozenset[int]] = {"8": frozenset({1, 2, 3})}
+its words. Version 10 (no craft's half a guess) changed the builder at every tier, so it draws
+afresh; version 9 had drawn version 8's."""
+SAME_GAMES_AS: dict[str, frozenset[int]] = {}
 """Older versions whose games this version still makes, with the tiers it makes them for
-(a spec's knob overrides aside, which apply to the same presets)."""
+(a spec's knob overrides aside, which apply to the same presets). Version 9 made version 8's
+games at tiers 1-3; version 10 makes neither's."""
 SPEC_PREFIX = "gen:"  # the catalog's source of generated games (escapebench.catalog)
 MAX_TRIES = 50
 
 __all__ = ["GENERATOR_VERSION", "SPEC_PREFIX", "GenSpec", "Generated", "generate_games",
-           "makes_games_of", "parse_gen_spec", "prove"]
+           "craft_guesses", "makes_games_of", "parse_gen_spec", "prove"]
 
 
 @dataclass(frozen=True)
@@ -268,13 +269,7 @@ def prove(text: str, design: Design, source: str, doc: dict[str, Any] | None = N
 def _prove(text: str, design: Design, nodes: yaml.Node | None,
            settings: list[GameDefinition], problems: list[str]) -> None:
     data = _proof_data()
-    # the obstacles' own texts before they are solved, in every version (what they ask for)
-    asks_in: dict[str, list[str]] = {}
-    for d in settings:
-        for item, *_ in design.needs:
-            if item in d.item_index:
-                st = d.items[d.item_index[item]].states[0]
-                asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    asks_in = _obstacle_texts(design, settings)
     # every property step, creative or plain: (tool, obstacle, property) (version 8, rule 17)
     solver = {item: tool for tool, item, kind in design.edges if kind in ("apply", "creative")}
     prop_steps = [(solver[item], item, prop) for item, prop, *_ in design.needs
@@ -306,6 +301,10 @@ def _prove(text: str, design: Design, nodes: yaml.Node | None,
             data["first"], asks_in)]
         problems += [f"{d.setting}: craft: {m}" for m in craft_problems(
             d, design.crafts, data["because"], design.needs)]
+        if d.difficulty == "normal":  # version 10: no craft's half is a guess (one version)
+            problems += [f"{d.setting}: half: {m}" for m in half_problems(
+                d, design.crafts, data["because"], design.needs,
+                {**data["objects"], **design.tool_props}, data["asks"], asks_in, design.keys)]
         if d.difficulty == "normal":  # version 8: unique fit (what things are: one version)
             problems += [f"{d.setting}: fit: {m}" for m in fit_problems(
                 d, design.needs, {**data["objects"], **design.tool_props}, design.props,
@@ -356,6 +355,31 @@ def _prove(text: str, design: Design, nodes: yaml.Node | None,
                 problems.append(f"distractor {name} can be used")
         if name in named:
             problems.append(f"distractor {name} is named by a step")
+
+
+def _obstacle_texts(design: Design, settings: list[GameDefinition]) -> dict[str, list[str]]:
+    """The obstacles' own texts before they are solved, in every version (what they ask
+    for)."""
+    asks_in: dict[str, list[str]] = {}
+    for d in settings:
+        for item, *_ in design.needs:
+            if item in d.item_index:
+                st = d.items[d.item_index[item]].states[0]
+                asks_in.setdefault(item, []).extend(x for x in (st.desc, st.neg_reward) if x)
+    return asks_in
+
+
+def craft_guesses(game: Generated) -> list[str]:
+    """The proof's half rule (:func:`~escapebench.generate.proof.half_problems`) on the normal
+    version of a generated game: each craft of its reference at which another held tool has
+    all a part alone gives. Empty for any game this version made; the benchmark counts it
+    for older ones."""
+    data = _proof_data()
+    normal = next(d for d in game.settings if d.difficulty == "normal")
+    design = game.design
+    return half_problems(normal, design.crafts, data["because"], design.needs,
+                         {**data["objects"], **design.tool_props}, data["asks"],
+                         _obstacle_texts(design, game.settings), design.keys)
 
 
 _DATA: dict[str, Any] = {}

@@ -20,7 +20,8 @@ answer per code), :func:`cue_agreement_problems` (what an obstacle asks, its sol
 truth), :func:`text_problems` (words that do not mislead) and :func:`decoy_problems` (no
 detail links unrelated things); version 7 :func:`key_problems` (each key read to its lock);
 version 8 :func:`hard_cue_problems` (a creative step keeps a readable link in hard) and
-:func:`plain_cue_problems` (every property step keeps one in normal and hard).
+:func:`plain_cue_problems` (every property step keeps one in normal and hard); version 10
+:func:`half_problems` (no craft's half is a guess).
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GameDefinition
 
 __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
-           "fair_problems", "fit_problems", "hard_cue_problems", "key_problems",
+           "fair_problems", "fit_problems", "half_problems", "hard_cue_problems", "key_problems",
            "label_problems", "naming_problems", "parse_step", "plain_cue_problems",
            "source_problems",
            "plural_name", "text_problems", "visible_marks"]
@@ -846,6 +848,59 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
                 shown = st.name or tool
                 out.append(f"crafted {tool!r} is not named as the {result!r} in the bag: "
                            f"{shown}: {st.desc!r}")
+    return out
+
+
+def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, str]],
+                  because: dict[tuple[str, str], dict[str, list[str]]],
+                  needs: Iterable[tuple[str, str, bool, str]],
+                  tool_props: dict[str, list[str]], asks: dict[str, list[str]],
+                  texts_of: dict[str, list[str]], keys: Iterable[str] = ()) -> list[str]:
+    """Where a craft's half is a guess (version 10): following the reference, at a craft
+    another tool held then, in the state it starts in, has all that one part alone gives the
+    product of what its obstacle asks. A blade on a pole must cut and reach a long way; the
+    broom gives the reach; a fishing rod in the bag reaches as far, and our format lets a
+    crafted state wait for one set of parts, so a reader cannot tell which pairs.
+
+    ``crafts`` holds each craft as ``(part, tool, result, obstacle)``; ``because`` maps
+    ``(part, tool)`` to the parts that give the product each property; what an obstacle asks
+    is its property, its ``why`` and what its texts in any version (``texts_of``) ask for in
+    a need clause (``asks``). A half alone gives what ``because`` credits to it only, less
+    what the other part has itself (``tool_props``: each tool's properties in its first
+    state). Keys, the parts themselves and crafted things are not counted.
+    """
+    ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
+    asked_at: dict[str, set[str]] = {}
+    for item, prop, _crafted, why in needs:
+        asked = asked_at.setdefault(item, {prop} | ({why} if why else set()))
+        for text in texts_of.get(item, []):
+            asked |= asked_properties(_without(text, item), ask_rx)
+    halves: dict[frozenset[str], list[tuple[str, set[str]]]] = {}
+    for part, tool, _result, item in crafts:
+        gives = because.get((part, tool), {})
+        for x, y in ((part, tool), (tool, part)):
+            alone = {p for p, by in gives.items() if by == [x]} & asked_at.get(item, set())
+            alone -= set(tool_props.get(y, []))
+            if alone:
+                halves.setdefault(frozenset((part, tool)), []).append((x, alone))
+    if not halves:
+        return []
+    out: list[str] = []
+    skip = set(keys)
+    game = EscapeGame(defn)
+    for step in defn.reference:
+        verb, a, b = parse_step(step.action)
+        if verb == "craft" and (mine := halves.get(frozenset((a, b)))):
+            held = [defn.tools[t].name for t in game.bag if game.tool_state[t] == 0]
+            for x, alone in mine:
+                for other in held:
+                    if other not in (a, b) and other not in skip and alone <= set(
+                            tool_props.get(other, [])):
+                        out.append(f"crafting {a!r} with {b!r}: the {other!r}, held then, has "
+                                   f"all the {x!r} gives ({', '.join(sorted(alone))}), so "
+                                   "which pairs is a guess")
+        game.teleport(step.scene)  # as the hints play it
+        game.step(step.action)
     return out
 
 
