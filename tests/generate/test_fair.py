@@ -257,15 +257,23 @@ def test_picking_up_a_plural_says_them() -> None:
 
 @lru_cache(maxsize=1)
 def tier2() -> Any:
-    """One proven tier-2 game with a code lock, a crafted tool, a close-up (a game draws
-    its own number of close-ups, none in some), three rooms or more, and an obstacle whose
-    need has an opposite."""
+    """One proven tier-2 game with a code lock, a crafted tool, a preparation source, a
+    close-up (a game draws its own number of close-ups, none in some), three rooms or more,
+    and an obstacle whose need has an opposite."""
     opposites = table()["opposites"]
     return next(g for seed in range(40) for g in generate_games(2, 1, 900 + seed)
-                if g.design.codes and g.design.crafts
+                if g.design.codes and g.design.crafts and g.design.sources
                 and any(sc.name.endswith("close-up") for sc in g.settings[0].scenes)
                 and sum(not sc.name.endswith("close-up") for sc in g.settings[0].scenes) >= 3
-                and any(n[1] in opposites for n in g.design.needs))
+                and any(n[1] in opposites for n in g.design.needs) and _bare_named_cue(g))
+
+
+def _bare_named_cue(g: Any) -> bool:
+    """Whether a creative tool of the game keeps one state in hard and its name does not
+    read as the property it is used for (a planted bare hard text then has no link)."""
+    hard = next(d for d in g.settings if d.difficulty == "hard")
+    return any(len(hard.tools[hard.tool_index[t]].states) == 1
+               and not cue_in(t, _hard_words(p)) for t, _i, p in g.design.cues)
 
 
 def replanted(edit: Any) -> list[str]:

@@ -50,3 +50,19 @@ def test_a_generated_game_is_played_quit_continued_and_recorded(tmp_path: Path) 
     assert rec["setting"] == SETTING
     assert rec["generated"] == {"spec": GEN, "generator_version": GENERATOR_VERSION}
     assert rec["sha256"] == generate_games(2, 1, 41)[0].sha256
+
+
+def test_a_hint_names_a_crafted_tool_as_the_bag_shows_it(tmp_path: Path) -> None:
+    # the reference applies a crafted tool by its first name ("apply(string, ...)"); the hint
+    # a person asks for names it as the bag does ("magnet on a string")
+    [game] = generate_games(2, 1, 41)
+    _part, tool, result, item = game.design.crafts[0]
+    defn = next(d for d in load_games([GEN]) if d.difficulty == "normal")
+    typed = typed_reference(defn)
+    upto = typed.index(("act", f"apply({tool}, {item})"))
+    words = [f"move({w})" if k == "move" else w for k, w in typed[:upto]]
+    done = play("--out", str(tmp_path / "results"), typed=[*words, "hint", "quit"],
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"do: apply({result}, {item})" in done.stdout
+    assert f"do: apply({tool}, {item})" not in done.stdout

@@ -244,6 +244,19 @@ class PlaySession:
             total_tools=d.total_tools,
         )
 
+    def as_shown(self, action: str) -> str:
+        """A reference action with each tool named as the bag shows it now: a crafted tool
+        goes by its product's name ("apply(magnet on a string, glass maze box)", where the
+        reference says "apply(string, ...)"; the game takes either)."""
+        verb, _, rest = action.partition("(")
+        if verb.strip() not in ("apply", "craft") or not rest.endswith(")"):
+            return action
+        args = [a.strip() for a in rest[:-1].split(",")]
+        tools = 2 if verb.strip() == "craft" else 1
+        index = self.defn.tool_index
+        shown = [self.game.tool_name(index[a]) if a in index else a for a in args[:tools]]
+        return f"{verb}({', '.join(shown + args[tools:])})"
+
     def hint_info(self) -> dict[str, Any] | None:
         """The hint in force, with the path to its scene, or None."""
         hint = self.env.turn.hint
@@ -251,7 +264,7 @@ class PlaySession:
             return None
         effect = self.policy.effects[hint.index]
         return {
-            "action": hint.action,
+            "action": self.as_shown(hint.action),
             "scene": hint.scene,
             "path": " -> ".join(effect.path),
             "index": hint.index,
