@@ -744,6 +744,8 @@ class _Builder:
         # later step), and a tool of the first room may serve at any time
         tools = [n for n in queued if not n["key"]]
         first = {id(n) for n in self.rng.sample(tools, min(len(tools), self.k.held))}
+        # version 10: no tool with all a half of a craft it is not part of gives starts held
+        first -= {id(n) for n in tools if self.matches_other_half(n["tmap"]["name"])}
         for need in queued:
             after = need.get("after")  # version 10: shown only once an earlier craft is made
             if id(need) in first and after is None:
@@ -815,7 +817,8 @@ class _Builder:
         # from a batch of two or more, or one lying in the open (the first batch last); or
         # else it shows one more key for the door of its scene
         for u in empty:
-            later = [n for n in self.pending if self.may_show(u, n)]
+            later = [n for n in self.pending if self.may_show(u, n)
+                     and u["pos"] >= n.get("after", -1)]
             moved = next((n for n in later if n.get("host") is not None
                           and len(n["host"]["found"]) > 1), None) or next(
                 (n for n in later if n in self.open_tools and n["movable"]), None) or next(
@@ -831,20 +834,26 @@ class _Builder:
             moved["host"] = u
 
     def craft_order(self) -> None:
-        """Version 10: a part of a later craft that has all a half of an earlier craft gives
-        (a string, long, where a blade on a pole waits for the broom's reach) is marked to be
-        shown only after the earlier craft's obstacle (``after``: that unit's position), so
-        it is not in the bag when the earlier craft is made, and the pairing is no guess."""
+        """Version 10: where a part of one craft has all a half of another gives (a string,
+        long, where a blade on a pole waits for the broom's reach), both parts of the later
+        craft are marked to be shown only after the earlier craft's obstacle (``after``: that
+        unit's position): neither is in the bag while the earlier craft waits, and the
+        pairings are no guess."""
         by_name = {n["tmap"]["name"]: n for n in self.pending}
         crafts = sorted((by_name[b]["pos"], a, b) for a, b, _r, _i in self.design.crafts
                         if b in by_name)
+        def clash(parts: tuple[str, str], other: tuple[str, str]) -> bool:
+            # a part of ``parts`` has all a half of ``other`` gives
+            halves = self.half_asks.get(frozenset(other), [])
+            return any(alone <= set(self.design.tool_props.get(x, []))
+                       for x in parts for _, alone in halves)
+
         for i, (p1, a1, b1) in enumerate(crafts):
-            halves = self.half_asks.get(frozenset((a1, b1)), [])
             for p2, a2, b2 in crafts[i + 1:]:
-                for x in (a2, b2):
-                    props = set(self.design.tool_props.get(x, []))
-                    if p2 > p1 and x in by_name and any(alone <= props for _, alone in halves):
-                        by_name[x]["after"] = max(by_name[x].get("after", -1), p1)
+                if p2 > p1 and (clash((a2, b2), (a1, b1)) or clash((a1, b1), (a2, b2))):
+                    for x in (a2, b2):  # both parts: the later craft's first part held with
+                        if x in by_name:  # the earlier craft's half reads as a pair too
+                            by_name[x]["after"] = max(by_name[x].get("after", -1), p1)
 
     @staticmethod
     def may_show(unit: dict[str, Any], need: dict[str, Any]) -> bool:
@@ -1354,26 +1363,38 @@ class _Builder:
         have = set(props)
         return any(alone <= have for halves in self.half_asks.values() for _, alone in halves)
 
+    def matches_other_half(self, name: str) -> bool:
+        """Whether tool ``name`` has all that a half of a craft it is no part of gives."""
+        props = set(self.design.tool_props.get(name, []))
+        return any(alone <= props for parts, halves in self.half_asks.items()
+                   if name not in parts for _, alone in halves)
+
     def guessed_half(self) -> str | None:
-        """The first craft of the reference walk at which another tool held (keys, parts and
-        crafted things aside) has all a half alone gives (see :meth:`halves_of`), said as
-        a reason; None when there is none."""
+        """The first point of the reference walk at which a craft still to make has a part in
+        the bag and another tool held (keys, parts and crafted things aside) has all a half
+        of it alone gives (see :meth:`halves_of`), said as a reason; None when there is none.
+        From the first part's coming, not only at the craft: with a knife and a bamboo cane
+        held, a bundle of papers that must be cut a long way off reads as knife and cane, though
+        the cane is a sponge's and the knife waits for a broom still to come."""
         crafted: set[str] = set()
+        named = {frozenset((a, b)): (a, b) for a, b, _r, _i in self.design.crafts}
         for _scene, action, _picked, bag, _came in self._reference_bag():
+            for parts, halves in self.half_asks.items():
+                if parts & crafted or not parts & set(bag):
+                    continue
+                for x, alone in halves:
+                    for t in bag:
+                        if t in parts or t in crafted or t in self.design.keys:
+                            continue
+                        props = self.design.tool_props.get(t) or self.objects.get(t, {}).get(
+                            "properties", [])
+                        if alone <= set(props):
+                            a, b = named[parts]
+                            return f"craft({a}, {b}): the {t} is as " \
+                                   f"{'/'.join(sorted(alone))} as the {x}"
             verb, _, rest = action.partition("(")
-            if verb != "craft":
-                continue
-            a, b = (x.strip() for x in rest.rstrip(")").split(","))
-            for x, alone in self.half_asks.get(frozenset((a, b)), []):
-                for t in bag:
-                    if t in (a, b) or t in crafted or t in self.design.keys:
-                        continue
-                    props = self.design.tool_props.get(t) or self.objects.get(t, {}).get(
-                        "properties", [])
-                    if alone <= set(props):
-                        return f"craft({a}, {b}): the {t} is as {'/'.join(sorted(alone))}" \
-                               f" as the {x}"
-            crafted |= {a, b}
+            if verb == "craft":
+                crafted |= {x.strip() for x in rest.rstrip(")").split(",")}
         return None
 
     def fits_other(self, props: Any) -> bool:

@@ -856,11 +856,13 @@ def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, st
                   needs: Iterable[tuple[str, str, bool, str]],
                   tool_props: dict[str, list[str]], asks: dict[str, list[str]],
                   texts_of: dict[str, list[str]], keys: Iterable[str] = ()) -> list[str]:
-    """Where a craft's half is a guess (version 10): following the reference, at a craft
-    another tool held then, in the state it starts in, has all that one part alone gives the
-    product of what its obstacle asks. A blade on a pole must cut and reach a long way; the
-    broom gives the reach; a fishing rod in the bag reaches as far, and our format lets a
-    crafted state wait for one set of parts, so a reader cannot tell which pairs.
+    """Where a craft's half is a guess (version 10): following the reference, from the time a
+    part of a craft is in the bag until the craft is made, another tool held, in the state it
+    starts in, has all that one part alone gives the product of what its obstacle asks. A
+    blade on a pole must cut and reach a long way; the broom gives the reach; a fishing rod
+    in the bag reaches as far (or, with the knife held and the broom still to come, a bamboo
+    cane that a sponge waits for), and our format lets a crafted state wait for one set of
+    parts, so a reader cannot tell which pairs.
 
     ``crafts`` holds each craft as ``(part, tool, result, obstacle)``; ``because`` maps
     ``(part, tool)`` to the parts that give the product each property; what an obstacle asks
@@ -887,18 +889,26 @@ def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, st
         return []
     out: list[str] = []
     skip = set(keys)
+    named = {frozenset((part, tool)): (part, tool) for part, tool, _r, _i in crafts}
+    done: set[frozenset[str]] = set()
+    said: set[tuple[frozenset[str], str]] = set()
     game = EscapeGame(defn)
     for step in defn.reference:
-        verb, a, b = parse_step(step.action)
-        if verb == "craft" and (mine := halves.get(frozenset((a, b)))):
-            held = [defn.tools[t].name for t in game.bag if game.tool_state[t] == 0]
+        held = {defn.tools[t].name for t in game.bag if game.tool_state[t] == 0}
+        for parts, mine in halves.items():
+            if parts in done or not parts & held:
+                continue
+            a, b = named[parts]
             for x, alone in mine:
-                for other in held:
-                    if other not in (a, b) and other not in skip and alone <= set(
-                            tool_props.get(other, [])):
-                        out.append(f"crafting {a!r} with {b!r}: the {other!r}, held then, has "
-                                   f"all the {x!r} gives ({', '.join(sorted(alone))}), so "
-                                   "which pairs is a guess")
+                for other in sorted(held - parts - skip):
+                    if alone <= set(tool_props.get(other, [])) and (parts, other) not in said:
+                        said.add((parts, other))
+                        out.append(f"crafting {a!r} with {b!r}: the {other!r}, held with a part "
+                                   f"before the craft, has all the {x!r} gives "
+                                   f"({', '.join(sorted(alone))}), so which pairs is a guess")
+        verb, a, b = parse_step(step.action)
+        if verb == "craft":
+            done.add(frozenset((a, b)))
         game.teleport(step.scene)  # as the hints play it
         game.step(step.action)
     return out
