@@ -1849,7 +1849,6 @@ class _Builder:
             objs = [o for o in self.aff["objects"] if o["name"] not in self.names
                     and o["name"] not in misfit
                     and not (set(o["properties"]) & self.needed)
-                    and not self.fits_half(o["properties"])
                     and not self.cued_props([o["desc"]["normal"], o["desc"]["hard"] or ""],
                                             self.needed)]
             taken = self.item_links()
@@ -1858,6 +1857,11 @@ class _Builder:
             self.rng.shuffle(objs)
             near = {q for p in self.needed for q in NEAR.get(p, ())}
             objs.sort(key=lambda o: not (set(o["properties"]) & near))
+            # version 10: one with all a craft's half gives (a long tool where a blade on a
+            # pole waits for the broom's reach) only when no other will do; held while the
+            # craft waits, the proof rejects the game (left out of the pool, the rest drew a
+            # blind searcher's tool choice up: +0.17 against +0.04 on 20 games of 3 seeds)
+            objs.sort(key=lambda o: self.fits_half(o["properties"]))
             self._spare = objs
         laid = 0
         for _ in range(n):
