@@ -782,12 +782,13 @@ def test_a_refused_tool_that_has_all_an_obstacle_asks_is_rejected() -> None:
     assert not [p for p in prove(g.text, g.design, "fair.yaml")[1] if "fit:" in p]
 
 
-def test_a_craft_whose_half_another_held_tool_matches_is_rejected() -> None:
+def test_a_craft_whose_half_another_tool_could_match_is_rejected() -> None:
     """Version 10: a blade on a pole must cut and reach a long way, and the broom gives the
     reach; with a fishing rod in the bag as well, which tool pairs with the knife is a guess
     (the game takes one). A table tool with all that one part alone gives, planted in the
-    first scene and picked up before the craft, makes the proof reject the game; laid there
-    but never picked up (not held at the craft), it does not."""
+    first scene, makes the proof reject the game, picked up by the reference or not (a player
+    may take it first: the flour chest opened before the balloon); shown only once the
+    craft's own obstacle is solved, it passes."""
     from escapebench.generate.make import _proof_data
 
     g = tier2()
@@ -802,19 +803,24 @@ def test_a_craft_whose_half_another_held_tool_matches_is_rejected() -> None:
     extra = next(o for o in table()["objects"] if alone <= set(o["properties"])
                  and o["name"] not in present)
 
-    def plant(picked: bool) -> Any:
+    def plant(picked: bool, shown_by_obstacle: bool = False) -> Any:
         def edit(doc: dict[str, Any]) -> None:
             first = doc["scenes"][0]
-            first.setdefault("tools", []).append({"position": "On the floor", "tool": {
-                "name": extra["name"], "states": [{"desc": extra["desc"]}]}})
+            tmap = {"name": extra["name"], "states": [{"desc": extra["desc"]}]}
+            if shown_by_obstacle:
+                tmap["visible"] = False
+                thing(doc, item)["states"][0]["transitions"][0]["trigger"].append(
+                    f"change_visible, tool, {extra['name']}, true")
+            first.setdefault("tools", []).append({"position": "On the floor", "tool": tmap})
             if picked:
                 doc["reference"].insert(0, {"position": first["name"],
                                             "action": f"click({extra['name']})"})
         return edit
-    problems = replanted(plant(True))
-    assert any("half:" in p and repr(extra["name"]) in p and repr(tool) in p
-               for p in problems), problems
-    assert not [p for p in replanted(plant(False)) if "half:" in p]
+    for picked in (True, False):
+        problems = replanted(plant(picked))
+        assert any("half:" in p and repr(extra["name"]) in p and repr(tool) in p
+                   for p in problems), (picked, problems)
+    assert not [p for p in replanted(plant(False, shown_by_obstacle=True)) if "half:" in p]
 
 
 def test_a_craft_part_says_it_goes_with_one_thing_when_a_craft_is_refused() -> None:

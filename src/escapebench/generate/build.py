@@ -758,7 +758,9 @@ class _Builder:
             if after is not None and (made := [u for u in self.units if u["pos"] == after
                                                and not u["key_only"]]):
                 # version 10: the earlier craft's own obstacle shows it once solved, so no
-                # player, in whatever order, holds it at that craft
+                # player, in whatever order, holds it while that craft waits (another unit
+                # after it in the reference may be solved before it; where that obstacle
+                # shows only a key, the tool goes as any other and the proof may reject)
                 made[0]["batch"] = True
                 if made[0] in empty:
                     empty.remove(made[0])
@@ -766,7 +768,7 @@ class _Builder:
                 continue
             if need["seen"] is not None:  # an obstacle's tool: from any unit at random
                 anywhere = [u for u in self.units if u["pos"] <= need["pos"] - lag
-                            and self.may_show(u, need) and (after is None or u["pos"] >= after)]
+                            and self.may_show(u, need)]
                 if anywhere:
                     # version 8: one drawn evenly, so a tool comes at any time before its
                     # use as a useless one does (:meth:`like_a_tool`): the order things
@@ -793,8 +795,6 @@ class _Builder:
                     continue
             # a tool is shown at least ``lag`` units before its use, at one of those units
             # chosen at random: the tool that came last is no likelier to fit than any other
-            if after is not None:
-                fits = [u for u in fits if u["pos"] >= after]
             far = [u for u in fits if u["pos"] <= need["pos"] - lag]
             fit = self.pick(far) if far else (fits[0] if fits else None)
             if fit is not None:
@@ -802,14 +802,9 @@ class _Builder:
                 self.stow(need, fit)
                 continue
             batch = [u for u in self.units if u["pos"] <= need["pos"] - lag
-                     and self.may_show(u, need) and u["found"] and not u["key_only"]
-                     and (after is None or u["pos"] >= after)]
+                     and self.may_show(u, need) and u["found"] and not u["key_only"]]
             if batch and self.rng.random() < 0.7:
                 self.stow(need, self.pick(batch))
-            elif after is not None and (late := [u for u in self.units if after <= u["pos"]
-                                                 < need["pos"] and not u["key_only"]]):
-                # version 10: after the earlier craft, though its obstacle may be in sight
-                self.stow(need, self.pick(late))
             else:
                 seen = need["scene"] + 1 if need["seen"] is None else max(1, need["seen"])
                 self.stow(need, None, self.rng.randrange(seen))
@@ -817,8 +812,7 @@ class _Builder:
         # from a batch of two or more, or one lying in the open (the first batch last); or
         # else it shows one more key for the door of its scene
         for u in empty:
-            later = [n for n in self.pending if self.may_show(u, n)
-                     and u["pos"] >= n.get("after", -1)]
+            later = [n for n in self.pending if self.may_show(u, n) and n.get("after") is None]
             moved = next((n for n in later if n.get("host") is not None
                           and len(n["host"]["found"]) > 1), None) or next(
                 (n for n in later if n in self.open_tools and n["movable"]), None) or next(

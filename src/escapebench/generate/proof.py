@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GameDefinition
 
 __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "code_problems",
@@ -856,13 +855,19 @@ def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, st
                   needs: Iterable[tuple[str, str, bool, str]],
                   tool_props: dict[str, list[str]], asks: dict[str, list[str]],
                   texts_of: dict[str, list[str]], keys: Iterable[str] = ()) -> list[str]:
-    """Where a craft's half is a guess (version 10): following the reference, from the time a
-    part of a craft is in the bag until the craft is made, another tool held, in the state it
-    starts in, has all that one part alone gives the product of what its obstacle asks. A
+    """Where a craft's half is a guess (version 10): in some order of play, while a part of a
+    craft is in the bag and the craft is not made, another tool can be held, in the state it
+    starts in, that has all one part alone gives the product of what its obstacle asks. A
     blade on a pole must cut and reach a long way; the broom gives the reach; a fishing rod
     in the bag reaches as far (or, with the knife held and the broom still to come, a bamboo
     cane that a sponge waits for), and our format lets a crafted state wait for one set of
     parts, so a reader cannot tell which pairs.
+
+    "Can be held" is the no-shortcut abstraction's (:func:`_fixed_point`): the tools ever in
+    the bag with the craft never made, whatever the order (a flour chest opened before the
+    balloon a pin on a ruler pops gave a walking stick early, though the reference took it
+    later). A tool that is a part of another craft counts only if a part of this one can come
+    before that craft is made (else it is crafted into something first).
 
     ``crafts`` holds each craft as ``(part, tool, result, obstacle)``; ``because`` maps
     ``(part, tool)`` to the parts that give the product each property; what an obstacle asks
@@ -890,27 +895,31 @@ def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, st
     out: list[str] = []
     skip = set(keys)
     named = {frozenset((part, tool)): (part, tool) for part, tool, _r, _i in crafts}
-    done: set[frozenset[str]] = set()
-    said: set[tuple[frozenset[str], str]] = set()
-    game = EscapeGame(defn)
-    for step in defn.reference:
-        held = {defn.tools[t].name for t in game.bag if game.tool_state[t] == 0}
-        for parts, mine in halves.items():
-            if parts in done or not parts & held:
-                continue
-            a, b = named[parts]
-            for x, alone in mine:
-                for other in sorted(held - parts - skip):
-                    if alone <= set(tool_props.get(other, [])) and (parts, other) not in said:
-                        said.add((parts, other))
-                        out.append(f"crafting {a!r} with {b!r}: the {other!r}, held with a part "
-                                   f"before the craft, has all the {x!r} gives "
-                                   f"({', '.join(sorted(alone))}), so which pairs is a guess")
-        verb, a, b = parse_step(step.action)
-        if verb == "craft":
-            done.add(frozenset((a, b)))
-        game.teleport(step.scene)  # as the hints play it
-        game.step(step.action)
+    part_of = {x: key for key, pair in named.items() for x in pair}
+    names = [t.name for t in defn.tools]
+    without: dict[frozenset[str], set[str]] = {}
+
+    def bag_without(key: frozenset[str]) -> set[str]:
+        """The tools ever in the bag, in any order of play, with that craft never made."""
+        if key not in without:
+            a, b = named[key]
+            bag = _fixed_point(defn, [f"craft({a}, {b})"], stop_at_end=False)[4]
+            without[key] = {names[t] for t in bag}
+        return without[key]
+
+    for key, mine in halves.items():
+        a, b = named[key]
+        early = bag_without(key)
+        for x, alone in mine:
+            for other in sorted(early - key - skip):
+                if not alone <= set(tool_props.get(other, [])):
+                    continue
+                theirs = part_of.get(other)
+                if theirs is not None and theirs != key and not key & bag_without(theirs):
+                    continue  # crafted into another thing before a part of this one can come
+                out.append(f"crafting {a!r} with {b!r}: the {other!r} can be held with a part "
+                           f"before the craft and has all the {x!r} gives "
+                           f"({', '.join(sorted(alone))}), so which pairs is a guess")
     return out
 
 
