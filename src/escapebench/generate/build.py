@@ -26,7 +26,13 @@ from typing import Any
 
 from escapebench.generate.data import affordances, themes, words
 from escapebench.generate.knobs import Knobs
-from escapebench.generate.proof import BLOCKING, asked_properties, cue_pattern, plural_name
+from escapebench.generate.proof import (
+    BLOCKING,
+    asked_properties,
+    cue_pattern,
+    part_alone_gives,
+    plural_name,
+)
 
 __all__ = ["MATERIALS", "Design", "build_design", "has_cue"]
 
@@ -745,7 +751,8 @@ class _Builder:
         tools = [n for n in queued if not n["key"]]
         first = {id(n) for n in self.rng.sample(tools, min(len(tools), self.k.held))}
         # version 10: no tool with all a half of a craft it is not part of gives starts held
-        first -= {id(n) for n in tools if self.matches_other_half(n["tmap"]["name"])}
+        first -= {id(n) for n in tools if self.fits_half(
+            self.design.tool_props.get(n["tmap"]["name"], []), besides=n["tmap"]["name"])}
         for need in queued:
             after = need.get("after")  # version 10: shown only once an earlier craft is made
             if id(need) in first and after is None:
@@ -1345,23 +1352,19 @@ class _Builder:
         a, b = c["parts"]
         out = []
         for x, y in ((a, b), (b, a)):
-            own = set(self.objects[y]["properties"]) if y in self.objects else set()
-            alone = frozenset({p for p, parts in gives.items() if parts == [x]} & asked - own)
+            own = self.objects[y]["properties"] if y in self.objects else []
+            alone = frozenset(part_alone_gives(gives, x, asked, own))
             if alone:
                 out.append((x, alone))
         return out
 
-    def fits_half(self, props: Any) -> bool:
+    def fits_half(self, props: Any, besides: str = "") -> bool:
         """Whether a tool with ``props`` has all that a craft's half alone gives (version 10:
-        held at the craft, it would pair as well as the half, and the game takes one)."""
+        held at the craft, it would pair as well as the half, and the game takes one); of a
+        craft tool ``besides`` is no part of, when it is given."""
         have = set(props)
-        return any(alone <= have for halves in self.half_asks.values() for _, alone in halves)
-
-    def matches_other_half(self, name: str) -> bool:
-        """Whether tool ``name`` has all that a half of a craft it is no part of gives."""
-        props = set(self.design.tool_props.get(name, []))
-        return any(alone <= props for parts, halves in self.half_asks.items()
-                   if name not in parts for _, alone in halves)
+        return any(alone <= have for parts, halves in self.half_asks.items()
+                   if besides not in parts for _, alone in halves)
 
     def guessed_half(self) -> str | None:
         """The first point of the reference walk at which a craft still to make has a part in

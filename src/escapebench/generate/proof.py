@@ -38,7 +38,8 @@ __all__ = ["abstract_reaches_end", "asked_properties", "blocked_reaches_end", "c
            "cue_pattern",
            "craft_problems", "cue_agreement_problems", "cue_problems", "decoy_problems",
            "fair_problems", "fit_problems", "half_problems", "hard_cue_problems", "key_problems",
-           "label_problems", "naming_problems", "parse_step", "plain_cue_problems",
+           "label_problems", "naming_problems", "parse_step", "part_alone_gives",
+           "plain_cue_problems",
            "source_problems",
            "plural_name", "text_problems", "visible_marks"]
 
@@ -799,9 +800,7 @@ def fit_problems(defn: GameDefinition, needs: Iterable[tuple[str, str, bool, str
     made = set(crafted)
     ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
     for item, prop, _crafted, why in needs:
-        asked = {prop} | ({why} if why else set())
-        for text in texts_of.get(item, []):
-            asked |= asked_properties(_without(text, item), ask_rx)
+        asked = _asked_of(item, prop, why, texts_of, ask_rx)
         for tool in defn.tools:
             if tool.name in skip:
                 continue
@@ -850,6 +849,24 @@ def craft_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, s
     return out
 
 
+def _asked_of(item: str, prop: str, why: str, texts_of: dict[str, list[str]],
+              ask_rx: dict[str, re.Pattern[str]]) -> set[str]:
+    """What a property obstacle asks: its property, the ``why`` it states and every property
+    its texts in any version (``texts_of``) ask for in a need clause (its own name aside)."""
+    asked = {prop} | ({why} if why else set())
+    for text in texts_of.get(item, []):
+        asked |= asked_properties(_without(text, item), ask_rx)
+    return asked
+
+
+def part_alone_gives(gives: dict[str, list[str]], part: str, asked: Iterable[str],
+                     other_has: Iterable[str]) -> set[str]:
+    """What one part of a craft alone gives its product of what the obstacle asks: the
+    properties the table's ``because`` (``gives``) credits to that part only, less what the
+    other part has itself (a broom gives a blade on a pole its reach)."""
+    return {p for p, by in gives.items() if by == [part]} & set(asked) - set(other_has)
+
+
 def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, str]],
                   because: dict[tuple[str, str], dict[str, list[str]]],
                   needs: Iterable[tuple[str, str, bool, str]],
@@ -879,15 +896,12 @@ def half_problems(defn: GameDefinition, crafts: Iterable[tuple[str, str, str, st
     ask_rx = {p: rx for p, w in asks.items() if (rx := cue_pattern(w)) is not None}
     asked_at: dict[str, set[str]] = {}
     for item, prop, _crafted, why in needs:
-        asked = asked_at.setdefault(item, {prop} | ({why} if why else set()))
-        for text in texts_of.get(item, []):
-            asked |= asked_properties(_without(text, item), ask_rx)
+        asked_at.setdefault(item, set()).update(_asked_of(item, prop, why, texts_of, ask_rx))
     halves: dict[frozenset[str], list[tuple[str, set[str]]]] = {}
     for part, tool, _result, item in crafts:
         gives = because.get((part, tool), {})
         for x, y in ((part, tool), (tool, part)):
-            alone = {p for p, by in gives.items() if by == [x]} & asked_at.get(item, set())
-            alone -= set(tool_props.get(y, []))
+            alone = part_alone_gives(gives, x, asked_at.get(item, set()), tool_props.get(y, []))
             if alone:
                 halves.setdefault(frozenset((part, tool)), []).append((x, alone))
     if not halves:

@@ -66,6 +66,7 @@ from escapebench.bench import (
     StepLimit,
     StepRecord,
 )
+from escapebench.engine.actions import parse_call
 from escapebench.engine.env import EscapeGame
 from escapebench.engine.model import GameDefinition
 from escapebench.play.commands import numbered_things, resolve_command
@@ -248,14 +249,14 @@ class PlaySession:
         """A reference action with each tool named as the bag shows it now: a crafted tool
         goes by its product's name ("apply(magnet on a string, glass maze box)", where the
         reference says "apply(string, ...)"; the game takes either)."""
-        verb, _, rest = action.partition("(")
-        if verb.strip() not in ("apply", "craft") or not rest.endswith(")"):
+        call = parse_call(action)
+        if call is None or call.verb not in ("apply", "craft"):
             return action
-        args = [a.strip() for a in rest[:-1].split(",")]
-        tools = 2 if verb.strip() == "craft" else 1
+        args = [a.strip() for a in call.arg_text.split(",")]
+        tools = 2 if call.verb == "craft" else 1
         index = self.defn.tool_index
         shown = [self.game.tool_name(index[a]) if a in index else a for a in args[:tools]]
-        return f"{verb}({', '.join(shown + args[tools:])})"
+        return f"{call.verb}({', '.join(shown + args[tools:])})"
 
     def hint_info(self) -> dict[str, Any] | None:
         """The hint in force, with the path to its scene, or None."""
